@@ -1,0 +1,228 @@
+#include "alloc/node_view.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "alloc/node_selector.h"
+
+namespace draplane::alloc {
+namespace {
+
+using PoolKey = std::pair<std::string, std::string>;
+
+bool is_allocated(const Snapshot& s, uint32_t device) {
+  const auto* u = s.in_use(s.devices()[device].key);
+  return u != nullptr && (u->dedicated || u->shared || u->has_capacity);
+}
+
+// Builds one complete pool from the node's slices (and, when the node's slices
+// alone were not complete, every slice of the pool at that generation).
+void build_pool(const Snapshot& s, PoolView& p, std::vector<uint32_t> targeting,
+                const std::vector<uint32_t>* all_at_generation) {
+  const auto& slices = s.slices();
+  auto by_name = [&](uint32_t a, uint32_t b) { return slices[a].metadata.name < slices[b].metadata.name; };
+  std::stable_sort(targeting.begin(), targeting.end(), by_name);
+  std::vector<uint32_t> counter_slices;
+  for (uint32_t si : targeting) {
+    if (!slices[si].spec.sharedCounters.empty()) {
+      counter_slices.push_back(si);
+    } else {
+      p.slices.push_back(si);
+    }
+  }
+  if (all_at_generation != nullptr && all_at_generation->size() > targeting.size()) {
+    std::set<std::string> names;
+    for (uint32_t si : targeting) names.insert(slices[si].metadata.name);
+    for (uint32_t si : *all_at_generation) {
+      if (names.count(slices[si].metadata.name)) continue;
+      if (!slices[si].spec.sharedCounters.empty()) {
+        counter_slices.push_back(si);
+      } else {
+        p.other_slices.push_back(si);
+      }
+    }
+  }
+  auto invalid = [&](std::string reason) {
+    p.invalid = true;
+    p.invalid_reason = std::move(reason);
+    p.slices.clear();
+    p.other_slices.clear();
+  };
+  std::set<std::string> device_names;
+  for (uint32_t si : p.slices) {
+    for (const auto& d : slices[si].spec.devices) {
+      if (!device_names.insert(d.name).second) return invalid("duplicate device name " + d.name);
+    }
+  }
+  // Counter sets: name -> (first flat index, counter name -> flat index).
+  std::map<std::string, std::map<std::string, uint32_t>> sets;
+  for (uint32_t si : counter_slices) {
+    for (const auto& cs : slices[si].spec.sharedCounters) {
+      if (sets.count(cs.name)) return invalid("duplicate counter set name " + cs.name);
+      auto& idx = sets[cs.name];
+      for (const auto& [cname, c] : cs.counters) {
+        idx[cname] = static_cast<uint32_t>(p.available.size());
+        p.available.push_back(c.value.nanos());
+        p.total.push_back(c.value.nanos());
+        p.counter_names.push_back(cs.name + "/" + cname);
+      }
+    }
+  }
+  for (const auto* list : {&p.slices, &p.other_slices}) {
+    for (uint32_t si : *list) {
+      for (const auto& d : slices[si].spec.devices) {
+        for (const auto& use : d.consumesCounters) {
+          auto it = sets.find(use.counterSet);
+          if (it == sets.end()) return invalid("counter set " + use.counterSet + " not found");
+          for (const auto& [cname, c] : use.counters) {
+            if (!it->second.count(cname)) {
+              return invalid("counter " + cname + " not found in counter set " + use.counterSet);
+            }
+          }
+        }
+      }
+    }
+  }
+  // Subtract what allocated devices of the pool consume (a shared device once).
+  for (const auto* list : {&p.slices, &p.other_slices}) {
+    for (uint32_t si : *list) {
+      for (uint32_t di = 0; di < slices[si].spec.devices.size(); ++di) {
+        uint32_t dev = s.first_device(si) + di;
+        if (!is_allocated(s, dev)) continue;
+        for (const auto& use : slices[si].spec.devices[di].consumesCounters) {
+          const auto& idx = sets[use.counterSet];
+          for (const auto& [cname, c] : use.counters) p.available[idx.at(cname)] -= c.value.nanos();
+        }
+      }
+    }
+  }
+  for (__int128 v : p.available) p.overdrawn = p.overdrawn || v < 0;
+  for (uint32_t si : p.slices) {
+    for (const auto& d : slices[si].spec.devices) {
+      p.binding_conditions = p.binding_conditions || !d.bindingConditions.empty();
+    }
+  }
+}
+
+}  // namespace
+
+Result<NodeView> NodeView::build(const Snapshot& snapshot, const api::Node& node) {
+  NodeView v;
+  v.snapshot_ = &snapshot;
+  v.node_ = &node;
+  const auto& slices = snapshot.slices();
+  // Per pool: newest generation seen among the node's slices, and those slices.
+  std::map<PoolKey, std::pair<int64_t, std::vector<uint32_t>>> pools;
+  auto consider = [&](uint32_t si) -> Result<void> {
+    const auto& spec = slices[si].spec;
+    bool relevant = false;
+    const std::string& node_name = spec.nodeName.value_or("");
+    bool all_nodes = spec.allNodes.value_or(false);
+    if (!spec.sharedCounters.empty()) {
+      relevant = true;  // Kubernetes 1.36: counter sets count for every node
+    } else if (!node_name.empty() || all_nodes || spec.nodeSelector) {
+      auto m = node_target_matches(&node, node_name, all_nodes,
+                                   spec.nodeSelector ? &*spec.nodeSelector : nullptr);
+      if (!m) {
+        return invalid_error("failed to perform node selection for slice " + slices[si].metadata.name +
+                             ": " + m.error().message());
+      }
+      relevant = *m;
+    } else if (spec.perDeviceNodeSelection.value_or(false)) {
+      for (const auto& d : spec.devices) {
+        auto m = node_target_matches(&node, d.nodeName.value_or(""), d.allNodes.value_or(false),
+                                     d.nodeSelector ? &*d.nodeSelector : nullptr);
+        if (!m) {
+          return invalid_error("failed to perform node selection for device " + d.name + " in slice " +
+                               slices[si].metadata.name + ": " + m.error().message());
+        }
+        if (*m) {
+          relevant = true;
+          break;
+        }
+      }
+    }
+    if (!relevant) return {};
+    auto& entry = pools[{spec.driver, spec.pool.name}];
+    if (entry.second.empty() || spec.pool.generation > entry.first) {
+      entry.first = spec.pool.generation;
+      entry.second.assign(1, si);
+    } else if (spec.pool.generation == entry.first) {
+      entry.second.push_back(si);
+    }
+    return {};
+  };
+  for (uint32_t si : snapshot.slices_with_node_name(node.metadata.name)) RETURN_IF_ERROR(consider(si));
+  for (uint32_t si : snapshot.slices_without_node_name()) RETURN_IF_ERROR(consider(si));
+
+  std::vector<PoolView> normal, with_conditions;
+  for (auto& [key, entry] : pools) {
+    PoolView p;
+    p.driver = key.first;
+    p.pool = key.second;
+    const auto& first = slices[entry.second.front()].spec.pool;
+    int64_t want = first.resourceSliceCount;
+    if (static_cast<int64_t>(entry.second.size()) == want) {
+      build_pool(snapshot, p, entry.second, nullptr);
+    } else {
+      // Look at every slice of the pool: a newer generation elsewhere makes the
+      // node's slices obsolete (pool ignored); otherwise count all of them.
+      std::vector<uint32_t> all;
+      bool obsolete = false;
+      for (uint32_t si : snapshot.slices_of_pool(key.first, key.second)) {
+        int64_t g = slices[si].spec.pool.generation;
+        if (g > entry.first) obsolete = true;
+        if (g == entry.first) all.push_back(si);
+      }
+      if (obsolete) continue;
+      if (static_cast<int64_t>(all.size()) != want) {
+        p.incomplete = true;
+      } else {
+        build_pool(snapshot, p, entry.second, &all);
+      }
+    }
+    v.any_invalid_ = v.any_invalid_ || p.invalid;
+    v.any_incomplete_ = v.any_incomplete_ || p.incomplete;
+    (p.binding_conditions ? with_conditions : normal).push_back(std::move(p));
+  }
+  // std::map already ordered pools by (driver, pool).
+  v.pools_ = std::move(normal);
+  for (auto& p : with_conditions) v.pools_.push_back(std::move(p));
+
+  for (uint32_t pi = 0; pi < v.pools_.size(); ++pi) {
+    const PoolView& p = v.pools_[pi];
+    if (p.incomplete || p.invalid) continue;
+    // Counter names -> flat index, to translate each device's consumption.
+    std::unordered_map<std::string, uint32_t> flat;
+    for (uint32_t i = 0; i < p.counter_names.size(); ++i) flat.emplace(p.counter_names[i], i);
+    for (uint32_t si : p.slices) {
+      const auto& spec = slices[si].spec;
+      bool per_device = spec.perDeviceNodeSelection.value_or(false);
+      for (uint32_t di = 0; di < spec.devices.size(); ++di) {
+        const auto& d = spec.devices[di];
+        Candidate c;
+        c.device = snapshot.first_device(si) + di;
+        c.pool = pi;
+        if (per_device) {
+          auto m = node_target_matches(&node, d.nodeName.value_or(""), d.allNodes.value_or(false),
+                                       d.nodeSelector ? &*d.nodeSelector : nullptr);
+          if (!m) return invalid_error("device " + d.name + " in slice " + slices[si].metadata.name + ": " + m.error().message());
+          c.node_ok = *m;
+        }
+        c.counters_begin = static_cast<uint32_t>(v.counter_uses_.size());
+        for (const auto& use : d.consumesCounters) {
+          for (const auto& [cname, q] : use.counters) {
+            v.counter_uses_.push_back(CounterUse{flat.at(use.counterSet + "/" + cname), q.value.nanos()});
+          }
+        }
+        c.counters_end = static_cast<uint32_t>(v.counter_uses_.size());
+        v.candidates_.push_back(c);
+      }
+    }
+  }
+  return v;
+}
+
+}  // namespace draplane::alloc

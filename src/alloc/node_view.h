@@ -1,0 +1,77 @@
+// NodeView: the part of a Snapshot one node can use, in the allocator's search
+// order (upstream GatherPools): pools of the slices that target the node, at
+// their newest generation, complete or not, valid or not; pools sorted by
+// (driver, pool) with pools that have binding conditions last; slices by name;
+// devices in slice order. Also each pool's shared counters with what allocated
+// devices (in any slice of the pool) already consume.
+//
+// A NodeView borrows the Snapshot and the Node: both must outlive it. The
+// scheduler may build one per (snapshot, node) and reuse it for many pods.
+// Thread-safety: immutable after build().
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "alloc/snapshot.h"
+#include "api/types.h"
+#include "common/result.h"
+
+namespace draplane::alloc {
+
+struct PoolView {
+  std::string driver;
+  std::string pool;
+  bool incomplete = false;
+  bool invalid = false;
+  std::string invalid_reason;
+  bool binding_conditions = false;
+  std::vector<uint32_t> slices;        // device slices targeting the node, sorted by name
+  std::vector<uint32_t> other_slices;  // device slices of the pool not targeting the node
+  // Shared counters, flattened: counter_names[i] = "set/counter".
+  std::vector<std::string> counter_names;
+  std::vector<__int128> total;      // set value
+  std::vector<__int128> available;  // set value minus consumption of allocated devices
+  bool overdrawn = false;           // some available counter is already negative
+  std::string id() const { return driver + "/" + pool; }
+};
+
+struct CounterUse {
+  uint32_t counter;  // index into PoolView::available
+  __int128 amount;
+};
+
+struct Candidate {
+  uint32_t device = 0;  // Snapshot device index
+  uint32_t pool = 0;    // index into NodeView::pools
+  bool node_ok = true;  // per-device node selection (true for whole-slice selection)
+  uint32_t counters_begin = 0, counters_end = 0;  // range in NodeView::counter_uses
+};
+
+class NodeView {
+ public:
+  // Gathers the pools for `node`. Error (kInvalid) only for a node selector
+  // that cannot be parsed, as upstream ("failed to perform node selection ...").
+  static Result<NodeView> build(const Snapshot& snapshot, const api::Node& node);
+
+  const Snapshot& snapshot() const { return *snapshot_; }
+  const api::Node& node() const { return *node_; }
+  const std::vector<PoolView>& pools() const { return pools_; }
+  // Devices of complete, valid pools in search order.
+  const std::vector<Candidate>& candidates() const { return candidates_; }
+  const std::vector<CounterUse>& counter_uses() const { return counter_uses_; }
+  bool any_invalid() const { return any_invalid_; }
+  bool any_incomplete() const { return any_incomplete_; }
+
+ private:
+  const Snapshot* snapshot_ = nullptr;
+  const api::Node* node_ = nullptr;
+  std::vector<PoolView> pools_;
+  std::vector<Candidate> candidates_;
+  std::vector<CounterUse> counter_uses_;
+  bool any_invalid_ = false;
+  bool any_incomplete_ = false;
+};
+
+}  // namespace draplane::alloc

@@ -1,0 +1,220 @@
+#include "alloc/snapshot.h"
+
+#include <utility>
+
+namespace draplane::alloc {
+namespace {
+
+const std::vector<uint32_t> kNone;
+
+std::string key_of(std::string_view driver, std::string_view pool, std::string_view device) {
+  std::string k;
+  k.reserve(driver.size() + pool.size() + device.size() + 2);
+  k.append(driver).push_back('\0');
+  k.append(pool).push_back('\0');
+  k.append(device);
+  return k;
+}
+
+std::string pool_key(std::string_view driver, std::string_view pool) {
+  std::string k(driver);
+  k.push_back('\0');
+  k.append(pool);
+  return k;
+}
+
+}  // namespace
+
+std::shared_ptr<const Snapshot> Snapshot::build(std::vector<api::ResourceSlice> slices,
+                                                std::vector<api::DeviceClass> classes,
+                                                const std::vector<api::ResourceClaim>& allocated,
+                                                std::shared_ptr<cel::ProgramCache> programs) {
+  std::shared_ptr<Snapshot> s(new Snapshot());
+  s->slices_ = std::move(slices);
+  s->programs_ = programs ? std::move(programs) : std::make_shared<cel::ProgramCache>();
+  s->index_slices();
+  s->record_allocations(allocated);
+  for (auto& c : classes) {
+    std::string name = c.metadata.name;
+    ClassEntry e;
+    e.cls = std::move(c);
+    s->classes_.insert_or_assign(std::move(name), std::move(e));
+  }
+  s->evaluate_classes();
+  return s;
+}
+
+void Snapshot::index_slices() {
+  size_t total = 0;
+  for (const auto& sl : slices_) total += sl.spec.devices.size();
+  devices_.reserve(total);
+  bindings_.reserve(total);
+  first_device_.reserve(slices_.size());
+  for (uint32_t si = 0; si < slices_.size(); ++si) {
+    const auto& sl = slices_[si];
+    first_device_.push_back(static_cast<uint32_t>(devices_.size()));
+    const std::string& node = sl.spec.nodeName.value_or("");
+    // Kubernetes 1.36 checks slices with shared counters on every node.
+    if (node.empty() || !sl.spec.sharedCounters.empty()) {
+      shared_slices_.push_back(si);
+    } else {
+      by_node_[node].push_back(si);
+    }
+    by_pool_[pool_key(sl.spec.driver, sl.spec.pool.name)].push_back(si);
+    for (uint32_t di = 0; di < sl.spec.devices.size(); ++di) {
+      const auto& dev = sl.spec.devices[di];
+      auto [it, inserted] = keys_.try_emplace(key_of(sl.spec.driver, sl.spec.pool.name, dev.name),
+                                              static_cast<uint32_t>(keys_.size()));
+      devices_.push_back(DeviceEntry{si, di, it->second});
+      bindings_.emplace_back(sl.spec.driver, dev);
+    }
+  }
+}
+
+void Snapshot::record_allocations(const std::vector<api::ResourceClaim>& allocated) {
+  // Mirrors the scheduler's foreachAllocatedDevice: admin-access results do not
+  // count as allocated; shares are recorded by shareID with their capacity.
+  for (const auto& claim : allocated) {
+    if (!claim.status.allocation) continue;
+    for (const auto& r : claim.status.allocation->devices.results) {
+      if (r.adminAccess.value_or(false)) continue;
+      auto it = keys_.find(key_of(r.driver, r.pool, r.device));
+      if (it == keys_.end()) continue;  // not published: cannot affect allocation
+      InUse& u = in_use_[it->second];
+      if (r.shareID) {
+        u.shared = true;
+        u.share_ids.insert(*r.shareID);
+        if (!r.consumedCapacity.empty()) {
+          u.has_capacity = true;
+          for (const auto& [name, q] : r.consumedCapacity) u.capacity[name] += q.nanos();
+        }
+        continue;
+      }
+      u.dedicated = true;
+    }
+  }
+}
+
+void Snapshot::add_allocation(const api::AllocationResult& allocation) {
+  api::ResourceClaim claim;
+  claim.status.allocation = allocation;
+  record_allocations({claim});
+}
+
+void Snapshot::remove_allocation(const api::AllocationResult& allocation) {
+  for (const auto& r : allocation.devices.results) {
+    if (r.adminAccess.value_or(false)) continue;
+    auto it = keys_.find(key_of(r.driver, r.pool, r.device));
+    if (it == keys_.end()) continue;
+    auto u = in_use_.find(it->second);
+    if (u == in_use_.end()) continue;
+    if (r.shareID) {
+      u->second.share_ids.erase(*r.shareID);
+      for (const auto& [name, q] : r.consumedCapacity) {
+        auto c = u->second.capacity.find(name);
+        if (c == u->second.capacity.end()) continue;
+        c->second -= q.nanos();
+        if (c->second == 0) u->second.capacity.erase(c);
+      }
+      u->second.shared = !u->second.share_ids.empty();
+      u->second.has_capacity = !u->second.capacity.empty();
+    } else {
+      u->second.dedicated = false;
+    }
+    if (!u->second.dedicated && !u->second.shared && !u->second.has_capacity) in_use_.erase(u);
+  }
+}
+
+void Snapshot::evaluate_classes() {
+  for (auto& [name, entry] : classes_) {
+    const auto& selectors = entry.cls.spec.selectors;
+    // Compile once per class; a compile error fails every device on which that
+    // selector is reached (upstream compiles lazily, per evaluation).
+    std::vector<std::shared_ptr<const cel::Program>> progs(selectors.size());
+    std::vector<std::string> compile_errors(selectors.size());
+    for (size_t i = 0; i < selectors.size(); ++i) {
+      if (!selectors[i].cel) {
+        compile_errors[i] = "class " + name + ": selector #" + std::to_string(i) +
+                            ": CEL expression empty (unsupported selector type?)";
+        continue;
+      }
+      auto p = programs_->get(selectors[i].cel->expression);
+      if (!p) {
+        compile_errors[i] = "class " + name + ": selector #" + std::to_string(i) +
+                            ": CEL compile error: " + p.error().message();
+      } else {
+        progs[i] = *p;
+      }
+    }
+    entry.match.assign(devices_.size(), kYes);
+    for (uint32_t d = 0; d < devices_.size(); ++d) {
+      for (size_t i = 0; i < selectors.size(); ++i) {
+        if (!progs[i]) {
+          entry.match[d] = kError;
+          entry.errors[d] = compile_errors[i];
+          break;
+        }
+        cel::EvalResult r = progs[i]->eval(bindings_[d]);
+        if (!r.ok()) {
+          entry.match[d] = kError;
+          // Kubernetes 1.36 wording (later releases add " on device D").
+          entry.errors[d] = "class " + name + ": selector #" + std::to_string(i) + ": CEL runtime error: " + r.error +
+                            cel_error_hint(d, r.error);
+          break;
+        }
+        if (!r.value) {
+          entry.match[d] = kNo;
+          break;
+        }
+      }
+    }
+  }
+}
+
+const std::vector<uint32_t>& Snapshot::slices_with_node_name(std::string_view node) const {
+  auto it = by_node_.find(std::string(node));
+  return it == by_node_.end() ? kNone : it->second;
+}
+
+const std::vector<uint32_t>& Snapshot::slices_of_pool(std::string_view driver, std::string_view pool) const {
+  auto it = by_pool_.find(pool_key(driver, pool));
+  return it == by_pool_.end() ? kNone : it->second;
+}
+
+std::string Snapshot::device_id(uint32_t d) const {
+  const auto& sl = slice_of(d);
+  return sl.spec.driver + "/" + sl.spec.pool.name + "/" + device(d).name;
+}
+
+const Snapshot::ClassEntry* Snapshot::find_class(std::string_view name) const {
+  auto it = classes_.find(name);
+  return it == classes_.end() ? nullptr : &it->second;
+}
+
+}  // namespace draplane::alloc
+
+namespace draplane::alloc {
+
+std::string Snapshot::cel_error_hint(uint32_t d, std::string_view error) const {
+  constexpr std::string_view kNoSuchKey = "no such key: ";
+  if (error.rfind(kNoSuchKey, 0) != 0) return {};
+  std::string_view key = error.substr(kNoSuchKey.size());
+  const api::Device& dev = device(d);
+  if (dev.attributes.count(std::string(slice_of(d).spec.driver) + "/" + std::string(key)) ||
+      dev.attributes.count(std::string(key))) {
+    return {};  // the attribute exists: the missing key is something else
+  }
+  for (const auto& [name, cap] : dev.capacity) {
+    size_t slash = name.find('/');
+    std::string_view short_name = slash == std::string::npos ? std::string_view(name) : std::string_view(name).substr(slash + 1);
+    if (short_name != key) continue;
+    std::string domain = slash == std::string::npos ? slice_of(d).spec.driver : name.substr(0, slash);
+    // Not naming the device keeps the message the same on every node, so the
+    // scheduler's per-node summary folds it into one line.
+    return " (" + std::string(key) + " is published as a capacity, not an attribute: use device.capacity['" + domain +
+           "']." + std::string(key) + ")";
+  }
+  return {};
+}
+
+}  // namespace draplane::alloc

@@ -1,0 +1,123 @@
+// API-server defaulting (see defaults.h for the list and its upstream sources).
+#include "api/defaults.h"
+
+#include <type_traits>
+
+#include "api/internal/json_value.h"
+
+namespace draplane::api {
+namespace {
+
+constexpr const char* kTolerationOpEqual = "Equal";
+
+void default_tolerations(std::vector<DeviceToleration>& tolerations) {
+  for (DeviceToleration& t : tolerations) {
+    if (t.operator_.empty()) t.operator_ = kTolerationOpEqual;
+  }
+}
+
+template <typename R>
+void default_request(R& r) {
+  if (r.allocationMode.empty()) r.allocationMode = kAllocationModeExactCount;
+  if (r.allocationMode == kAllocationModeExactCount && (!r.count || *r.count == 0)) r.count = 1;
+  default_tolerations(r.tolerations);
+}
+
+// Adds `key: value` to a RawJson object when the key is absent.
+void default_extra(RawJson& extra, const char* key, internal::JsonValue value) {
+  internal::JsonValue obj = internal::JsonValue::object();
+  if (!extra.empty()) {
+    Result<internal::JsonValue> parsed = internal::parse_json(extra.text);
+    if (!parsed.has_value() || !parsed->is_object()) return;  // leave foreign data alone
+    obj = std::move(parsed).value();
+  }
+  if (obj.find(key) != nullptr) return;
+  obj.add(key, std::move(value));
+  extra.text = internal::canonical_json_text(obj);
+}
+
+std::string extra_string(const RawJson& extra, const char* key) {
+  if (extra.empty()) return {};
+  Result<internal::JsonValue> parsed = internal::parse_json(extra.text);
+  if (!parsed.has_value() || !parsed->is_object()) return {};
+  const internal::JsonValue* v = parsed->find(key);
+  return v != nullptr && v->is_string() ? v->text : std::string();
+}
+
+// Kubernetes: PullAlways when the tag is "latest" or missing (no digest).
+std::string pull_policy_for(const std::string& image) {
+  if (image.find('@') != std::string::npos) return "IfNotPresent";
+  size_t slash = image.rfind('/');
+  size_t colon = image.rfind(':');
+  bool has_tag = colon != std::string::npos && (slash == std::string::npos || colon > slash);
+  if (!has_tag || image.substr(colon + 1) == "latest") return "Always";
+  return "IfNotPresent";
+}
+
+void default_container(Container& c) {
+  for (const auto& [name, q] : c.resources.limits) {
+    c.resources.requests.try_emplace(name, q);
+  }
+  default_extra(c.extra, "terminationMessagePath",
+                internal::JsonValue::string("/dev/termination-log"));
+  default_extra(c.extra, "terminationMessagePolicy", internal::JsonValue::string("File"));
+  if (extra_string(c.extra, "imagePullPolicy").empty() && !c.image.empty()) {
+    default_extra(c.extra, "imagePullPolicy", internal::JsonValue::string(pull_policy_for(c.image)));
+  }
+}
+
+}  // namespace
+
+void apply_defaults(ResourceClaimSpec& spec) {
+  for (DeviceRequest& r : spec.devices.requests) {
+    if (r.exactly) default_request(*r.exactly);
+    for (DeviceSubRequest& s : r.firstAvailable) default_request(s);
+  }
+}
+
+void apply_defaults(ResourceClaimStatus& status) {
+  if (!status.allocation) return;
+  for (DeviceRequestAllocationResult& r : status.allocation->devices.results) {
+    default_tolerations(r.tolerations);
+  }
+}
+
+void apply_defaults(PodSpec& spec) {
+  if (spec.restartPolicy.empty()) spec.restartPolicy = "Always";
+  if (spec.schedulerName.empty()) spec.schedulerName = "default-scheduler";
+  if (!spec.terminationGracePeriodSeconds) spec.terminationGracePeriodSeconds = 30;
+  default_extra(spec.extra, "dnsPolicy", internal::JsonValue::string("ClusterFirst"));
+  default_extra(spec.extra, "securityContext", internal::JsonValue::object());
+  default_extra(spec.extra, "enableServiceLinks", internal::JsonValue::from_bool(true));
+  for (Container& c : spec.initContainers) default_container(c);
+  for (Container& c : spec.containers) default_container(c);
+}
+
+void apply_defaults(Object& object, const DefaultOptions& options) {
+  std::visit(
+      [&](auto& obj) {
+        using T = std::decay_t<decltype(obj)>;
+        if constexpr (std::is_same_v<T, ResourceClaim>) {
+          apply_defaults(obj.spec);
+          apply_defaults(obj.status);
+        } else if constexpr (std::is_same_v<T, ResourceClaimTemplate>) {
+          apply_defaults(obj.spec.spec);
+        } else if constexpr (std::is_same_v<T, ResourceSlice>) {
+          if (options.now.empty()) return;
+          for (Device& d : obj.spec.devices) {
+            for (DeviceTaint& t : d.taints) {
+              if (t.timeAdded.empty()) t.timeAdded = options.now;
+            }
+          }
+        } else if constexpr (std::is_same_v<T, Pod>) {
+          apply_defaults(obj.spec);
+        } else if constexpr (std::is_same_v<T, Node>) {
+          if (obj.status.allocatable.empty()) obj.status.allocatable = obj.status.capacity;
+        } else if constexpr (std::is_same_v<T, Namespace>) {
+          if (obj.phase.empty()) obj.phase = "Active";
+        }
+      },
+      object);
+}
+
+}  // namespace draplane::api

@@ -1,0 +1,41 @@
+// Defaulting as the Kubernetes API server applies it on create/update, for the
+// kinds draplane models (k8s.io/kubernetes pkg/apis/resource/v1/defaults.go and
+// pkg/apis/core/v1/defaults.go):
+//   ResourceClaim / ResourceClaimTemplate: exactly and firstAvailable[]
+//     allocationMode "" -> ExactCount; count unset -> 1 when ExactCount;
+//     every DeviceToleration operator "" -> Equal (also in status results).
+//   ResourceSlice: device taint timeAdded "" -> options.now (when given).
+//   Pod: restartPolicy Always, schedulerName default-scheduler,
+//     terminationGracePeriodSeconds 30, dnsPolicy ClusterFirst,
+//     enableServiceLinks true, securityContext {}; containers: limits copied to
+//     requests where a request is missing, terminationMessagePath
+//     /dev/termination-log, terminationMessagePolicy File, imagePullPolicy
+//     Always for :latest or untagged images else IfNotPresent.
+//   Node: status.allocatable <- status.capacity when empty.
+//   Namespace: status.phase "" -> Active.
+// DeviceClass has no defaults. Defaulting is idempotent.
+//
+// Thread-safety: mutates only its argument.
+#pragma once
+
+#include <string>
+
+#include "api/types.h"
+
+namespace draplane::api {
+
+struct DefaultOptions {
+  // RFC 3339 time used for fields the server stamps with "now" (device taint
+  // timeAdded). Empty leaves them unset: libraries take no wall clock.
+  std::string now;
+};
+
+void apply_defaults(Object& object, const DefaultOptions& options);
+inline void apply_defaults(Object& object) { apply_defaults(object, DefaultOptions{}); }
+
+// The pieces, for callers that hold a typed object.
+void apply_defaults(ResourceClaimSpec& spec);
+void apply_defaults(ResourceClaimStatus& status);
+void apply_defaults(PodSpec& spec);
+
+}  // namespace draplane::api

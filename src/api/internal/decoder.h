@@ -1,0 +1,220 @@
+// Typed decoding of JsonValue trees into the object model, with field paths.
+//
+// A Decoder collects strict-decoding problems (unknown and duplicate fields) and
+// stops at the first type error. Paths are written as Kubernetes' strict decoder
+// writes them: "spec.devices.requests[0].exactly.cout"; map keys join with '.'.
+//
+// Thread-compatible; one Decoder per document.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/internal/json_value.h"
+#include "api/types.h"
+
+namespace draplane::api::internal {
+
+class Decoder {
+ public:
+  // A member that the target type does not have (resource kinds are strict).
+  void unknown_field(const std::string& path) { strict_.push_back("unknown field \"" + path + "\""); }
+  void duplicate_field(const std::string& path) {
+    strict_.push_back("duplicate field \"" + path + "\"");
+  }
+  // A hard error (wrong type, bad quantity): the first one wins.
+  void fail(std::string message) {
+    if (!error_) error_ = Status(Code::kBadRequest, std::move(message));
+  }
+  void type_error(const std::string& path, std::string_view expected, const JsonValue& got);
+  bool failed() const { return error_.has_value(); }
+
+  // OK, the first hard error, or "strict decoding error: unknown field ..., ...".
+  Status status() const;
+  // The unknown and duplicate fields seen (`unknown field "spec.x"`), in order.
+  const std::vector<std::string>& strict_problems() const { return strict_; }
+
+ private:
+  std::vector<std::string> strict_;
+  std::optional<Status> error_;
+};
+
+inline std::string join_path(const std::string& path, std::string_view key) {
+  if (path.empty()) return std::string(key);
+  std::string out = path;
+  out.push_back('.');
+  out.append(key);
+  return out;
+}
+inline std::string index_path(const std::string& path, size_t i) {
+  return path + "[" + std::to_string(i) + "]";
+}
+
+// Calls f(key, value, path) for each member of an object (null: nothing);
+// f returns false for a member it does not know, which `on_unknown` then gets.
+template <typename F, typename U>
+void for_members(Decoder& d, const JsonValue& v, const std::string& path, F&& f, U&& on_unknown) {
+  if (v.is_null()) return;
+  if (!v.is_object()) {
+    d.type_error(path, "object", v);
+    return;
+  }
+  std::set<std::string_view> seen;
+  for (const auto& [key, value] : v.members) {
+    if (d.failed()) return;
+    std::string child = join_path(path, key);
+    if (!seen.insert(key).second) {
+      d.duplicate_field(child);
+      continue;
+    }
+    if (!f(std::string_view(key), value, child)) on_unknown(key, value, child);
+  }
+}
+
+// Strict: unknown members are errors.
+template <typename F>
+void fields(Decoder& d, const JsonValue& v, const std::string& path, F&& f) {
+  for_members(d, v, path, f, [&](const std::string&, const JsonValue&, const std::string& child) {
+    d.unknown_field(child);
+  });
+}
+
+// Lenient: unknown members are kept in `extra` as a canonical JSON object.
+template <typename F>
+void fields_with_extra(Decoder& d, const JsonValue& v, const std::string& path, RawJson& extra,
+                       F&& f) {
+  JsonValue rest = JsonValue::object();
+  for_members(d, v, path, f, [&](const std::string& key, const JsonValue& value, const std::string&) {
+    rest.add(key, value);
+  });
+  extra.text = rest.members.empty() ? std::string() : canonical_json_text(rest);
+}
+
+// Scalars.
+void read(Decoder& d, const JsonValue& v, const std::string& path, std::string& out);
+void read(Decoder& d, const JsonValue& v, const std::string& path, int64_t& out);
+void read(Decoder& d, const JsonValue& v, const std::string& path, int32_t& out);
+void read(Decoder& d, const JsonValue& v, const std::string& path, bool& out);
+void read(Decoder& d, const JsonValue& v, const std::string& path, Quantity& out);
+void read(Decoder& d, const JsonValue& v, const std::string& path, RawJson& out);
+
+// Structs (defined in codec_decode_*.cc).
+#define DRAPLANE_DECLARE_READ(T) \
+  void read(Decoder& d, const JsonValue& v, const std::string& path, T& out);
+DRAPLANE_DECLARE_READ(OwnerReference)
+DRAPLANE_DECLARE_READ(ObjectMeta)
+DRAPLANE_DECLARE_READ(Condition)
+DRAPLANE_DECLARE_READ(NodeSelectorRequirement)
+DRAPLANE_DECLARE_READ(NodeSelectorTerm)
+DRAPLANE_DECLARE_READ(NodeSelector)
+DRAPLANE_DECLARE_READ(Taint)
+DRAPLANE_DECLARE_READ(Toleration)
+DRAPLANE_DECLARE_READ(CELDeviceSelector)
+DRAPLANE_DECLARE_READ(DeviceSelector)
+DRAPLANE_DECLARE_READ(OpaqueDeviceConfiguration)
+DRAPLANE_DECLARE_READ(DeviceClassConfiguration)
+DRAPLANE_DECLARE_READ(DeviceClassSpec)
+DRAPLANE_DECLARE_READ(DeviceAttribute)
+DRAPLANE_DECLARE_READ(CapacityRequestPolicyRange)
+DRAPLANE_DECLARE_READ(CapacityRequestPolicy)
+DRAPLANE_DECLARE_READ(DeviceCapacity)
+DRAPLANE_DECLARE_READ(Counter)
+DRAPLANE_DECLARE_READ(CounterSet)
+DRAPLANE_DECLARE_READ(DeviceCounterConsumption)
+DRAPLANE_DECLARE_READ(DeviceTaint)
+DRAPLANE_DECLARE_READ(Device)
+DRAPLANE_DECLARE_READ(ResourcePool)
+DRAPLANE_DECLARE_READ(ResourceSliceSpec)
+DRAPLANE_DECLARE_READ(DeviceToleration)
+DRAPLANE_DECLARE_READ(CapacityRequirements)
+DRAPLANE_DECLARE_READ(ExactDeviceRequest)
+DRAPLANE_DECLARE_READ(DeviceSubRequest)
+DRAPLANE_DECLARE_READ(DeviceRequest)
+DRAPLANE_DECLARE_READ(DeviceConstraint)
+DRAPLANE_DECLARE_READ(DeviceClaimConfiguration)
+DRAPLANE_DECLARE_READ(DeviceClaim)
+DRAPLANE_DECLARE_READ(ResourceClaimSpec)
+DRAPLANE_DECLARE_READ(DeviceRequestAllocationResult)
+DRAPLANE_DECLARE_READ(DeviceAllocationConfiguration)
+DRAPLANE_DECLARE_READ(DeviceAllocationResult)
+DRAPLANE_DECLARE_READ(AllocationResult)
+DRAPLANE_DECLARE_READ(ResourceClaimConsumerReference)
+DRAPLANE_DECLARE_READ(NetworkDeviceData)
+DRAPLANE_DECLARE_READ(AllocatedDeviceStatus)
+DRAPLANE_DECLARE_READ(ResourceClaimStatus)
+DRAPLANE_DECLARE_READ(ResourceClaimTemplateSpec)
+DRAPLANE_DECLARE_READ(ResourceClaimRef)
+DRAPLANE_DECLARE_READ(ResourceRequirements)
+DRAPLANE_DECLARE_READ(EnvVar)
+DRAPLANE_DECLARE_READ(Container)
+DRAPLANE_DECLARE_READ(PodResourceClaim)
+DRAPLANE_DECLARE_READ(NodeAffinity)
+DRAPLANE_DECLARE_READ(Affinity)
+DRAPLANE_DECLARE_READ(PodSpec)
+DRAPLANE_DECLARE_READ(PodCondition)
+DRAPLANE_DECLARE_READ(PodResourceClaimStatus)
+DRAPLANE_DECLARE_READ(ContainerExtendedResourceRequest)
+DRAPLANE_DECLARE_READ(PodExtendedResourceClaimStatus)
+DRAPLANE_DECLARE_READ(PodStatus)
+DRAPLANE_DECLARE_READ(NodeSpec)
+DRAPLANE_DECLARE_READ(NodeStatus)
+#undef DRAPLANE_DECLARE_READ
+
+template <typename T>
+void read(Decoder& d, const JsonValue& v, const std::string& path, std::optional<T>& out) {
+  if (v.is_null()) {
+    out.reset();
+    return;
+  }
+  T value{};
+  read(d, v, path, value);
+  out = std::move(value);
+}
+
+template <typename T>
+void read(Decoder& d, const JsonValue& v, const std::string& path, std::vector<T>& out) {
+  out.clear();
+  if (v.is_null()) return;
+  if (!v.is_array()) {
+    d.type_error(path, "array", v);
+    return;
+  }
+  out.resize(v.items.size());
+  for (size_t i = 0; i < v.items.size() && !d.failed(); ++i) {
+    read(d, v.items[i], index_path(path, i), out[i]);
+  }
+}
+
+template <typename T>
+void read(Decoder& d, const JsonValue& v, const std::string& path, std::map<std::string, T>& out) {
+  out.clear();
+  for_members(
+      d, v, path,
+      [&](std::string_view key, const JsonValue& value, const std::string& child) {
+        read(d, value, child, out[std::string(key)]);
+        return true;
+      },
+      [](const std::string&, const JsonValue&, const std::string&) {});
+}
+
+// read() then true: for use inside field lambdas.
+template <typename T>
+bool get(Decoder& d, const JsonValue& v, const std::string& path, T& out) {
+  read(d, v, path, out);
+  return true;
+}
+
+// Top-level kinds: metadata/spec/status (typeMeta is read by the caller).
+void read_object(Decoder& d, const JsonValue& v, DeviceClass& out);
+void read_object(Decoder& d, const JsonValue& v, ResourceSlice& out);
+void read_object(Decoder& d, const JsonValue& v, ResourceClaim& out);
+void read_object(Decoder& d, const JsonValue& v, ResourceClaimTemplate& out);
+void read_object(Decoder& d, const JsonValue& v, Pod& out);
+void read_object(Decoder& d, const JsonValue& v, Node& out);
+void read_object(Decoder& d, const JsonValue& v, Namespace& out);
+
+}  // namespace draplane::api::internal

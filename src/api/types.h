@@ -1,0 +1,586 @@
+// The object model: resource.k8s.io/v1 (DeviceClass, ResourceSlice, ResourceClaim,
+// ResourceClaimTemplate) and the subset of core/v1 that DRA uses (Pod, Node,
+// Namespace), as plain value structs whose field names are the JSON names.
+//
+// Conventions (they keep the codec's round trip lossless):
+// - std::optional<T> for fields that Kubernetes distinguishes as "unset" (pointers
+//   or omitempty scalars whose zero value is meaningful); plain T where absent and
+//   zero are the same thing upstream (strings, lists, maps with omitempty).
+// - std::map for Kubernetes maps, so encoding is sorted like Go's encoding/json.
+// - RawJson holds JSON that draplane passes through untouched (opaque driver
+//   parameters, status.devices[].data) as compact JSON text.
+// - Core objects (Pod, Node, Namespace) model only what DRA reads and writes; every
+//   other field of a real manifest is kept verbatim in `extra` (a JSON object of
+//   the unmodelled members) so that a Pod with probes and volumes round-trips.
+//   resource.k8s.io objects have no `extra`: unknown fields are errors there.
+//
+// Plain values; no invariants beyond the types (validation.h checks them).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "api/quantity.h"
+
+namespace draplane::api {
+
+// Compact JSON text; empty string means absent.
+struct RawJson {
+  std::string text;
+  bool empty() const { return text.empty(); }
+  bool operator==(const RawJson&) const = default;
+};
+
+// ---------------------------------------------------------------- meta/v1
+
+struct OwnerReference {
+  std::string apiVersion;
+  std::string kind;
+  std::string name;
+  std::string uid;
+  std::optional<bool> controller;
+  std::optional<bool> blockOwnerDeletion;
+  bool operator==(const OwnerReference&) const = default;
+};
+
+struct ObjectMeta {
+  std::string name;
+  std::string generateName;
+  std::string namespace_;  // JSON "namespace"
+  std::string uid;
+  std::string resourceVersion;
+  int64_t generation = 0;
+  std::string creationTimestamp;  // RFC 3339, "" when unset
+  std::string deletionTimestamp;  // RFC 3339, "" when unset
+  std::optional<int64_t> deletionGracePeriodSeconds;
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+  std::vector<std::string> finalizers;
+  std::vector<OwnerReference> ownerReferences;
+  RawJson managedFields;  // JSON array, kept for server-side apply
+  bool operator==(const ObjectMeta&) const = default;
+};
+
+struct TypeMeta {
+  std::string apiVersion;
+  std::string kind;
+  bool operator==(const TypeMeta&) const = default;
+};
+
+// metav1.Condition
+struct Condition {
+  std::string type;
+  std::string status;  // True | False | Unknown
+  int64_t observedGeneration = 0;
+  std::string lastTransitionTime;
+  std::string reason;
+  std::string message;
+  bool operator==(const Condition&) const = default;
+};
+
+// ---------------------------------------------------------------- core/v1 selectors
+
+struct NodeSelectorRequirement {
+  std::string key;
+  std::string operator_;  // JSON "operator": In NotIn Exists DoesNotExist Gt Lt
+  std::vector<std::string> values;
+  bool operator==(const NodeSelectorRequirement&) const = default;
+};
+
+struct NodeSelectorTerm {
+  std::vector<NodeSelectorRequirement> matchExpressions;
+  std::vector<NodeSelectorRequirement> matchFields;
+  bool operator==(const NodeSelectorTerm&) const = default;
+};
+
+struct NodeSelector {
+  std::vector<NodeSelectorTerm> nodeSelectorTerms;
+  bool operator==(const NodeSelector&) const = default;
+};
+
+// core/v1 Taint (nodes)
+struct Taint {
+  std::string key;
+  std::string value;
+  std::string effect;  // NoSchedule PreferNoSchedule NoExecute
+  std::string timeAdded;
+  bool operator==(const Taint&) const = default;
+};
+
+// core/v1 Toleration (pods)
+struct Toleration {
+  std::string key;
+  std::string operator_;  // JSON "operator": Equal (default) | Exists
+  std::string value;
+  std::string effect;
+  std::optional<int64_t> tolerationSeconds;
+  bool operator==(const Toleration&) const = default;
+};
+
+// ---------------------------------------------------------------- resource.k8s.io/v1: classes
+
+struct CELDeviceSelector {
+  std::string expression;
+  bool operator==(const CELDeviceSelector&) const = default;
+};
+
+struct DeviceSelector {
+  std::optional<CELDeviceSelector> cel;
+  bool operator==(const DeviceSelector&) const = default;
+};
+
+struct OpaqueDeviceConfiguration {
+  std::string driver;
+  RawJson parameters;  // any JSON value (object in practice), <= 10 KiB
+  bool operator==(const OpaqueDeviceConfiguration&) const = default;
+};
+
+struct DeviceClassConfiguration {
+  std::optional<OpaqueDeviceConfiguration> opaque;
+  bool operator==(const DeviceClassConfiguration&) const = default;
+};
+
+struct DeviceClassSpec {
+  std::vector<DeviceSelector> selectors;
+  std::vector<DeviceClassConfiguration> config;
+  std::optional<std::string> extendedResourceName;
+  bool operator==(const DeviceClassSpec&) const = default;
+};
+
+struct DeviceClass {
+  TypeMeta typeMeta;
+  ObjectMeta metadata;
+  DeviceClassSpec spec;
+  bool operator==(const DeviceClass&) const = default;
+};
+
+// ---------------------------------------------------------------- resource.k8s.io/v1: slices
+
+// Exactly one member is set in a valid attribute.
+struct DeviceAttribute {
+  std::optional<int64_t> int_;         // JSON "int"
+  std::optional<bool> bool_;           // JSON "bool"
+  std::optional<std::string> string_;  // JSON "string"
+  std::optional<std::string> version;  // semver 2.0.0
+  bool operator==(const DeviceAttribute&) const = default;
+};
+
+struct CapacityRequestPolicyRange {
+  std::optional<Quantity> min;  // required by validation
+  std::optional<Quantity> max;
+  std::optional<Quantity> step;
+  bool operator==(const CapacityRequestPolicyRange&) const = default;
+};
+
+struct CapacityRequestPolicy {
+  std::optional<Quantity> default_;  // JSON "default"
+  std::vector<Quantity> validValues;
+  std::optional<CapacityRequestPolicyRange> validRange;
+  bool operator==(const CapacityRequestPolicy&) const = default;
+};
+
+struct DeviceCapacity {
+  Quantity value;
+  std::optional<CapacityRequestPolicy> requestPolicy;
+  bool operator==(const DeviceCapacity&) const = default;
+};
+
+struct Counter {
+  Quantity value;
+  bool operator==(const Counter&) const = default;
+};
+
+struct CounterSet {
+  std::string name;
+  std::map<std::string, Counter> counters;
+  bool operator==(const CounterSet&) const = default;
+};
+
+struct DeviceCounterConsumption {
+  std::string counterSet;
+  std::map<std::string, Counter> counters;
+  bool operator==(const DeviceCounterConsumption&) const = default;
+};
+
+struct DeviceTaint {
+  std::string key;
+  std::string value;
+  std::string effect;  // NoSchedule | NoExecute | None
+  std::string timeAdded;
+  bool operator==(const DeviceTaint&) const = default;
+};
+
+struct Device {
+  std::string name;
+  std::map<std::string, DeviceAttribute> attributes;  // QualifiedName -> value
+  std::map<std::string, DeviceCapacity> capacity;     // QualifiedName -> capacity
+  std::vector<DeviceCounterConsumption> consumesCounters;
+  std::optional<std::string> nodeName;
+  std::optional<NodeSelector> nodeSelector;
+  std::optional<bool> allNodes;
+  std::vector<DeviceTaint> taints;
+  std::optional<bool> bindsToNode;
+  std::vector<std::string> bindingConditions;
+  std::vector<std::string> bindingFailureConditions;
+  std::optional<bool> allowMultipleAllocations;
+  bool operator==(const Device&) const = default;
+};
+
+struct ResourcePool {
+  std::string name;
+  int64_t generation = 0;
+  int64_t resourceSliceCount = 0;
+  bool operator==(const ResourcePool&) const = default;
+};
+
+struct ResourceSliceSpec {
+  std::string driver;
+  ResourcePool pool;
+  std::optional<std::string> nodeName;
+  std::optional<NodeSelector> nodeSelector;
+  std::optional<bool> allNodes;
+  std::optional<bool> perDeviceNodeSelection;
+  std::vector<Device> devices;
+  std::vector<CounterSet> sharedCounters;
+  bool operator==(const ResourceSliceSpec&) const = default;
+};
+
+struct ResourceSlice {
+  TypeMeta typeMeta;
+  ObjectMeta metadata;
+  ResourceSliceSpec spec;
+  bool operator==(const ResourceSlice&) const = default;
+};
+
+// ---------------------------------------------------------------- resource.k8s.io/v1: claims
+
+struct DeviceToleration {
+  std::string key;
+  std::string operator_;  // JSON "operator": Equal (default) | Exists
+  std::string value;
+  std::string effect;  // "" (any) | NoSchedule | NoExecute
+  std::optional<int64_t> tolerationSeconds;
+  bool operator==(const DeviceToleration&) const = default;
+};
+
+struct CapacityRequirements {
+  std::map<std::string, Quantity> requests;
+  bool operator==(const CapacityRequirements&) const = default;
+};
+
+struct ExactDeviceRequest {
+  std::string deviceClassName;
+  std::vector<DeviceSelector> selectors;
+  std::string allocationMode;  // ExactCount (default) | All
+  std::optional<int64_t> count;
+  std::optional<bool> adminAccess;
+  std::vector<DeviceToleration> tolerations;
+  std::optional<CapacityRequirements> capacity;
+  bool operator==(const ExactDeviceRequest&) const = default;
+};
+
+struct DeviceSubRequest {
+  std::string name;
+  std::string deviceClassName;
+  std::vector<DeviceSelector> selectors;
+  std::string allocationMode;
+  std::optional<int64_t> count;
+  std::vector<DeviceToleration> tolerations;
+  std::optional<CapacityRequirements> capacity;
+  bool operator==(const DeviceSubRequest&) const = default;
+};
+
+struct DeviceRequest {
+  std::string name;
+  std::optional<ExactDeviceRequest> exactly;
+  std::vector<DeviceSubRequest> firstAvailable;
+  bool operator==(const DeviceRequest&) const = default;
+};
+
+struct DeviceConstraint {
+  std::vector<std::string> requests;
+  std::optional<std::string> matchAttribute;
+  std::optional<std::string> distinctAttribute;
+  bool operator==(const DeviceConstraint&) const = default;
+};
+
+struct DeviceClaimConfiguration {
+  std::vector<std::string> requests;
+  std::optional<OpaqueDeviceConfiguration> opaque;
+  bool operator==(const DeviceClaimConfiguration&) const = default;
+};
+
+struct DeviceClaim {
+  std::vector<DeviceRequest> requests;
+  std::vector<DeviceConstraint> constraints;
+  std::vector<DeviceClaimConfiguration> config;
+  bool operator==(const DeviceClaim&) const = default;
+};
+
+struct ResourceClaimSpec {
+  DeviceClaim devices;
+  bool operator==(const ResourceClaimSpec&) const = default;
+};
+
+struct DeviceRequestAllocationResult {
+  std::string request;  // "req" or "req/subreq"
+  std::string driver;
+  std::string pool;
+  std::string device;
+  std::optional<bool> adminAccess;
+  std::vector<DeviceToleration> tolerations;
+  std::vector<std::string> bindingConditions;
+  std::vector<std::string> bindingFailureConditions;
+  std::optional<std::string> shareID;
+  std::map<std::string, Quantity> consumedCapacity;
+  bool operator==(const DeviceRequestAllocationResult&) const = default;
+};
+
+struct DeviceAllocationConfiguration {
+  std::string source;  // FromClass | FromClaim
+  std::vector<std::string> requests;
+  std::optional<OpaqueDeviceConfiguration> opaque;
+  bool operator==(const DeviceAllocationConfiguration&) const = default;
+};
+
+struct DeviceAllocationResult {
+  std::vector<DeviceRequestAllocationResult> results;
+  std::vector<DeviceAllocationConfiguration> config;
+  bool operator==(const DeviceAllocationResult&) const = default;
+};
+
+struct AllocationResult {
+  DeviceAllocationResult devices;
+  std::optional<NodeSelector> nodeSelector;
+  std::string allocationTimestamp;
+  bool operator==(const AllocationResult&) const = default;
+};
+
+struct ResourceClaimConsumerReference {
+  std::string apiGroup;
+  std::string resource;
+  std::string name;
+  std::string uid;
+  bool operator==(const ResourceClaimConsumerReference&) const = default;
+};
+
+struct NetworkDeviceData {
+  std::string interfaceName;
+  std::vector<std::string> ips;
+  std::string hardwareAddress;
+  bool operator==(const NetworkDeviceData&) const = default;
+};
+
+struct AllocatedDeviceStatus {
+  std::string driver;
+  std::string pool;
+  std::string device;
+  std::optional<std::string> shareID;
+  std::vector<Condition> conditions;
+  RawJson data;
+  std::optional<NetworkDeviceData> networkData;
+  bool operator==(const AllocatedDeviceStatus&) const = default;
+};
+
+struct ResourceClaimStatus {
+  std::optional<AllocationResult> allocation;
+  std::vector<ResourceClaimConsumerReference> reservedFor;
+  std::vector<AllocatedDeviceStatus> devices;
+  bool operator==(const ResourceClaimStatus&) const = default;
+};
+
+struct ResourceClaim {
+  TypeMeta typeMeta;
+  ObjectMeta metadata;
+  ResourceClaimSpec spec;
+  ResourceClaimStatus status;
+  bool operator==(const ResourceClaim&) const = default;
+};
+
+struct ResourceClaimTemplateSpec {
+  ObjectMeta metadata;
+  ResourceClaimSpec spec;
+  bool operator==(const ResourceClaimTemplateSpec&) const = default;
+};
+
+struct ResourceClaimTemplate {
+  TypeMeta typeMeta;
+  ObjectMeta metadata;
+  ResourceClaimTemplateSpec spec;
+  bool operator==(const ResourceClaimTemplate&) const = default;
+};
+
+// ---------------------------------------------------------------- core/v1: Pod
+
+struct ResourceClaimRef {  // core/v1 ResourceClaim (container claim reference)
+  std::string name;
+  std::string request;
+  bool operator==(const ResourceClaimRef&) const = default;
+};
+
+struct ResourceRequirements {
+  std::map<std::string, Quantity> limits;
+  std::map<std::string, Quantity> requests;
+  std::vector<ResourceClaimRef> claims;
+  bool operator==(const ResourceRequirements&) const = default;
+};
+
+struct EnvVar {
+  std::string name;
+  std::string value;
+  RawJson valueFrom;
+  bool operator==(const EnvVar&) const = default;
+};
+
+struct Container {
+  std::string name;
+  std::string image;
+  std::vector<std::string> command;
+  std::vector<std::string> args;
+  std::vector<EnvVar> env;
+  std::string workingDir;
+  ResourceRequirements resources;
+  RawJson extra;  // unmodelled members (ports, probes, volumeMounts, ...)
+  bool operator==(const Container&) const = default;
+};
+
+struct PodResourceClaim {
+  std::string name;
+  std::optional<std::string> resourceClaimName;
+  std::optional<std::string> resourceClaimTemplateName;
+  bool operator==(const PodResourceClaim&) const = default;
+};
+
+struct NodeAffinity {
+  std::optional<NodeSelector> requiredDuringSchedulingIgnoredDuringExecution;
+  RawJson preferredDuringSchedulingIgnoredDuringExecution;
+  bool operator==(const NodeAffinity&) const = default;
+};
+
+struct Affinity {
+  std::optional<NodeAffinity> nodeAffinity;
+  RawJson extra;  // podAffinity, podAntiAffinity
+  bool operator==(const Affinity&) const = default;
+};
+
+struct PodSpec {
+  std::vector<Container> initContainers;
+  std::vector<Container> containers;
+  std::string restartPolicy;
+  std::string nodeName;
+  std::string schedulerName;
+  std::string priorityClassName;
+  std::optional<int32_t> priority;
+  std::map<std::string, std::string> nodeSelector;
+  std::optional<Affinity> affinity;
+  std::vector<Toleration> tolerations;
+  std::vector<PodResourceClaim> resourceClaims;
+  std::optional<int64_t> terminationGracePeriodSeconds;
+  RawJson extra;  // volumes, serviceAccountName, securityContext, ...
+  bool operator==(const PodSpec&) const = default;
+};
+
+struct PodCondition {
+  std::string type;
+  std::string status;
+  std::string lastProbeTime;
+  std::string lastTransitionTime;
+  std::string reason;
+  std::string message;
+  bool operator==(const PodCondition&) const = default;
+};
+
+struct PodResourceClaimStatus {
+  std::string name;
+  std::optional<std::string> resourceClaimName;
+  bool operator==(const PodResourceClaimStatus&) const = default;
+};
+
+struct ContainerExtendedResourceRequest {
+  std::string containerName;
+  std::string resourceName;
+  std::string requestName;
+  bool operator==(const ContainerExtendedResourceRequest&) const = default;
+};
+
+struct PodExtendedResourceClaimStatus {
+  std::vector<ContainerExtendedResourceRequest> requestMappings;
+  std::string resourceClaimName;
+  bool operator==(const PodExtendedResourceClaimStatus&) const = default;
+};
+
+struct PodStatus {
+  std::string phase;  // Pending Running Succeeded Failed Unknown
+  std::vector<PodCondition> conditions;
+  std::string message;
+  std::string reason;
+  std::string nominatedNodeName;
+  std::string hostIP;
+  std::string podIP;
+  std::string startTime;
+  RawJson containerStatuses;  // JSON array, written by the node agent
+  std::vector<PodResourceClaimStatus> resourceClaimStatuses;
+  std::optional<PodExtendedResourceClaimStatus> extendedResourceClaimStatus;
+  RawJson extra;
+  bool operator==(const PodStatus&) const = default;
+};
+
+struct Pod {
+  TypeMeta typeMeta;
+  ObjectMeta metadata;
+  PodSpec spec;
+  PodStatus status;
+  bool operator==(const Pod&) const = default;
+};
+
+// ---------------------------------------------------------------- core/v1: Node, Namespace
+
+struct NodeSpec {
+  bool unschedulable = false;
+  std::vector<Taint> taints;
+  std::string providerID;
+  RawJson extra;
+  bool operator==(const NodeSpec&) const = default;
+};
+
+struct NodeStatus {
+  std::map<std::string, Quantity> capacity;
+  std::map<std::string, Quantity> allocatable;
+  RawJson conditions;  // JSON array
+  RawJson addresses;   // JSON array
+  RawJson nodeInfo;    // JSON object
+  RawJson extra;
+  bool operator==(const NodeStatus&) const = default;
+};
+
+struct Node {
+  TypeMeta typeMeta;
+  ObjectMeta metadata;
+  NodeSpec spec;
+  NodeStatus status;
+  bool operator==(const Node&) const = default;
+};
+
+struct Namespace {
+  TypeMeta typeMeta;
+  ObjectMeta metadata;
+  std::vector<std::string> specFinalizers;  // spec.finalizers
+  std::string phase;                        // status.phase
+  bool operator==(const Namespace&) const = default;
+};
+
+// Any object draplane decodes from a manifest stream.
+using Object = std::variant<DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate,
+                            Pod, Node, Namespace>;
+
+// Well-known strings.
+inline constexpr const char* kGroup = "resource.k8s.io";
+inline constexpr const char* kResourceV1 = "resource.k8s.io/v1";
+inline constexpr const char* kAllocationModeExactCount = "ExactCount";
+inline constexpr const char* kAllocationModeAll = "All";
+
+}  // namespace draplane::api

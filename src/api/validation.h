@@ -1,0 +1,122 @@
+// Validation of the object model, as the Kubernetes API server does it on create and
+// update (k8s.io/kubernetes pkg/apis/resource/validation and the DRA parts of
+// pkg/apis/core/validation), with the same field paths and messages.
+//
+// Every function returns all errors at once (an empty list means valid); none stops
+// at the first problem except where upstream short-circuits (a list over its maximum
+// size reports only "Too many"). Objects are expected to be defaulted first
+// (defaults.h): an undefaulted allocationMode or toleration operator is reported
+// as upstream would report an empty value.
+//
+// CEL selectors: the api module must not depend on cel (layering is api <- cel), so
+// compiling selector expressions is delegated to ValidationOptions::selector_checker,
+// which the caller supplies (the CEL module provides one). Without it, only the
+// expression length is checked.
+//
+// Thread-safety: pure functions; the checker must be safe to call from the thread
+// that calls validate.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "api/field_error.h"
+#include "api/types.h"
+#include "common/result.h"
+
+namespace draplane::api {
+
+// Limits of resource.k8s.io (pkg/apis/resource/types.go).
+inline constexpr int kResourceSliceMaxDevices = 128;
+inline constexpr int kResourceSliceMaxDevicesWithAdvancedFeatures = 64;  // taints or counters
+inline constexpr int kPoolNameMaxLength = 253;
+inline constexpr int kDeviceMaxDomainLength = 63;
+inline constexpr int kDeviceMaxIDLength = 32;
+inline constexpr int kDeviceAttributeMaxValueLength = 64;
+inline constexpr int kResourceSliceMaxAttributesAndCapacitiesPerDevice = 32;
+inline constexpr int kResourceSliceMaxCounterSets = 8;
+inline constexpr int kResourceSliceMaxCountersPerCounterSet = 32;
+inline constexpr int kResourceSliceMaxDeviceCounterConsumptionsPerDevice = 2;
+inline constexpr int kResourceSliceMaxCountersPerDeviceCounterConsumption = 32;
+inline constexpr int kDeviceTaintsMaxLength = 16;
+inline constexpr int kDeviceTolerationsMaxLength = 16;
+inline constexpr int kBindingConditionsMaxSize = 4;
+inline constexpr int kBindingFailureConditionsMaxSize = 4;
+inline constexpr int kCapacityRequestPolicyDiscreteMaxOptions = 10;
+inline constexpr int kDeviceRequestsMaxSize = 32;
+inline constexpr int kFirstAvailableDeviceRequestMaxSize = 8;
+inline constexpr int kDeviceSelectorsMaxSize = 32;
+inline constexpr int kDeviceConstraintsMaxSize = 32;
+inline constexpr int kDeviceConfigMaxSize = 32;
+inline constexpr int kCELSelectorExpressionMaxLength = 10 * 1024;
+inline constexpr int kOpaqueParametersMaxLength = 10 * 1024;
+inline constexpr int kAllocationResultsMaxSize = 32;
+inline constexpr int kResourceClaimReservedForMaxSize = 256;
+inline constexpr int kAllocatedDeviceStatusMaxConditions = 8;
+inline constexpr int kAllocatedDeviceStatusDataMaxLength = 10 * 1024;
+inline constexpr int kNetworkDeviceDataInterfaceNameMaxLength = 256;
+inline constexpr int kNetworkDeviceDataHardwareAddressMaxLength = 128;
+inline constexpr int kNetworkDeviceDataMaxIPs = 16;
+
+// The namespace label that allows adminAccess requests.
+inline constexpr const char* kAdminAccessNamespaceLabel = "resource.kubernetes.io/admin-access";
+
+struct ValidationOptions {
+  // Compiles one CEL selector expression. Return OK when it compiles; Code::kInvalid
+  // with the compiler's message (reported as `Invalid value: "<expr>": <message>` on
+  // the `...cel.expression` path); Code::kForbidden when its estimated cost exceeds
+  // the limit (reported as `Forbidden: too complex, exceeds cost limit`); any other
+  // code is reported as an internal error. Empty: expressions are not compiled.
+  std::function<Status(std::string_view expression)> selector_checker;
+  // Also validate ResourceClaim.status (as a status update from an empty status),
+  // which the API server ignores on create. `draplane validate` and `allocate`
+  // enable it because their inputs carry allocations.
+  bool validate_claim_status = false;
+};
+
+// Validation on create of any object; dispatches on the kind.
+FieldErrorList validate(const Object& object, const ValidationOptions& options = {});
+
+FieldErrorList validate_device_class(const DeviceClass& c, const ValidationOptions& options = {});
+FieldErrorList validate_resource_slice(const ResourceSlice& s, const ValidationOptions& options = {});
+FieldErrorList validate_resource_claim(const ResourceClaim& c, const ValidationOptions& options = {});
+FieldErrorList validate_resource_claim_template(const ResourceClaimTemplate& t,
+                                                const ValidationOptions& options = {});
+FieldErrorList validate_pod(const Pod& p, const ValidationOptions& options = {});
+FieldErrorList validate_node(const Node& n, const ValidationOptions& options = {});
+FieldErrorList validate_namespace(const Namespace& n, const ValidationOptions& options = {});
+
+// Validation of an update (`new_object` replaces `old_object`, same kind; a kind
+// mismatch is one Internal error). Checks metadata immutability (name, namespace,
+// uid, creationTimestamp, ...), resourceVersion set, and per kind:
+// ResourceSlice: driver, pool name and nodeName immutable, spec revalidated;
+// ResourceClaim and template: spec immutable;
+// DeviceClass: spec revalidated (unchanged selectors are not recompiled).
+FieldErrorList validate_update(const Object& old_object, const Object& new_object,
+                               const ValidationOptions& options = {});
+
+// Update of ResourceClaim.status (the /status subresource): reservedFor needs an
+// allocation, unique uids, at most 256, no additions while the claim is being deleted;
+// a set allocation is immutable (it may be cleared), a new one is validated;
+// status.devices entries must name allocated devices.
+FieldErrorList validate_claim_status_update(const ResourceClaim& new_claim,
+                                            const ResourceClaim& old_claim);
+
+// Admission rule (upstream registry/resource AuthorizedForAdmin): a claim or template
+// whose `exactly` request asks for adminAccess may only be created in a namespace
+// labelled `resource.kubernetes.io/admin-access: "true"`. Like upstream, only the first
+// such request is reported, on the path upstream uses (without `exactly`):
+//   spec.devices.requests[0].adminAccess: Forbidden: admin access to devices requires the `resource.kubernetes.io/admin-access: true` label on the containing namespace
+FieldErrorList validate_admin_access(const std::vector<DeviceRequest>& requests,
+                                     const std::map<std::string, std::string>& namespace_labels);
+// The same rule for a status update that newly grants adminAccess in
+// status.allocation.devices.results (path status.allocation.devices.results[i].adminAccess);
+// nothing is checked when the old allocation already granted it.
+FieldErrorList validate_admin_access_status(
+    const std::vector<DeviceRequestAllocationResult>& new_results,
+    const std::vector<DeviceRequestAllocationResult>& old_results,
+    const std::map<std::string, std::string>& namespace_labels);
+
+}  // namespace draplane::api

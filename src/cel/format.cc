@@ -1,0 +1,178 @@
+// string.format() of the cel-go strings extension: %s %d %f %e %b %o %x %X and
+// %%, with an optional precision for %f and %e, and cel-go's error messages.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "cel/functions.h"
+
+namespace draplane::cel::lib {
+
+namespace {
+
+Value clause_error(const std::string& msg) { return Value::error("error during formatting: " + msg); }
+
+// %s rendering; false when the value kind cannot be rendered.
+bool as_string(const Value& v, std::string& out) {
+  switch (v.kind) {
+    case ValueKind::kNull: out += "null"; return true;
+    case ValueKind::kBool: out += v.b ? "true" : "false"; return true;
+    case ValueKind::kInt: out += std::to_string(v.i); return true;
+    case ValueKind::kUint: out += std::to_string(v.u); return true;
+    case ValueKind::kDouble:
+      if (std::isnan(v.d)) out += "NaN";
+      else if (std::isinf(v.d)) out += v.d > 0 ? "Infinity" : "-Infinity";
+      else out += format_double_go(v.d);
+      return true;
+    case ValueKind::kString:
+    case ValueKind::kBytes: out += v.str(); return true;
+    case ValueKind::kType: out += v.str(); return true;
+    case ValueKind::kList: {
+      out += "[";
+      bool first = true;
+      for (const auto& e : v.list_data()) {
+        if (!first) out += ", ";
+        first = false;
+        if (!as_string(e, out)) return false;
+      }
+      out += "]";
+      return true;
+    }
+    case ValueKind::kMap: {
+      std::vector<std::pair<std::string, std::string>> entries;
+      for (const auto& [k, e] : v.map_data().entries) {
+        std::string ks, es;
+        if (!as_string(k, ks) || !as_string(e, es)) return false;
+        entries.emplace_back(std::move(ks), std::move(es));
+      }
+      std::sort(entries.begin(), entries.end());
+      out += "{";
+      for (size_t k = 0; k < entries.size(); ++k) {
+        if (k) out += ", ";
+        out += entries[k].first + ": " + entries[k].second;
+      }
+      out += "}";
+      return true;
+    }
+    case ValueKind::kQuantity: out += v.quantity_data().to_string(); return true;
+    case ValueKind::kSemver: out += v.semver_data().to_string(); return true;
+    default: return false;
+  }
+}
+
+bool non_finite(const Value& v, std::string& out) {
+  if (v.kind != ValueKind::kDouble || std::isfinite(v.d)) return false;
+  out += std::isnan(v.d) ? "NaN" : (v.d > 0 ? "Infinity" : "-Infinity");
+  return true;
+}
+
+std::string to_base(uint64_t u, int base, bool upper) {
+  if (u == 0) return "0";
+  const char* digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+  std::string s;
+  while (u) {
+    s.push_back(digits[u % static_cast<uint64_t>(base)]);
+    u /= static_cast<uint64_t>(base);
+  }
+  std::reverse(s.begin(), s.end());
+  return s;
+}
+
+std::string int_in_base(const Value& v, int base, bool upper) {
+  if (v.kind == ValueKind::kUint) return to_base(v.u, base, upper);
+  if (v.i < 0) return "-" + to_base(static_cast<uint64_t>(0) - static_cast<uint64_t>(v.i), base, upper);
+  return to_base(static_cast<uint64_t>(v.i), base, upper);
+}
+
+}  // namespace
+
+Value format_string(std::string_view fmt, const ListData& args) {
+  std::string out;
+  size_t next = 0;
+  for (size_t i = 0; i < fmt.size(); ++i) {
+    char c = fmt[i];
+    if (c != '%') {
+      out.push_back(c);
+      continue;
+    }
+    if (i + 1 < fmt.size() && fmt[i + 1] == '%') {
+      out.push_back('%');
+      ++i;
+      continue;
+    }
+    ++i;
+    int precision = -1;
+    if (i < fmt.size() && fmt[i] == '.') {
+      ++i;
+      precision = 0;
+      while (i < fmt.size() && fmt[i] >= '0' && fmt[i] <= '9') precision = precision * 10 + (fmt[i++] - '0');
+    }
+    if (i >= fmt.size()) return Value::error("could not parse formatting clause: unexpected end of string");
+    char verb = fmt[i];
+    if (std::string_view("sdfeboxX").find(verb) == std::string_view::npos) {
+      return Value::error("could not parse formatting clause: unrecognized formatting clause \"" +
+                          std::string(1, verb) + "\"");
+    }
+    if (next >= args.size()) return Value::error("index " + std::to_string(next) + " out of range");
+    const Value& v = args[next++];
+    std::string type(type_name_of(v));
+    switch (verb) {
+      case 's':
+        if (!as_string(v, out)) {
+          return clause_error("string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given " + type);
+        }
+        break;
+      case 'd':
+        if (non_finite(v, out)) break;
+        if (v.kind != ValueKind::kInt && v.kind != ValueKind::kUint) {
+          return clause_error("decimal clause can only be used on integers, was given " + type);
+        }
+        out += int_in_base(v, 10, false);
+        break;
+      case 'f':
+      case 'e': {
+        if (non_finite(v, out)) break;
+        if (v.kind != ValueKind::kDouble) {
+          return clause_error(std::string(verb == 'f' ? "fixed-point" : "scientific") +
+                              " clause can only be used on doubles, was given " + type);
+        }
+        char buf[512];
+        std::snprintf(buf, sizeof buf, verb == 'f' ? "%.*f" : "%.*e", precision < 0 ? 6 : precision, v.d);
+        out += buf;
+        break;
+      }
+      case 'b':
+        if (v.kind == ValueKind::kBool) {
+          out += v.b ? "1" : "0";
+        } else if (v.kind == ValueKind::kInt || v.kind == ValueKind::kUint) {
+          out += int_in_base(v, 2, false);
+        } else {
+          return clause_error("only integers and bools can be formatted as binary, was given " + type);
+        }
+        break;
+      case 'o':
+        if (v.kind != ValueKind::kInt && v.kind != ValueKind::kUint) {
+          return clause_error("octal clause can only be used on integers, was given " + type);
+        }
+        out += int_in_base(v, 8, false);
+        break;
+      default: {  // x, X
+        bool upper = verb == 'X';
+        if (v.kind == ValueKind::kInt || v.kind == ValueKind::kUint) {
+          out += int_in_base(v, 16, upper);
+        } else if (v.kind == ValueKind::kString || v.kind == ValueKind::kBytes) {
+          const char* digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+          for (unsigned char ch : v.str()) {
+            out.push_back(digits[ch >> 4]);
+            out.push_back(digits[ch & 15]);
+          }
+        } else {
+          return clause_error("only integers, byte buffers, and strings can be formatted as hex, was given " + type);
+        }
+      }
+    }
+  }
+  return Value::string(std::move(out));
+}
+
+}  // namespace draplane::cel::lib

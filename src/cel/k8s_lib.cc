@@ -1,0 +1,133 @@
+// Kubernetes CEL libraries used by DRA selectors (k8s.io/apiserver/pkg/cel/library):
+// quantity (quantity, isQuantity and the Quantity methods), semver (semver,
+// isSemver with the normalize flag, and the Semver methods) and regex (find,
+// findAll).
+#include <limits>
+
+#include <re2/re2.h>
+
+#include "cel/functions.h"
+
+namespace draplane::cel::lib {
+
+namespace {
+
+const Type kB(TypeKind::kBool), kI(TypeKind::kInt), kS(TypeKind::kString), kD(TypeKind::kDouble),
+    kQ(TypeKind::kQuantity), kV(TypeKind::kSemver);
+
+Value quantity(const Value* a) {
+  auto q = api::Quantity::parse(a[0].str());
+  if (!q) return Value::error(q.error().message());
+  return Value::quantity(*q);
+}
+Value is_quantity(const Value* a) { return Value::boolean(api::Quantity::parse(a[0].str()).has_value()); }
+Value q_sign(const Value* a) { return Value::integer(a[0].quantity_data().sign()); }
+Value q_is_integer(const Value* a) { return Value::boolean(a[0].quantity_data().as_int64().has_value()); }
+Value q_as_integer(const Value* a) {
+  auto v = a[0].quantity_data().as_int64();
+  if (!v) return Value::error("cannot convert value to integer");
+  return Value::integer(*v);
+}
+Value q_as_float(const Value* a) { return Value::dbl(a[0].quantity_data().as_approximate_double()); }
+Value q_add(const Value* a) {
+  auto r = a[0].quantity_data().add(a[1].quantity_data());
+  if (!r) return Value::error(r.error().message());
+  return Value::quantity(*r);
+}
+Value q_sub(const Value* a) {
+  auto r = a[0].quantity_data().sub(a[1].quantity_data());
+  if (!r) return Value::error(r.error().message());
+  return Value::quantity(*r);
+}
+Value q_add_int(const Value* a) {
+  auto r = a[0].quantity_data().add(api::Quantity::from_int(a[1].i));
+  if (!r) return Value::error(r.error().message());
+  return Value::quantity(*r);
+}
+Value q_sub_int(const Value* a) {
+  auto r = a[0].quantity_data().sub(api::Quantity::from_int(a[1].i));
+  if (!r) return Value::error(r.error().message());
+  return Value::quantity(*r);
+}
+Value q_greater(const Value* a) { return Value::boolean(a[0].quantity_data().compare(a[1].quantity_data()) > 0); }
+Value q_less(const Value* a) { return Value::boolean(a[0].quantity_data().compare(a[1].quantity_data()) < 0); }
+Value q_compare(const Value* a) { return Value::integer(a[0].quantity_data().compare(a[1].quantity_data())); }
+
+Value semver_impl(std::string_view s, bool normalize) {
+  auto v = Semver::parse(s, normalize);
+  if (!v) return Value::error("could not parse semver: " + std::string(s));
+  return Value::semver(std::move(*v));
+}
+Value semver(const Value* a) { return semver_impl(a[0].str(), false); }
+Value semver_norm(const Value* a) { return semver_impl(a[0].str(), a[1].b); }
+Value is_semver(const Value* a) { return Value::boolean(Semver::parse(a[0].str(), false).has_value()); }
+Value is_semver_norm(const Value* a) { return Value::boolean(Semver::parse(a[0].str(), a[1].b).has_value()); }
+Value v_major(const Value* a) { return Value::integer(static_cast<int64_t>(a[0].semver_data().major)); }
+Value v_minor(const Value* a) { return Value::integer(static_cast<int64_t>(a[0].semver_data().minor)); }
+Value v_patch(const Value* a) { return Value::integer(static_cast<int64_t>(a[0].semver_data().patch)); }
+Value v_greater(const Value* a) { return Value::boolean(a[0].semver_data().compare(a[1].semver_data()) > 0); }
+Value v_less(const Value* a) { return Value::boolean(a[0].semver_data().compare(a[1].semver_data()) < 0); }
+Value v_compare(const Value* a) { return Value::integer(a[0].semver_data().compare(a[1].semver_data())); }
+
+Value find_all_impl(std::string_view s, std::string_view pattern, int64_t limit) {
+  RE2::Options opts;
+  opts.set_log_errors(false);
+  RE2 re(re2::StringPiece(pattern.data(), pattern.size()), opts);
+  if (!re.ok()) return Value::error("invalid regular expression: " + re.error());
+  ListData out;
+  re2::StringPiece input(s.data(), s.size());
+  re2::StringPiece match;
+  size_t pos = 0;
+  while (limit < 0 || static_cast<int64_t>(out.size()) < limit) {
+    if (pos > s.size() || !re.Match(input, pos, s.size(), RE2::UNANCHORED, &match, 1)) break;
+    out.push_back(Value::string(std::string(match.data(), match.size())));
+    size_t end = static_cast<size_t>(match.data() - s.data()) + match.size();
+    pos = match.empty() ? end + 1 : end;
+  }
+  return Value::list(std::move(out));
+}
+Value find(const Value* a) {
+  Value all = find_all_impl(a[0].str(), a[1].str(), 1);
+  if (all.is_error()) return all;
+  if (all.list_data().empty()) return Value::borrowed_string("");
+  return all.list_data()[0];
+}
+Value find_all(const Value* a) { return find_all_impl(a[0].str(), a[1].str(), -1); }
+Value find_all_n(const Value* a) { return find_all_impl(a[0].str(), a[1].str(), a[2].i); }
+
+}  // namespace
+
+void register_kubernetes(std::vector<Overload>& out) {
+  auto add = [&](std::string id, std::string fn, bool member, std::vector<Type> params, Type result, FnImpl impl) {
+    out.push_back(Overload{std::move(id), std::move(fn), member, std::move(params), std::move(result), impl, false});
+  };
+  add("string_to_quantity", "quantity", false, {kS}, kQ, quantity);
+  add("is_quantity_string", "isQuantity", false, {kS}, kB, is_quantity);
+  add("quantity_sign", "sign", true, {kQ}, kI, q_sign);
+  add("quantity_sign_global", "sign", false, {kQ}, kI, q_sign);
+  add("quantity_is_integer", "isInteger", true, {kQ}, kB, q_is_integer);
+  add("quantity_get_integer", "asInteger", true, {kQ}, kI, q_as_integer);
+  add("quantity_get_float", "asApproximateFloat", true, {kQ}, kD, q_as_float);
+  add("quantity_add", "add", true, {kQ, kQ}, kQ, q_add);
+  add("quantity_add_int", "add", true, {kQ, kI}, kQ, q_add_int);
+  add("quantity_sub", "sub", true, {kQ, kQ}, kQ, q_sub);
+  add("quantity_sub_int", "sub", true, {kQ, kI}, kQ, q_sub_int);
+  add("quantity_is_greater_than", "isGreaterThan", true, {kQ, kQ}, kB, q_greater);
+  add("quantity_is_less_than", "isLessThan", true, {kQ, kQ}, kB, q_less);
+  add("quantity_compare_to", "compareTo", true, {kQ, kQ}, kI, q_compare);
+  add("string_to_semver", "semver", false, {kS}, kV, semver);
+  add("string_bool_to_semver", "semver", false, {kS, kB}, kV, semver_norm);
+  add("is_semver_string", "isSemver", false, {kS}, kB, is_semver);
+  add("is_semver_string_bool", "isSemver", false, {kS, kB}, kB, is_semver_norm);
+  add("semver_major", "major", true, {kV}, kI, v_major);
+  add("semver_minor", "minor", true, {kV}, kI, v_minor);
+  add("semver_patch", "patch", true, {kV}, kI, v_patch);
+  add("semver_is_greater_than", "isGreaterThan", true, {kV, kV}, kB, v_greater);
+  add("semver_is_less_than", "isLessThan", true, {kV, kV}, kB, v_less);
+  add("semver_compare_to", "compareTo", true, {kV, kV}, kI, v_compare);
+  add("string_find", "find", true, {kS, kS}, kS, find);
+  add("string_find_all", "findAll", true, {kS, kS}, Type::list(kS), find_all);
+  add("string_find_all_n", "findAll", true, {kS, kS, kI}, Type::list(kS), find_all_n);
+}
+
+}  // namespace draplane::cel::lib

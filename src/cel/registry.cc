@@ -1,0 +1,68 @@
+// The overload table: built once from the library files, then read-only.
+#include <unordered_map>
+
+#include "cel/functions.h"
+
+namespace draplane::cel {
+
+namespace {
+
+struct Registry {
+  std::vector<Overload> all;
+  std::unordered_map<std::string, std::vector<const Overload*>> by_name;
+
+  Registry() {
+    lib::register_standard(all);
+    lib::register_strings(all);
+    lib::register_lists(all);
+    lib::register_kubernetes(all);
+    for (const auto& o : all) by_name[o.function].push_back(&o);
+  }
+};
+
+const Registry& registry() {
+  static const Registry kRegistry;  // immutable after construction
+  return kRegistry;
+}
+
+}  // namespace
+
+std::vector<const Overload*> find_overloads(std::string_view function, bool member, size_t nargs) {
+  std::vector<const Overload*> out;
+  const auto& reg = registry();
+  auto it = reg.by_name.find(std::string(function));
+  if (it == reg.by_name.end()) return out;
+  for (const Overload* o : it->second) {
+    if (o->member == member && o->params.size() == nargs) out.push_back(o);
+  }
+  return out;
+}
+
+bool function_declared(std::string_view function) {
+  return registry().by_name.count(std::string(function)) > 0;
+}
+
+bool value_matches(const Type& param, const Value& v) {
+  switch (param.kind) {
+    case TypeKind::kDyn:
+    case TypeKind::kTypeParam:
+    case TypeKind::kError: return true;
+    case TypeKind::kNull: return v.kind == ValueKind::kNull;
+    case TypeKind::kBool: return v.kind == ValueKind::kBool;
+    case TypeKind::kInt: return v.kind == ValueKind::kInt;
+    case TypeKind::kUint: return v.kind == ValueKind::kUint;
+    case TypeKind::kDouble: return v.kind == ValueKind::kDouble;
+    case TypeKind::kString: return v.kind == ValueKind::kString;
+    case TypeKind::kBytes: return v.kind == ValueKind::kBytes;
+    case TypeKind::kList: return v.kind == ValueKind::kList;
+    case TypeKind::kMap: return v.kind == ValueKind::kMap;
+    case TypeKind::kType: return v.kind == ValueKind::kType;
+    case TypeKind::kOptional: return v.kind == ValueKind::kOptional;
+    case TypeKind::kQuantity: return v.kind == ValueKind::kQuantity;
+    case TypeKind::kSemver: return v.kind == ValueKind::kSemver;
+    case TypeKind::kDevice: return v.kind == ValueKind::kDevice;
+  }
+  return false;
+}
+
+}  // namespace draplane::cel

@@ -1,0 +1,267 @@
+#include "client/informer.h"
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <chrono>
+
+#include "api/codec.h"
+
+namespace draplane::client {
+namespace {
+
+std::string to_text(const rapidjson::Value& v) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  v.Accept(w);
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+std::string member_string(const rapidjson::Value& v, const char* key) {
+  if (!v.IsObject()) return "";
+  auto it = v.FindMember(key);
+  if (it == v.MemberEnd() || !it->value.IsString()) return "";
+  return std::string(it->value.GetString(), it->value.GetStringLength());
+}
+
+std::string key_of(const rapidjson::Value& obj) {
+  if (!obj.IsObject()) return "";
+  auto md = obj.FindMember("metadata");
+  if (md == obj.MemberEnd()) return "";
+  std::string ns = member_string(md->value, "namespace");
+  std::string name = member_string(md->value, "name");
+  return ns.empty() ? name : ns + "/" + name;
+}
+
+std::string rv_of(const rapidjson::Value& obj) {
+  auto md = obj.IsObject() ? obj.FindMember("metadata") : obj.MemberEnd();
+  if (!obj.IsObject() || md == obj.MemberEnd()) return "";
+  return member_string(md->value, "resourceVersion");
+}
+
+// Items of a list come without apiVersion/kind.
+void ensure_type(rapidjson::Value& obj, rapidjson::Document::AllocatorType& a, const std::string& api_version,
+                 const std::string& kind) {
+  if (!obj.IsObject()) return;
+  if (!obj.HasMember("apiVersion")) obj.AddMember("apiVersion", rapidjson::Value(api_version.c_str(), a), a);
+  if (!obj.HasMember("kind")) obj.AddMember("kind", rapidjson::Value(kind.c_str(), a), a);
+}
+
+std::string with_query(const std::string& path, const std::string& query) {
+  return path + (path.find('?') == std::string::npos ? "?" : "&") + query;
+}
+
+std::string url_escape(const std::string& s) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(hex[c >> 4]);
+      out.push_back(hex[c & 15]);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string object_key(const std::string& json) {
+  rapidjson::Document doc;
+  doc.Parse(json.data(), json.size());
+  if (doc.HasParseError()) return "";
+  return key_of(doc);
+}
+
+template <typename T>
+Result<T> decode_json_object(const std::string& json) {
+  return api::decode_as<T>(json);
+}
+template Result<api::Pod> decode_json_object<api::Pod>(const std::string&);
+template Result<api::Node> decode_json_object<api::Node>(const std::string&);
+template Result<api::Namespace> decode_json_object<api::Namespace>(const std::string&);
+template Result<api::DeviceClass> decode_json_object<api::DeviceClass>(const std::string&);
+template Result<api::ResourceSlice> decode_json_object<api::ResourceSlice>(const std::string&);
+template Result<api::ResourceClaim> decode_json_object<api::ResourceClaim>(const std::string&);
+template Result<api::ResourceClaimTemplate> decode_json_object<api::ResourceClaimTemplate>(const std::string&);
+
+RawInformer::RawInformer(RestClient& client, Options options) : client_(client), options_(std::move(options)) {}
+
+RawInformer::~RawInformer() { stop(); }
+
+void RawInformer::add_handler(Handler handler) { handlers_.push_back(std::move(handler)); }
+
+void RawInformer::start() {
+  stop_ = false;
+  thread_ = std::thread([this] { run(); });
+}
+
+void RawInformer::stop() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+bool RawInformer::wait_synced(int timeout_ms) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  return synced_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [this] { return synced_.load(); });
+}
+
+std::optional<std::string> RawInformer::get(const std::string& key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = items_.find(key);
+  if (it == items_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<std::string> RawInformer::list() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> out;
+  out.reserve(items_.size());
+  for (const auto& [k, v] : items_) out.push_back(v);
+  return out;
+}
+
+std::string RawInformer::resource_version() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return rv_;
+}
+
+void RawInformer::apply(EventType type, const std::string& key, std::string json, const std::string& rv) {
+  std::string old;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = items_.find(key);
+    if (it != items_.end()) old = it->second;
+    if (type == EventType::kDeleted) {
+      items_.erase(key);
+    } else {
+      items_[key] = json;
+    }
+    if (!rv.empty()) rv_ = rv;
+  }
+  if (type == EventType::kModified && old.empty()) type = EventType::kAdded;
+  for (const auto& h : handlers_) h(type, key, old, json);
+}
+
+Result<std::string> RawInformer::list_and_replace() {
+  std::string path = options_.path;
+  if (!options_.label_selector.empty()) path = with_query(path, "labelSelector=" + url_escape(options_.label_selector));
+  if (!options_.field_selector.empty()) path = with_query(path, "fieldSelector=" + url_escape(options_.field_selector));
+  ASSIGN_OR_RETURN(std::string body, client_.get(path));
+  rapidjson::Document doc;
+  doc.Parse(body.data(), body.size());
+  if (doc.HasParseError() || !doc.IsObject()) return Status(Code::kUnavailable, "list " + path + ": bad JSON");
+  std::string list_rv;
+  auto md = doc.FindMember("metadata");
+  if (md != doc.MemberEnd()) list_rv = member_string(md->value, "resourceVersion");
+  std::map<std::string, std::string> fresh;
+  auto items = doc.FindMember("items");
+  if (items != doc.MemberEnd() && items->value.IsArray()) {
+    for (auto& item : items->value.GetArray()) {
+      ensure_type(item, doc.GetAllocator(), options_.api_version, options_.kind);
+      fresh[key_of(item)] = to_text(item);
+    }
+  }
+  // Report the differences with what handlers saw before (relist after a gap).
+  std::map<std::string, std::string> before;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    before = items_;
+  }
+  for (const auto& [key, json] : before) {
+    if (!fresh.count(key)) apply(EventType::kDeleted, key, json, "");
+  }
+  for (auto& [key, json] : fresh) {
+    auto it = before.find(key);
+    if (it == before.end()) {
+      apply(EventType::kAdded, key, json, "");
+    } else if (it->second != json) {
+      apply(EventType::kModified, key, json, "");
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    rv_ = list_rv;
+  }
+  if (!synced_.exchange(true)) {
+    std::lock_guard<std::mutex> lock(mu_);
+    synced_cv_.notify_all();
+  }
+  return list_rv;
+}
+
+Result<void> RawInformer::watch_from(const std::string& rv) {
+  std::string path = with_query(options_.path, "watch=1&allowWatchBookmarks=true&resourceVersion=" + rv);
+  if (!options_.label_selector.empty()) path += "&labelSelector=" + url_escape(options_.label_selector);
+  if (!options_.field_selector.empty()) path += "&fieldSelector=" + url_escape(options_.field_selector);
+  Status failure;
+  auto st = client_.watch(path, [&](std::string_view line) {
+    rapidjson::Document ev;
+    ev.Parse(line.data(), line.size());
+    if (ev.HasParseError() || !ev.IsObject()) return true;
+    std::string type = member_string(ev, "type");
+    auto obj = ev.FindMember("object");
+    if (obj == ev.MemberEnd()) return true;
+    if (type == "ERROR") {
+      int code = 0;
+      if (obj->value.IsObject() && obj->value.HasMember("code") && obj->value["code"].IsInt()) {
+        code = obj->value["code"].GetInt();
+      }
+      failure = Status(code == 410 ? Code::kGone : Code::kUnavailable, member_string(obj->value, "message"));
+      return false;
+    }
+    std::string event_rv = rv_of(obj->value);
+    if (type == "BOOKMARK") {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!event_rv.empty()) rv_ = event_rv;
+      return true;
+    }
+    ensure_type(obj->value, ev.GetAllocator(), options_.api_version, options_.kind);
+    EventType et = type == "ADDED" ? EventType::kAdded
+                                   : (type == "DELETED" ? EventType::kDeleted : EventType::kModified);
+    apply(et, key_of(obj->value), to_text(obj->value), event_rv);
+    return true;
+  }, &stop_, 200);
+  if (!st.has_value()) return st;
+  if (!failure.ok()) return failure;
+  return {};
+}
+
+void RawInformer::run() {
+  std::string rv;
+  bool need_list = true;
+  while (!stop_) {
+    if (need_list) {
+      auto listed = list_and_replace();
+      if (!listed.has_value()) {
+        for (int waited = 0; waited < options_.relist_backoff_ms && !stop_; waited += 50) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        continue;
+      }
+      rv = *listed;
+      need_list = false;
+    }
+    auto st = watch_from(rv);
+    if (stop_) break;
+    if (!st.has_value()) {
+      // Gone: history compacted, relist. Other errors: back off, then resume
+      // from the last seen version (relisting if that fails with Gone).
+      if (st.error().code() != Code::kGone) {
+        for (int waited = 0; waited < options_.relist_backoff_ms && !stop_; waited += 50) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        rv = resource_version();
+        continue;
+      }
+      need_list = true;
+      continue;
+    }
+    rv = resource_version();  // clean end (timeout): resume
+  }
+}
+
+}  // namespace draplane::client

@@ -1,0 +1,144 @@
+// Informer: a list+watch cache of one resource collection, like client-go's.
+//
+// run() lists the collection, then watches from the list's resourceVersion;
+// on 410 Gone (compacted history) or a broken stream it lists again (after a
+// backoff on errors) and reports the differences as events, so handlers see
+// every object reach its latest state exactly as if they had watched all along.
+// Handlers run on the informer's thread, in event order.
+//
+// Objects are typed (api::Pod, api::ResourceClaim, ...). Items of a list lack
+// apiVersion/kind on the wire; the informer fills them in before decoding.
+//
+// Thread-safety: get()/list()/synced() may be called from any thread; handlers
+// must be added before start().
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "api/types.h"
+#include "client/rest_client.h"
+
+namespace draplane::client {
+
+enum class EventType { kAdded, kModified, kDeleted };
+
+// Untyped core: JSON objects keyed by "namespace/name" (or "name").
+class RawInformer {
+ public:
+  struct Options {
+    std::string api_version;  // "v1", "resource.k8s.io/v1"
+    std::string kind;         // "Pod"
+    std::string path;         // "/api/v1/pods" (all namespaces) or namespaced path
+    std::string label_selector;
+    std::string field_selector;
+    int relist_backoff_ms = 1000;
+  };
+  // (type, key, old JSON or "" when added, new JSON (the last state when deleted))
+  using Handler = std::function<void(EventType, const std::string& key, const std::string& old_json,
+                                     const std::string& new_json)>;
+
+  RawInformer(RestClient& client, Options options);
+  ~RawInformer();
+
+  void add_handler(Handler handler);
+  // Starts the background thread; stop() (or the destructor) ends it.
+  void start();
+  void stop();
+  // True once the first list has been delivered to the handlers.
+  bool synced() const { return synced_.load(); }
+  bool wait_synced(int timeout_ms) const;
+
+  std::optional<std::string> get(const std::string& key) const;
+  std::vector<std::string> list() const;
+  // resourceVersion of the last event or list applied.
+  std::string resource_version() const;
+
+ private:
+  void run();
+  Result<std::string> list_and_replace();  // returns the list resourceVersion
+  Result<void> watch_from(const std::string& rv);
+  void apply(EventType type, const std::string& key, std::string json, const std::string& rv);
+
+  RestClient& client_;
+  Options options_;
+  std::vector<Handler> handlers_;
+  mutable std::mutex mu_;
+  mutable std::condition_variable synced_cv_;
+  std::map<std::string, std::string> items_;
+  std::string rv_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> synced_{false};
+  std::thread thread_;
+};
+
+// Typed view over a RawInformer.
+template <typename T>
+class Informer {
+ public:
+  using Handler = std::function<void(EventType, const T* old_obj, const T& obj)>;
+
+  Informer(RestClient& client, RawInformer::Options options) : raw_(client, std::move(options)) {}
+
+  void add_handler(Handler handler);
+  void start() { raw_.start(); }
+  void stop() { raw_.stop(); }
+  bool synced() const { return raw_.synced(); }
+  bool wait_synced(int timeout_ms) const { return raw_.wait_synced(timeout_ms); }
+  std::optional<T> get(const std::string& key) const;
+  std::vector<T> list() const;
+
+ private:
+  RawInformer raw_;
+};
+
+// Decodes one object JSON (with apiVersion/kind) as T; used by Informer<T>.
+template <typename T>
+Result<T> decode_json_object(const std::string& json);
+
+// "namespace/name" or "name" for cluster-scoped objects, from object JSON.
+std::string object_key(const std::string& json);
+
+template <typename T>
+void Informer<T>::add_handler(Handler handler) {
+  raw_.add_handler([handler = std::move(handler)](EventType type, const std::string&, const std::string& old_json,
+                                                  const std::string& new_json) {
+    auto obj = decode_json_object<T>(new_json);
+    if (!obj.has_value()) return;  // cannot happen for objects the server validated
+    std::optional<T> old;
+    if (!old_json.empty()) {
+      auto o = decode_json_object<T>(old_json);
+      if (o.has_value()) old = std::move(*o);
+    }
+    handler(type, old ? &*old : nullptr, *obj);
+  });
+}
+
+template <typename T>
+std::optional<T> Informer<T>::get(const std::string& key) const {
+  auto json = raw_.get(key);
+  if (!json) return std::nullopt;
+  auto obj = decode_json_object<T>(*json);
+  if (!obj.has_value()) return std::nullopt;
+  return std::move(*obj);
+}
+
+template <typename T>
+std::vector<T> Informer<T>::list() const {
+  std::vector<T> out;
+  for (const auto& json : raw_.list()) {
+    auto obj = decode_json_object<T>(json);
+    if (obj.has_value()) out.push_back(std::move(*obj));
+  }
+  return out;
+}
+
+}  // namespace draplane::client

@@ -1,0 +1,40 @@
+// Kubeconfig: where a Kubernetes API server is and how to authenticate to it.
+//
+// Reads the subset of the kubeconfig format (clientcmd v1) that draplane's
+// components and kubectl share: clusters[].cluster{server, certificate-authority,
+// certificate-authority-data, insecure-skip-tls-verify}, users[].user{token,
+// tokenFile, client-certificate(-data), client-key(-data)}, contexts[], and
+// current-context. Plain values; no shared state.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+
+namespace draplane::client {
+
+struct KubeConfig {
+  std::string server;              // https://127.0.0.1:6443
+  std::string ca_pem;              // PEM of the CA that signs the server's certificate
+  bool insecure_skip_tls_verify = false;
+  std::string token;               // bearer token
+  std::string client_cert_pem;     // client certificate auth (optional)
+  std::string client_key_pem;
+  std::string namespace_;          // context namespace, "" = default
+};
+
+// Parses kubeconfig YAML. `context` "" selects current-context. Relative file
+// references (certificate-authority, tokenFile, ...) resolve against `base_dir`.
+// Errors (kInvalid) name the missing or malformed entry, e.g.
+// "kubeconfig: context \"foo\" not found".
+Result<KubeConfig> parse_kubeconfig(std::string_view yaml, std::string_view context = "",
+                                    std::string_view base_dir = "");
+
+// Reads and parses a kubeconfig file (kNotFound when the file does not exist).
+Result<KubeConfig> load_kubeconfig(const std::string& path, std::string_view context = "");
+
+// Renders a kubeconfig with one cluster, user and context named `name`.
+std::string render_kubeconfig(std::string_view name, const KubeConfig& config);
+
+}  // namespace draplane::client

@@ -1,0 +1,357 @@
+#include "client/rest_client.h"
+
+#include <rapidjson/document.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <chrono>
+#include <mutex>
+#include <optional>
+
+namespace draplane::client {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace ssl = asio::ssl;
+using tcp = asio::ip::tcp;
+
+constexpr auto kRequestTimeout = std::chrono::seconds(30);
+
+struct Endpoint {
+  bool tls = true;
+  std::string host;
+  std::string port;
+  std::string prefix;  // path prefix of the server URL, without trailing '/'
+};
+
+Result<Endpoint> parse_server(const std::string& url) {
+  Endpoint ep;
+  std::string_view rest = url;
+  if (rest.rfind("https://", 0) == 0) {
+    rest.remove_prefix(8);
+  } else if (rest.rfind("http://", 0) == 0) {
+    ep.tls = false;
+    rest.remove_prefix(7);
+  } else {
+    return invalid_error("server URL must start with https:// or http://: " + url);
+  }
+  auto slash = rest.find('/');
+  std::string_view hostport = rest.substr(0, slash);
+  if (slash != std::string_view::npos) {
+    ep.prefix = std::string(rest.substr(slash));
+    while (!ep.prefix.empty() && ep.prefix.back() == '/') ep.prefix.pop_back();
+  }
+  if (!hostport.empty() && hostport.front() == '[') {  // [::1]:6443
+    auto close = hostport.find(']');
+    if (close == std::string_view::npos) return invalid_error("bad IPv6 host in server URL: " + url);
+    ep.host = std::string(hostport.substr(1, close - 1));
+    if (close + 1 < hostport.size() && hostport[close + 1] == ':') ep.port = std::string(hostport.substr(close + 2));
+  } else {
+    auto colon = hostport.rfind(':');
+    ep.host = std::string(hostport.substr(0, colon));
+    if (colon != std::string_view::npos) ep.port = std::string(hostport.substr(colon + 1));
+  }
+  if (ep.host.empty()) return invalid_error("server URL has no host: " + url);
+  if (ep.port.empty()) ep.port = ep.tls ? "443" : "80";
+  return ep;
+}
+
+Code code_for(int http_status, std::string_view reason) {
+  switch (http_status) {
+    case 400: return Code::kBadRequest;
+    case 401: return Code::kUnauthorized;
+    case 403: return Code::kForbidden;
+    case 404: return Code::kNotFound;
+    case 409: return reason == "AlreadyExists" ? Code::kAlreadyExists : Code::kConflict;
+    case 410: return Code::kGone;
+    case 422: return Code::kInvalid;
+    case 504: return Code::kDeadlineExceeded;
+    default: return http_status >= 500 ? Code::kUnavailable : Code::kInvalid;
+  }
+}
+
+// One connection (TLS or plain) with its own io_context, driven synchronously by
+// running the context until the operation completes or times out.
+class Connection {
+ public:
+  Connection(const Endpoint& ep, ssl::context* tls) : ep_(ep), tls_(tls) {}
+
+  Result<void> connect() {
+    beast::error_code ec;
+    tcp::resolver resolver(ioc_);
+    auto results = resolver.resolve(ep_.host, ep_.port, ec);
+    if (ec) return Status(Code::kUnavailable, "resolve " + ep_.host + ": " + ec.message());
+    if (tls_) {
+      ssl_.emplace(ioc_, *tls_);
+      beast::get_lowest_layer(*ssl_).expires_after(kRequestTimeout);
+      beast::get_lowest_layer(*ssl_).connect(results, ec);
+      if (ec) return unavailable("connect", ec);
+      if (!SSL_set_tlsext_host_name(ssl_->native_handle(), ep_.host.c_str())) {
+        return Status(Code::kUnavailable, "TLS: cannot set SNI host name");
+      }
+      ssl_->set_verify_callback(ssl::host_name_verification(ep_.host));
+      ssl_->handshake(ssl::stream_base::client, ec);
+      if (ec) return unavailable("TLS handshake", ec);
+    } else {
+      plain_.emplace(ioc_);
+      plain_->expires_after(kRequestTimeout);
+      plain_->connect(results, ec);
+      if (ec) return unavailable("connect", ec);
+    }
+    return {};
+  }
+
+  template <typename F>
+  auto with_stream(F&& f) {
+    if (ssl_) return f(*ssl_);
+    return f(*plain_);
+  }
+
+  void expires_after(std::chrono::steady_clock::duration d) {
+    if (ssl_) beast::get_lowest_layer(*ssl_).expires_after(d);
+    else plain_->expires_after(d);
+  }
+  void expires_never() {
+    if (ssl_) beast::get_lowest_layer(*ssl_).expires_never();
+    else plain_->expires_never();
+  }
+  void close() {
+    beast::error_code ec;
+    if (ssl_) beast::get_lowest_layer(*ssl_).socket().close(ec);
+    if (plain_) plain_->socket().close(ec);
+  }
+  asio::io_context& ioc() { return ioc_; }
+
+  Status unavailable(const char* what, const beast::error_code& ec) {
+    return Status(Code::kUnavailable, std::string(what) + " " + ep_.host + ":" + ep_.port + ": " + ec.message());
+  }
+
+ private:
+  Endpoint ep_;
+  ssl::context* tls_;
+  asio::io_context ioc_;
+  std::optional<beast::ssl_stream<beast::tcp_stream>> ssl_;
+  std::optional<beast::tcp_stream> plain_;
+};
+
+class BeastRestClient final : public RestClient {
+ public:
+  BeastRestClient(Endpoint ep, std::unique_ptr<ssl::context> tls, std::string token)
+      : ep_(std::move(ep)), tls_(std::move(tls)), token_(std::move(token)) {}
+
+  Result<Response> request(std::string_view method, std::string_view target, std::string_view body,
+                           std::string_view content_type) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    // A kept-alive connection may have been closed by the server: retry once on a
+    // fresh connection when the failure happened on a reused one.
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      bool reused = conn_ != nullptr;
+      if (!conn_) {
+        conn_ = std::make_unique<Connection>(ep_, tls_.get());
+        auto st = conn_->connect();
+        if (!st) {
+          conn_.reset();
+          return st.error();
+        }
+      }
+      auto req = make_request(method, target, body, content_type);
+      auto res = conn_->with_stream([&](auto& stream) -> Result<Response> {
+        beast::error_code ec;
+        conn_->expires_after(kRequestTimeout);
+        http::write(stream, req, ec);
+        if (ec) return conn_->unavailable("write", ec);
+        beast::flat_buffer buffer;
+        http::response_parser<http::string_body> parser;
+        parser.body_limit(512ull * 1024 * 1024);
+        http::read(stream, buffer, parser, ec);
+        if (ec) return conn_->unavailable("read", ec);
+        auto& msg = parser.get();
+        Response out;
+        out.status = static_cast<int>(msg.result_int());
+        out.body = std::move(msg.body());
+        out.content_type = std::string(msg[http::field::content_type]);
+        if (!msg.keep_alive()) keep_ = false;
+        return out;
+      });
+      if (!res.has_value() || !keep_) {
+        conn_.reset();
+        keep_ = true;
+        if (!res.has_value() && reused && attempt == 0) continue;
+      }
+      return res;
+    }
+    return Status(Code::kUnavailable, "request failed");
+  }
+
+  Result<void> watch(std::string_view target, const std::function<bool(std::string_view)>& on_event,
+                     const std::atomic<bool>* stop, int poll_ms) override {
+    Connection conn(ep_, tls_.get());
+    RETURN_IF_ERROR(conn.connect());
+    auto req = make_request("GET", target, {}, {});
+    return conn.with_stream([&](auto& stream) -> Result<void> {
+      beast::error_code ec;
+      http::write(stream, req, ec);
+      if (ec) return conn.unavailable("write", ec);
+      conn.expires_never();
+      beast::flat_buffer buffer;
+      http::response_parser<http::buffer_body> parser;
+      parser.body_limit(boost::none);
+      std::string pending;  // bytes of an incomplete event line
+      std::string error_body;
+      bool header_done = false;
+      int status = 0;
+      char chunk[64 * 1024];
+      while (!parser.is_done()) {
+        if (stop && stop->load()) return Result<void>();
+        parser.get().body().data = chunk;
+        parser.get().body().size = sizeof(chunk);
+        bool finished = false;
+        beast::error_code rec;
+        auto on_read = [&](beast::error_code e, std::size_t) {
+          rec = e;
+          finished = true;
+        };
+        if (!header_done) {
+          http::async_read_header(stream, buffer, parser, on_read);
+        } else {
+          // read_some: return with whatever part of the body arrived (one event is
+          // often a few hundred bytes), not when the 64 KiB buffer is full.
+          http::async_read_some(stream, buffer, parser, on_read);
+        }
+        conn.ioc().restart();
+        while (!finished) {
+          conn.ioc().run_for(std::chrono::milliseconds(poll_ms));
+          if (!finished && stop && stop->load()) {
+            conn.close();
+            conn.ioc().restart();
+            conn.ioc().run();  // let the cancelled operation complete
+            return Result<void>();
+          }
+        }
+        if (rec == http::error::need_buffer) rec = {};
+        if (rec == http::error::end_of_stream || rec == asio::error::eof) break;
+        if (rec) return conn.unavailable("watch read", rec);
+        if (!header_done && parser.is_header_done()) {
+          header_done = true;
+          status = static_cast<int>(parser.get().result_int());
+          continue;
+        }
+        size_t got = sizeof(chunk) - parser.get().body().size;
+        if (status < 200 || status >= 300) {
+          error_body.append(chunk, got);
+          continue;
+        }
+        pending.append(chunk, got);
+        size_t start = 0;
+        for (size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
+          std::string_view line(pending.data() + start, nl - start);
+          if (line.empty()) continue;
+          if (!on_event(line)) return Result<void>();
+        }
+        pending.erase(0, start);
+      }
+      if (status < 200 || status >= 300) {
+        Response r{status, error_body, ""};
+        return status_from_response(r);
+      }
+      if (!pending.empty()) on_event(pending);
+      return Result<void>();
+    });
+  }
+
+ private:
+  http::request<http::string_body> make_request(std::string_view method, std::string_view target,
+                                                std::string_view body, std::string_view content_type) {
+    http::request<http::string_body> req;
+    req.method(http::string_to_verb(beast::string_view(method.data(), method.size())));
+    req.target(ep_.prefix + std::string(target));
+    req.version(11);
+    req.set(http::field::host, ep_.host);
+    req.set(http::field::user_agent, "draplane/client");
+    req.set(http::field::accept, "application/json");
+    if (!token_.empty()) req.set(http::field::authorization, "Bearer " + token_);
+    if (!body.empty()) {
+      req.set(http::field::content_type, std::string(content_type));
+      req.body() = std::string(body);
+    }
+    req.keep_alive(true);
+    req.prepare_payload();
+    return req;
+  }
+
+  Endpoint ep_;
+  std::unique_ptr<ssl::context> tls_;
+  std::string token_;
+  std::mutex mu_;
+  std::unique_ptr<Connection> conn_;
+  bool keep_ = true;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<RestClient>> RestClient::create(const KubeConfig& config) {
+  ASSIGN_OR_RETURN(Endpoint ep, parse_server(config.server));
+  std::unique_ptr<ssl::context> tls;
+  if (ep.tls) {
+    tls = std::make_unique<ssl::context>(ssl::context::tls_client);
+    beast::error_code ec;
+    if (config.insecure_skip_tls_verify) {
+      tls->set_verify_mode(ssl::verify_none);
+    } else {
+      tls->set_verify_mode(ssl::verify_peer);
+      if (!config.ca_pem.empty()) {
+        tls->add_certificate_authority(asio::buffer(config.ca_pem), ec);
+        if (ec) return invalid_error("kubeconfig: certificate authority: " + ec.message());
+      } else {
+        tls->set_default_verify_paths(ec);
+      }
+    }
+    if (!config.client_cert_pem.empty()) {
+      tls->use_certificate_chain(asio::buffer(config.client_cert_pem), ec);
+      if (ec) return invalid_error("kubeconfig: client certificate: " + ec.message());
+      tls->use_private_key(asio::buffer(config.client_key_pem), ssl::context::pem, ec);
+      if (ec) return invalid_error("kubeconfig: client key: " + ec.message());
+    }
+  }
+  return std::unique_ptr<RestClient>(new BeastRestClient(std::move(ep), std::move(tls), config.token));
+}
+
+Status status_from_response(const Response& r) {
+  std::string reason, message;
+  rapidjson::Document doc;
+  doc.Parse(r.body.data(), r.body.size());
+  if (!doc.HasParseError() && doc.IsObject()) {
+    if (doc.HasMember("reason") && doc["reason"].IsString()) reason = doc["reason"].GetString();
+    if (doc.HasMember("message") && doc["message"].IsString()) message = doc["message"].GetString();
+  }
+  if (message.empty()) message = r.body.empty() ? "HTTP " + std::to_string(r.status) : r.body;
+  return Status(code_for(r.status, reason), message);
+}
+
+namespace {
+Result<std::string> body_or_error(Result<Response> r) {
+  if (!r.has_value()) return r.error();
+  if (r->status >= 200 && r->status < 300) return std::move(r->body);
+  return status_from_response(*r);
+}
+}  // namespace
+
+Result<std::string> RestClient::get(std::string_view target) { return body_or_error(request("GET", target)); }
+Result<std::string> RestClient::post(std::string_view target, std::string_view json) {
+  return body_or_error(request("POST", target, json));
+}
+Result<std::string> RestClient::put(std::string_view target, std::string_view json) {
+  return body_or_error(request("PUT", target, json));
+}
+Result<std::string> RestClient::patch(std::string_view target, std::string_view body, std::string_view ct) {
+  return body_or_error(request("PATCH", target, body, ct));
+}
+Result<std::string> RestClient::del(std::string_view target) { return body_or_error(request("DELETE", target)); }
+
+}  // namespace draplane::client

@@ -1,0 +1,386 @@
+#include "cluster/local_cluster.h"
+
+#include <rapidjson/document.h>
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <ctime>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "alloc/allocator.h"
+#include "api/codec.h"
+#include "client/rest_client.h"
+#include "controllers/claim_controller.h"
+#include "node/agent.h"
+#include "node/agent_node.h"
+#include "sched/runner.h"
+#include "server/api_server.h"
+#include "server/credentials.h"
+#include "server/http_server.h"
+#include "server/pki.h"
+#include "store/memory_store.h"
+#include "store/sqlite_store.h"
+
+namespace draplane::cluster {
+namespace {
+
+std::string new_uid() {
+  std::string h = server::random_hex(16);
+  h[12] = '4';  // RFC 4122 version 4, variant 10xx
+  h[16] = "89ab"[std::stoi(h.substr(16, 1), nullptr, 16) & 3];
+  return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) + "-" + h.substr(20);
+}
+
+std::string random_suffix() {
+  static const char* kAlphabet = "bcdfghjklmnpqrstvwxz2456789";  // as k8s utilrand.String
+  std::string h = server::random_hex(5), out;
+  for (size_t i = 0; i < 5; ++i) out += kAlphabet[std::stoi(h.substr(2 * i, 2), nullptr, 16) % 27];
+  return out;
+}
+
+bool valid_node_name(const std::string& n) {
+  if (n.empty() || n.size() > 253) return false;
+  for (char c : n) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.')) return false;
+  }
+  return n.front() != '-' && n.front() != '.' && n.back() != '-' && n.back() != '.';
+}
+
+}  // namespace
+
+std::vector<SimNode> default_sim_nodes() {
+  return {{"node-1", "sim:8xH100"}, {"node-2", "sim:8xH100"}, {"node-3", "sim:4xA100-40GB"}};
+}
+
+Result<std::vector<SimNode>> parse_sim_nodes(const std::string& text) {
+  std::vector<SimNode> out;
+  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
+    int n = std::atoi(text.c_str());
+    if (n < 0 || n > 5000) return Status(Code::kInvalid, "--nodes: count must be between 0 and 5000, got " + text);
+    for (int i = 1; i <= n; ++i) out.push_back({"node-" + std::to_string(i), "sim:8xH100"});
+    return out;
+  }
+  std::set<std::string> seen;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(';', start);
+    if (end == std::string::npos) end = text.size();
+    std::string part = text.substr(start, end - start);
+    start = end + 1;
+    if (part.empty()) continue;
+    size_t eq = part.find('=');
+    if (eq == std::string::npos) {
+      return Status(Code::kInvalid, "--nodes: \"" + part + "\": expected NAME=GPUS (e.g. node-1=sim:8xH100)");
+    }
+    SimNode n{part.substr(0, eq), part.substr(eq + 1)};
+    if (!valid_node_name(n.name)) {
+      return Status(Code::kInvalid, "--nodes: \"" + n.name + "\": a node name must be a lowercase RFC 1123 subdomain");
+    }
+    if (n.gpus.empty()) return Status(Code::kInvalid, "--nodes: " + n.name + ": GPUS must not be empty");
+    if (!seen.insert(n.name).second) return Status(Code::kInvalid, "--nodes: duplicate node " + n.name);
+    out.push_back(std::move(n));
+  }
+  return out;
+}
+
+struct LocalCluster::Impl {
+  LocalClusterOptions options;
+  std::string dir;
+  std::string url;
+  std::string kubeconfig;
+  std::string ca_pem;
+  std::unique_ptr<store::Store> store;
+  server::Metrics metrics;
+  std::unique_ptr<server::ApiServer> api;
+  std::optional<server::TokenTable> tokens;
+  std::unique_ptr<server::HttpServer> http;
+
+  std::atomic<bool> stop_nodes{false};
+  std::atomic<bool> stop_control{false};
+  std::vector<std::unique_ptr<client::RestClient>> clients;  // outlive the threads
+  std::vector<std::thread> node_threads;
+  std::vector<std::thread> control_threads;
+  std::thread compactor;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool compactor_done = false;
+  std::string failure;
+  bool stopped = false;
+
+  std::shared_ptr<spdlog::logger> logger(const std::string& name, const std::string& file) {
+    auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(dir + "/logs/" + file + ".log");
+    auto l = std::make_shared<spdlog::logger>(name, sink);
+    l->set_level(options.verbose ? spdlog::level::debug : spdlog::level::info);
+    l->flush_on(spdlog::level::info);
+    return l;
+  }
+
+  void fail(const std::string& component, const std::string& message) {
+    std::lock_guard<std::mutex> l(mu);
+    if (failure.empty()) failure = component + ": " + message;
+  }
+
+  Result<client::RestClient*> new_client(const std::string& token) {
+    client::KubeConfig cfg;
+    cfg.server = url;
+    cfg.ca_pem = ca_pem;
+    cfg.token = token;
+    ASSIGN_OR_RETURN(auto c, client::RestClient::create(cfg));
+    clients.push_back(std::move(c));
+    return clients.back().get();
+  }
+
+  Result<void> start_server();
+  Result<void> start_components();
+};
+
+Result<void> LocalCluster::Impl::start_server() {
+  size_t colon = options.listen.rfind(':');
+  if (colon == std::string::npos || colon == 0) {
+    return Status(Code::kInvalid, "--listen must be HOST:PORT, got \"" + options.listen + "\"");
+  }
+  std::string host = options.listen.substr(0, colon);
+  std::string port_text = options.listen.substr(colon + 1);
+  if (port_text.empty() || port_text.find_first_not_of("0123456789") != std::string::npos ||
+      std::atoi(port_text.c_str()) > 65535) {
+    return Status(Code::kInvalid, "--listen: invalid port \"" + port_text + "\"");
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(options.data_dir + "/logs", ec);
+  if (ec) return Status(Code::kUnavailable, "cannot create data dir " + options.data_dir + ": " + ec.message());
+  dir = std::filesystem::absolute(options.data_dir).lexically_normal().string();
+  if (!dir.empty() && dir.back() == '/') dir.pop_back();
+
+  if (options.store == "memory") {
+    store = store::new_memory_store();
+  } else if (options.store == "sqlite") {
+    ASSIGN_OR_RETURN(store, store::open_sqlite_store({dir + "/state.db", true}));
+  } else {
+    return Status(Code::kInvalid,
+                  "--store must be sqlite or memory (etcd is not implemented yet), got \"" + options.store + "\"");
+  }
+  std::string advertise = options.advertise.empty() ? (host == "0.0.0.0" ? "127.0.0.1" : host) : options.advertise;
+  ASSIGN_OR_RETURN(server::PkiFiles pki, server::ensure_pki(dir + "/pki", {host, advertise}));
+  ca_pem = pki.ca_pem;
+  std::vector<std::string> node_names = options.node_tokens;
+  for (const auto& n : options.nodes) node_names.push_back(n.name);
+  ASSIGN_OR_RETURN(server::TokenTable t, server::TokenTable::ensure(dir, node_names));
+  tokens = std::move(t);
+
+  server::ApiServerOptions ao;
+  ao.now = [] { return static_cast<int64_t>(std::time(nullptr)); };
+  ao.new_uid = new_uid;
+  ao.random_suffix = random_suffix;
+  api = std::make_unique<server::ApiServer>(*store, ao, &metrics);
+  if (Status b = api->bootstrap(); !b.ok()) return Status(b.code(), "bootstrap: " + b.message());
+
+  server::HttpServerOptions ho;
+  ho.host = host;
+  ho.port = static_cast<uint16_t>(std::atoi(port_text.c_str()));
+  ho.threads = options.server_threads;
+  ho.tls = !options.insecure_http;
+  ho.cert_file = pki.server_cert;
+  ho.key_file = pki.server_key;
+  ho.log_requests = options.log_requests;
+  http = std::make_unique<server::HttpServer>(*api, *tokens, metrics, ho);
+  ASSIGN_OR_RETURN(uint16_t bound, http->start());
+  url = std::string(options.insecure_http ? "http://" : "https://") + advertise + ":" + std::to_string(bound);
+  ASSIGN_OR_RETURN(kubeconfig, server::write_kubeconfig(dir, url, pki.ca_pem, *tokens));
+
+  // History older than one compaction interval is dropped (kube-apiserver asks
+  // etcd to compact every 5 minutes likewise).
+  compactor = std::thread([this] {
+    int64_t mark = store->current_revision();
+    std::unique_lock<std::mutex> l(mu);
+    while (!cv.wait_for(l, std::chrono::seconds(std::max(1, options.compact_interval_s)),
+                        [&] { return compactor_done; })) {
+      (void)store->compact(mark);
+      mark = store->current_revision();
+    }
+  });
+  return {};
+}
+
+Result<void> LocalCluster::Impl::start_components() {
+  const std::string& admin = tokens->admin_token();
+  if (options.scheduler) {
+    ASSIGN_OR_RETURN(client::RestClient * watch, new_client(admin));
+    ASSIGN_OR_RETURN(client::RestClient * write, new_client(admin));
+    ASSIGN_OR_RETURN(alloc::Policy policy, alloc::parse_policy(options.policy));
+    sched::RunnerOptions ro;
+    ro.scheduler.policy = policy;
+    ro.logger = logger("scheduler", "scheduler");
+    control_threads.emplace_back([this, watch, write, ro] {
+      auto r = sched::run_scheduler(*watch, *write, ro, stop_control);
+      if (!r.has_value()) {
+        ro.logger->error("scheduler stopped: {}", r.error().to_string());
+        fail("scheduler", r.error().to_string());
+      }
+    });
+  }
+  if (options.controllers) {
+    ASSIGN_OR_RETURN(client::RestClient * rest, new_client(admin));
+    controllers::ControllerOptions co;
+    co.logger = logger("controllers", "controllers");
+    control_threads.emplace_back([this, rest, co] {
+      Status st = controllers::run_controllers(*rest, co, stop_control);
+      if (!st.ok()) {
+        co.logger->error("controllers stopped: {}", st.to_string());
+        fail("controllers", st.to_string());
+      }
+    });
+  }
+  if (!options.nodes.empty()) {
+    // The driver's DeviceClasses, as an admin would install them with the driver
+    // (the agents' node identities may not create classes).
+    ASSIGN_OR_RETURN(client::RestClient * rest, new_client(admin));
+    auto log = logger("setup", "setup");
+    if (Status st = node::ensure_device_classes(*rest, *log); !st.ok()) {
+      return Status(st.code(), "creating the DeviceClasses: " + st.message());
+    }
+  }
+  std::map<std::string, std::string> node_tokens;
+  for (const auto& [token, id] : tokens->all()) {
+    if (!id.node.empty()) node_tokens[id.node] = token;
+  }
+  for (const auto& n : options.nodes) {
+    ASSIGN_OR_RETURN(client::RestClient * rest, new_client(node_tokens.at(n.name)));
+    node::AgentOptions ao;
+    ao.node_name = n.name;
+    ao.gpus = n.gpus;
+    ao.state_dir = dir + "/nodes/" + n.name;
+    ao.heartbeat_seconds = options.heartbeat_seconds;
+    ao.logger = logger("agent/" + n.name, "agent-" + n.name);
+    node_threads.emplace_back([this, rest, ao] {
+      auto r = node::run_agent(*rest, ao, stop_nodes);
+      if (!r.has_value()) {
+        ao.logger->error("agent stopped: {}", r.error().to_string());
+        fail("agent " + ao.node_name, r.error().to_string());
+      }
+    });
+  }
+  return {};
+}
+
+LocalCluster::LocalCluster() : impl_(std::make_unique<Impl>()) {}
+
+LocalCluster::~LocalCluster() { stop(); }
+
+Result<std::unique_ptr<LocalCluster>> LocalCluster::start(const LocalClusterOptions& options) {
+  std::unique_ptr<LocalCluster> c(new LocalCluster());
+  c->impl_->options = options;
+  std::set<std::string> names;
+  for (const auto& n : options.nodes) {
+    if (!valid_node_name(n.name)) return Status(Code::kInvalid, "node name \"" + n.name + "\" is not a DNS subdomain");
+    if (!names.insert(n.name).second) return Status(Code::kInvalid, "duplicate node name " + n.name);
+  }
+  if (options.scheduler) RETURN_IF_ERROR(alloc::parse_policy(options.policy));
+  RETURN_IF_ERROR(c->impl_->start_server());
+  if (Result<void> r = c->impl_->start_components(); !r.has_value()) {
+    c->stop();
+    return r.error();
+  }
+  return c;
+}
+
+void LocalCluster::stop() {
+  Impl& m = *impl_;
+  if (m.stopped) return;
+  m.stopped = true;
+  // Agents first (they unprepare and stop their containers), while the server
+  // still answers; then the control plane; then the server.
+  m.stop_nodes.store(true);
+  for (auto& t : m.node_threads) t.join();
+  m.stop_control.store(true);
+  for (auto& t : m.control_threads) t.join();
+  {
+    std::lock_guard<std::mutex> l(m.mu);
+    m.compactor_done = true;
+  }
+  m.cv.notify_all();
+  if (m.compactor.joinable()) m.compactor.join();
+  if (m.http) m.http->stop();
+}
+
+const std::string& LocalCluster::url() const { return impl_->url; }
+const std::string& LocalCluster::kubeconfig_path() const { return impl_->kubeconfig; }
+const std::string& LocalCluster::data_dir() const { return impl_->dir; }
+
+client::KubeConfig LocalCluster::admin_config() const {
+  client::KubeConfig cfg;
+  cfg.server = impl_->url;
+  cfg.ca_pem = impl_->ca_pem;
+  cfg.token = impl_->tokens->admin_token();
+  return cfg;
+}
+
+std::string LocalCluster::failure() const {
+  std::lock_guard<std::mutex> l(impl_->mu);
+  return impl_->failure;
+}
+
+Result<void> LocalCluster::wait_nodes_ready(int timeout_ms) {
+  ASSIGN_OR_RETURN(auto rest, client::RestClient::create(admin_config()));
+  std::set<std::string> missing;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (true) {
+    missing.clear();
+    for (const auto& n : impl_->options.nodes) missing.insert(n.name);
+    std::set<std::string> ready, published;
+    if (auto nodes = rest->get("/api/v1/nodes"); nodes.has_value()) {
+      rapidjson::Document d;
+      d.Parse(nodes->data(), nodes->size());
+      if (!d.HasParseError() && d.IsObject() && d.HasMember("items") && d["items"].IsArray()) {
+        for (const auto& item : d["items"].GetArray()) {
+          if (!item.HasMember("metadata") || !item["metadata"].HasMember("name")) continue;
+          std::string name = item["metadata"]["name"].GetString();
+          if (!item.HasMember("status") || !item["status"].HasMember("conditions")) continue;
+          for (const auto& c : item["status"]["conditions"].GetArray()) {
+            if (c.HasMember("type") && c.HasMember("status") && std::string(c["type"].GetString()) == "Ready" &&
+                std::string(c["status"].GetString()) == "True") {
+              ready.insert(name);
+            }
+          }
+        }
+      }
+    }
+    if (auto slices = rest->get("/apis/resource.k8s.io/v1/resourceslices"); slices.has_value()) {
+      // A pool is published once all slices of its newest generation are there.
+      struct Pool {
+        int64_t generation = -1;
+        int64_t want = 0, have = 0;
+      };
+      std::map<std::string, Pool> pools;
+      for (auto& doc : api::decode_stream(*slices)) {
+        if (!doc.object.has_value()) continue;
+        const auto* s = std::get_if<api::ResourceSlice>(&doc.object.value());
+        if (!s) continue;
+        Pool& p = pools[s->spec.pool.name];
+        if (s->spec.pool.generation > p.generation) p = {s->spec.pool.generation, s->spec.pool.resourceSliceCount, 0};
+        if (s->spec.pool.generation == p.generation) ++p.have;
+      }
+      for (const auto& [name, p] : pools) {
+        if (p.have >= p.want) published.insert(name);
+      }
+    }
+    for (auto it = missing.begin(); it != missing.end();) {
+      it = (ready.count(*it) && published.count(*it)) ? missing.erase(it) : std::next(it);
+    }
+    if (missing.empty()) return {};
+    std::string f = failure();
+    if (!f.empty()) return Status(Code::kUnavailable, f);
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::string names;
+  for (const auto& n : missing) names += (names.empty() ? "" : ", ") + n;
+  return Status(Code::kUnavailable, "nodes not ready with their ResourceSlices in time: " + names);
+}
+
+}  // namespace draplane::cluster

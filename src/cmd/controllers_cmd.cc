@@ -1,0 +1,65 @@
+// `draplane controllers --kubeconfig FILE`: the resource-claim controller
+// (claim templates -> claims, reservedFor cleanup, deallocation) against any
+// Kubernetes API server. Flags -> options -> controllers::run_controllers;
+// stops on SIGINT/SIGTERM.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <iostream>
+
+#include "client/kubeconfig.h"
+#include "client/rest_client.h"
+#include "cmd/commands.h"
+#include "cmd/signals.h"
+#include "controllers/claim_controller.h"
+
+namespace draplane::cmd {
+namespace {
+
+struct ControllerFlags {
+  std::string kubeconfig;
+  std::string context;
+  int workers = 2;
+  bool verbose = false;
+};
+
+int run(const ControllerFlags& f) {
+  auto cfg = client::load_kubeconfig(f.kubeconfig, f.context);
+  if (!cfg.has_value()) {
+    std::cerr << "error: --kubeconfig: " << cfg.error().message() << "\n";
+    return 2;
+  }
+  auto rest = client::RestClient::create(*cfg);
+  if (!rest.has_value()) {
+    std::cerr << "error: " << rest.error().message() << "\n";
+    return 2;
+  }
+  controllers::ControllerOptions o;
+  o.workers = std::max(1, f.workers);
+  o.logger = std::make_shared<spdlog::logger>("controllers", std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
+  o.logger->set_level(f.verbose ? spdlog::level::debug : spdlog::level::info);
+  sigset_t sigs = block_stop_signals();
+  std::atomic<bool> stop{false};
+  stop_on_signal(sigs, stop);
+  Status st = controllers::run_controllers(**rest, o, stop);
+  if (!st.ok()) {
+    std::cerr << "error: " << st.message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_controllers(CLI::App& app, int& exit_code) {
+  auto f = std::make_shared<ControllerFlags>();
+  auto* sub = app.add_subcommand("controllers", "Run the resource-claim controller");
+  sub->add_option("--kubeconfig", f->kubeconfig, "Kubeconfig file")->required();
+  sub->add_option("--context", f->context, "Kubeconfig context");
+  sub->add_option("--workers", f->workers, "Concurrent syncs")->capture_default_str();
+  sub->add_flag("-v,--verbose", f->verbose, "Debug logging");
+  sub->callback([f, &exit_code] { exit_code = run(*f); });
+}
+
+}  // namespace draplane::cmd

@@ -1,0 +1,78 @@
+// `draplane scheduler --kubeconfig FILE [--name draplane] [--policy packing|first-fit]`:
+// the DRA scheduler against any Kubernetes API server. Flags -> options ->
+// sched::run_scheduler; stops on SIGINT/SIGTERM.
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <iostream>
+
+#include "alloc/allocator.h"
+#include "client/kubeconfig.h"
+#include "client/rest_client.h"
+#include "cmd/commands.h"
+#include "cmd/signals.h"
+#include "sched/runner.h"
+
+namespace draplane::cmd {
+namespace {
+
+struct SchedulerFlags {
+  std::string kubeconfig;
+  std::string context;
+  std::string name = "draplane";
+  std::string policy = "packing";
+  bool only_named = false;
+  bool verbose = false;
+};
+
+int run(const SchedulerFlags& f) {
+  auto cfg = client::load_kubeconfig(f.kubeconfig, f.context);
+  if (!cfg) {
+    std::cerr << "error: " << cfg.error().message() << "\n";
+    return 2;
+  }
+  auto policy = alloc::parse_policy(f.policy);
+  if (!policy) {
+    std::cerr << "error: --policy: " << policy.error().message() << "\n";
+    return 2;
+  }
+  auto watch_client = client::RestClient::create(*cfg);
+  auto write_client = client::RestClient::create(*cfg);
+  if (!watch_client || !write_client) {
+    std::cerr << "error: " << (watch_client ? write_client.error() : watch_client.error()).message() << "\n";
+    return 2;
+  }
+  if (f.verbose) spdlog::set_level(spdlog::level::debug);
+
+  sigset_t sigs = block_stop_signals();
+  std::atomic<bool> stop{false};
+  stop_on_signal(sigs, stop);
+
+  sched::RunnerOptions o;
+  o.scheduler.name = f.name;
+  o.scheduler.serve_default = !f.only_named;
+  o.scheduler.policy = *policy;
+  auto r = sched::run_scheduler(**watch_client, **write_client, o, stop);
+  if (!r) {
+    std::cerr << "error: " << r.error().message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_scheduler(CLI::App& app, int& exit_code) {
+  auto flags = std::make_shared<SchedulerFlags>();
+  CLI::App* cmd = app.add_subcommand("scheduler", "Run the DRA scheduler against a Kubernetes API server");
+  cmd->add_option("--kubeconfig", flags->kubeconfig, "kubeconfig file")->required();
+  cmd->add_option("--context", flags->context, "kubeconfig context (default: current-context)");
+  cmd->add_option("--name", flags->name, "spec.schedulerName served")->capture_default_str();
+  cmd->add_option("--policy", flags->policy, "device choice within a node: packing | first-fit")->capture_default_str();
+  cmd->add_flag("--only-named", flags->only_named,
+                "serve only pods naming this scheduler (not \"\" or default-scheduler)");
+  cmd->add_flag("-v,--verbose", flags->verbose, "debug logging");
+  cmd->callback([flags, &exit_code] { exit_code = run(*flags); });
+}
+
+}  // namespace draplane::cmd

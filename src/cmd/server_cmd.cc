@@ -1,0 +1,72 @@
+// `draplane server`: the API server on the embedded store with the scheduler and
+// the resource-claim controller in process (cluster::LocalCluster without
+// simulated nodes; agents join with `draplane agent`). Prints the kubeconfig
+// path once /readyz answers 200, then serves until SIGINT/SIGTERM.
+#include <iostream>
+#include <sstream>
+
+#include "cluster/local_cluster.h"
+#include "cmd/commands.h"
+#include "cmd/signals.h"
+
+namespace draplane::cmd {
+namespace {
+
+struct ServerFlags {
+  cluster::LocalClusterOptions o;
+  std::string nodes;
+  bool no_scheduler = false;
+  bool no_controllers = false;
+};
+
+int run_server(ServerFlags f) {
+  sigset_t sigs = block_stop_signals();
+  std::stringstream ns(f.nodes);
+  for (std::string n; std::getline(ns, n, ',');) {
+    if (!n.empty()) f.o.node_tokens.push_back(n);
+  }
+  f.o.scheduler = !f.no_scheduler;
+  f.o.controllers = !f.no_controllers;
+  auto c = cluster::LocalCluster::start(f.o);
+  if (!c.has_value()) {
+    std::cerr << "error: " << c.error().message() << "\n";
+    return c.error().code() == Code::kInvalid ? 2 : 1;
+  }
+  std::cout << "draplane server listening on " << (*c)->url() << "\n"
+            << "kubeconfig: " << (*c)->kubeconfig_path() << "\n"
+            << "ready" << std::endl;
+  cluster::LocalCluster& lc = **c;
+  int sig = wait_for_signal(sigs, [&] { return !lc.failure().empty(); });
+  lc.stop();
+  if (sig == 0) {
+    std::cerr << "error: " << lc.failure() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_server(CLI::App& app, int& exit_code) {
+  auto flags = std::make_shared<ServerFlags>();
+  auto* sub = app.add_subcommand("server", "Run the Kubernetes API server with the embedded store, the scheduler and the controllers");
+  sub->add_option("--data-dir", flags->o.data_dir, "Directory for the store, certificates, tokens and kubeconfig")
+      ->capture_default_str();
+  sub->add_option("--listen", flags->o.listen, "HOST:PORT to listen on (port 0 picks a free one)")->capture_default_str();
+  sub->add_option("--advertise-address", flags->o.advertise, "Address written into the kubeconfig and certificate");
+  sub->add_option("--store", flags->o.store, "sqlite (durable, default) or memory")->capture_default_str();
+  sub->add_option("--nodes", flags->nodes, "Comma-separated node names to create node-agent tokens for");
+  sub->add_option("--threads", flags->o.server_threads, "Request worker threads")->capture_default_str();
+  sub->add_option("--compact-interval", flags->o.compact_interval_s, "Seconds between store compactions")
+      ->capture_default_str();
+  sub->add_flag("--insecure-http", flags->o.insecure_http, "Serve plain HTTP (tests and benchmarks only)");
+  sub->add_flag("--log-requests", flags->o.log_requests, "Log one JSON line per request to stderr");
+  sub->add_option("--policy", flags->o.policy, "Scheduler's device choice within a node: packing | first-fit")
+      ->capture_default_str();
+  sub->add_flag("--no-scheduler", flags->no_scheduler, "Do not run the scheduler in this process");
+  sub->add_flag("--no-controllers", flags->no_controllers, "Do not run the resource-claim controller in this process");
+  sub->add_flag("-v,--verbose", flags->o.verbose, "Debug level in the component logs (<data-dir>/logs)");
+  sub->callback([flags, &exit_code] { exit_code = run_server(*flags); });
+}
+
+}  // namespace draplane::cmd

@@ -1,0 +1,362 @@
+#include "controllers/claim_controller.h"
+
+#include <spdlog/sinks/null_sink.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "api/codec.h"
+#include "controllers/claim_logic.h"
+
+namespace draplane::controllers {
+namespace {
+
+constexpr const char* kPodPrefix = "pod:";
+constexpr const char* kClaimPrefix = "claim:";
+constexpr int kMaxReservedFor = 256;
+
+std::string pod_path(const std::string& ns, const std::string& name) {
+  return "/api/v1/namespaces/" + ns + "/pods/" + name;
+}
+std::string claim_path(const std::string& ns, const std::string& name) {
+  return "/apis/resource.k8s.io/v1/namespaces/" + ns + "/resourceclaims/" + name;
+}
+std::string template_path(const std::string& ns, const std::string& name) {
+  return "/apis/resource.k8s.io/v1/namespaces/" + ns + "/resourceclaimtemplates/" + name;
+}
+std::string key_of(const api::ObjectMeta& m) { return m.namespace_ + "/" + m.name; }
+std::pair<std::string, std::string> split_key(const std::string& key) {
+  size_t s = key.find('/');
+  return {key.substr(0, s), key.substr(s + 1)};
+}
+
+client::RawInformer::Options informer_options(const char* api_version, const char* kind, const char* path) {
+  client::RawInformer::Options o;
+  o.api_version = api_version;
+  o.kind = kind;
+  o.path = path;
+  return o;
+}
+
+}  // namespace
+
+ClaimController::ClaimController(client::RestClient& rest, ControllerOptions options)
+    : rest_(rest),
+      options_(std::move(options)),
+      pods_(rest, informer_options("v1", "Pod", "/api/v1/pods")),
+      claims_(rest, informer_options(api::kResourceV1, "ResourceClaim", "/apis/resource.k8s.io/v1/resourceclaims")),
+      templates_(rest, informer_options(api::kResourceV1, "ResourceClaimTemplate",
+                                        "/apis/resource.k8s.io/v1/resourceclaimtemplates")) {
+  if (!options_.logger) options_.logger = std::make_shared<spdlog::logger>("controllers", std::make_shared<spdlog::sinks::null_sink_mt>());
+  pods_.add_handler([this](client::EventType t, const api::Pod* old_pod, const api::Pod& pod) {
+    on_pod(old_pod, pod, t == client::EventType::kDeleted);
+  });
+  claims_.add_handler([this](client::EventType t, const api::ResourceClaim*, const api::ResourceClaim& claim) {
+    on_claim(claim, t == client::EventType::kDeleted);
+  });
+}
+
+ClaimController::~ClaimController() { stop(); }
+
+void ClaimController::start() {
+  if (started_) return;
+  started_ = true;
+  pods_.start();
+  claims_.start();
+  templates_.start();
+  for (int i = 0; i < std::max(1, options_.workers); ++i) workers_.emplace_back([this] { worker(); });
+}
+
+void ClaimController::stop() {
+  if (!started_) return;
+  started_ = false;
+  queue_.shutdown();
+  for (auto& w : workers_) w.join();
+  workers_.clear();
+  pods_.stop();
+  claims_.stop();
+  templates_.stop();
+}
+
+bool ClaimController::wait_synced(int timeout_ms) {
+  return pods_.wait_synced(timeout_ms) && claims_.wait_synced(timeout_ms) && templates_.wait_synced(timeout_ms);
+}
+
+void ClaimController::on_pod(const api::Pod* old_pod, const api::Pod& pod, bool deleted) {
+  const std::string key = key_of(pod.metadata);
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (old_pod) {
+      for (const auto& n : claim_names_of(*old_pod)) {
+        auto it = pods_by_claim_name_.find(pod.metadata.namespace_ + "/" + n);
+        if (it == pods_by_claim_name_.end()) continue;
+        it->second.erase(key);
+        if (it->second.empty()) pods_by_claim_name_.erase(it);
+      }
+    }
+    if (!deleted && !pod.spec.nodeName.empty() && !is_pod_done(pod)) {
+      for (const auto& n : claim_names_of(pod)) pods_by_claim_name_[pod.metadata.namespace_ + "/" + n].insert(key);
+    }
+  }
+  if (!deleted && !is_pod_done(pod) && pod.metadata.deletionTimestamp.empty() &&
+      (!pod.spec.resourceClaims.empty())) {
+    queue_.add(kPodPrefix + key);
+  }
+  // A pod that ends or goes away releases its claims.
+  bool ended = deleted || is_pod_done(pod) || !pod.metadata.deletionTimestamp.empty();
+  if (!ended) return;
+  std::set<std::string> claims;
+  for (const auto& n : claim_names_of(pod)) claims.insert(pod.metadata.namespace_ + "/" + n);
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (auto it = claims_by_pod_.find(pod.metadata.uid); it != claims_by_pod_.end()) {
+      claims.insert(it->second.begin(), it->second.end());
+    }
+    if (deleted) {
+      for (auto it = created_.begin(); it != created_.end();) {
+        it = it->first.first == pod.metadata.uid ? created_.erase(it) : std::next(it);
+      }
+    }
+  }
+  for (const auto& c : claims) queue_.add(kClaimPrefix + c);
+}
+
+void ClaimController::on_claim(const api::ResourceClaim& claim, bool deleted) {
+  const std::string key = key_of(claim.metadata);
+  std::set<std::string> uids;
+  if (!deleted) {
+    for (const auto& r : claim.status.reservedFor) uids.insert(r.uid);
+    if (auto o = owning_pod(claim)) uids.insert(o->uid);
+  }
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    for (const auto& u : pods_by_claim_[key]) {
+      auto it = claims_by_pod_.find(u);
+      if (it == claims_by_pod_.end()) continue;
+      it->second.erase(key);
+      if (it->second.empty()) claims_by_pod_.erase(it);
+    }
+    if (deleted) {
+      pods_by_claim_.erase(key);
+      deleted_uids_.erase(claim.metadata.uid);
+    } else {
+      pods_by_claim_[key] = uids;
+      for (const auto& u : uids) claims_by_pod_[u].insert(key);
+    }
+    if (!deleted && claim.status.allocation) {
+      if (auto it = pods_by_claim_name_.find(key); it != pods_by_claim_name_.end()) {
+        for (const auto& p : it->second) queue_.add(kPodPrefix + p);
+      }
+    }
+  }
+  if (!deleted) queue_.add(kClaimPrefix + key);
+}
+
+void ClaimController::worker() {
+  while (auto item = queue_.get()) {
+    const std::string& k = *item;
+    Status st;
+    if (k.rfind(kPodPrefix, 0) == 0) {
+      st = sync_pod(k.substr(4)).status();
+    } else {
+      st = sync_claim(k.substr(6)).status();
+    }
+    int failures = 0;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (st.ok()) {
+        failures_.erase(k);
+      } else {
+        failures = ++failures_[k];
+      }
+    }
+    if (!st.ok()) {
+      // 5 ms doubling to 10 s, like client-go's default controller rate limiter.
+      int64_t ms = std::min<int64_t>(10000, int64_t{5} << std::min(failures - 1, 11));
+      options_.logger->info("sync {} failed (retry in {} ms): {}", k, ms, st.to_string());
+      queue_.add_after(k, std::chrono::milliseconds(ms));
+    }
+    queue_.done(k);
+  }
+}
+
+Result<std::optional<api::Pod>> ClaimController::lookup_pod(const std::string& ns, const std::string& name) {
+  if (auto p = pods_.get(ns + "/" + name)) return std::optional<api::Pod>(std::move(*p));
+  // Not in the cache (yet): ask the server, as upstream does before dropping a
+  // reservation on the cache's word.
+  auto body = rest_.get(pod_path(ns, name));
+  if (!body.has_value()) {
+    if (body.error().code() == Code::kNotFound) return std::optional<api::Pod>();
+    return body.error();
+  }
+  ASSIGN_OR_RETURN(api::Pod pod, api::decode_as<api::Pod>(*body));
+  return std::optional<api::Pod>(std::move(pod));
+}
+
+Result<void> ClaimController::sync_claim(const std::string& key) {
+  auto claim = claims_.get(key);
+  if (!claim) return {};
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (deleted_uids_.count(claim->metadata.uid)) return {};
+  }
+  Status lookup_error;
+  auto decision = decide_claim(*claim, [&](const std::string& ns, const std::string& name) -> std::optional<api::Pod> {
+    auto p = lookup_pod(ns, name);
+    if (!p.has_value()) {
+      lookup_error = p.error();
+      return api::Pod{};  // treated as "exists" so nothing is dropped on an error
+    }
+    return *p;
+  });
+  if (!lookup_error.ok()) return lookup_error;
+  const auto& [ns, name] = split_key(key);
+  api::ResourceClaim current = *claim;
+  if (decision.update_status) {
+    current.status = decision.status;
+    // resourceVersion from the cache: the update fails if anything changed since.
+    ASSIGN_OR_RETURN(std::string out, rest_.put(claim_path(ns, name) + "/status", api::to_json(api::Object(current))));
+    ASSIGN_OR_RETURN(current, api::decode_as<api::ResourceClaim>(out));
+    options_.logger->debug("claim {}: reservedFor updated, dropped {}{}", key, decision.dropped.size(),
+                           decision.status.allocation ? "" : ", deallocated");
+  }
+  if (decision.remove_finalizer) {
+    auto& f = current.metadata.finalizers;
+    f.erase(std::remove(f.begin(), f.end(), kDeleteProtectionFinalizer), f.end());
+    auto out = rest_.put(claim_path(ns, name), api::to_json(api::Object(current)));
+    if (!out.has_value() && out.error().code() != Code::kNotFound) return out.error();
+  }
+  if (decision.delete_claim) {
+    std::string opts = "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"preconditions\":{\"uid\":\"" +
+                       claim->metadata.uid + "\"}}";
+    auto r = rest_.request("DELETE", claim_path(ns, name), opts);
+    if (!r.has_value()) return r.error();
+    if (r->status != 404 && (r->status < 200 || r->status >= 300)) return client::status_from_response(*r);
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      deleted_uids_.insert(claim->metadata.uid);
+    }
+    options_.logger->info("deleted claim {}: its pod is done or gone", key);
+  }
+  return {};
+}
+
+Result<std::string> ClaimController::ensure_template_claim(const api::Pod& pod, const api::PodResourceClaim& pc) {
+  const std::string& ns = pod.metadata.namespace_;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (auto it = created_.find({pod.metadata.uid, pc.name}); it != created_.end()) return it->second;
+    // A claim we created earlier that the pod status does not show yet.
+    if (auto it = claims_by_pod_.find(pod.metadata.uid); it != claims_by_pod_.end()) {
+      for (const auto& ck : it->second) {
+        auto c = claims_.get(ck);
+        if (!c) continue;
+        auto o = owning_pod(*c);
+        auto a = c->metadata.annotations.find(kPodClaimNameAnnotation);
+        if (o && o->uid == pod.metadata.uid && a != c->metadata.annotations.end() && a->second == pc.name) {
+          return c->metadata.name;
+        }
+      }
+    }
+  }
+  std::optional<api::ResourceClaimTemplate> tmpl = templates_.get(ns + "/" + *pc.resourceClaimTemplateName);
+  if (!tmpl) {
+    auto body = rest_.get(template_path(ns, *pc.resourceClaimTemplateName));
+    if (!body.has_value()) {
+      return Status(body.error().code(), "pod " + ns + "/" + pod.metadata.name + ": spec.resourceClaims[" + pc.name +
+                                             "].resourceClaimTemplateName: resourceclaimtemplate \"" +
+                                             *pc.resourceClaimTemplateName + "\": " + body.error().message());
+    }
+    ASSIGN_OR_RETURN(tmpl, api::decode_as<api::ResourceClaimTemplate>(*body));
+  }
+  api::ResourceClaim claim = claim_from_template(pod, pc, *tmpl);
+  ASSIGN_OR_RETURN(std::string out, rest_.post("/apis/resource.k8s.io/v1/namespaces/" + ns + "/resourceclaims",
+                                               api::to_json(api::Object(claim))));
+  ASSIGN_OR_RETURN(api::ResourceClaim created, api::decode_as<api::ResourceClaim>(out));
+  options_.logger->info("created claim {}/{} for pod {} claim {}", ns, created.metadata.name, pod.metadata.name,
+                        pc.name);
+  std::lock_guard<std::mutex> l(mu_);
+  created_[{pod.metadata.uid, pc.name}] = created.metadata.name;
+  return created.metadata.name;
+}
+
+Result<void> ClaimController::record_claim_statuses(const api::Pod& pod, const std::map<std::string, std::string>& names) {
+  const std::string path = pod_path(pod.metadata.namespace_, pod.metadata.name);
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    ASSIGN_OR_RETURN(std::string body, rest_.get(path));
+    ASSIGN_OR_RETURN(api::Pod cur, api::decode_as<api::Pod>(body));
+    if (cur.metadata.uid != pod.metadata.uid) return {};  // replaced; the new pod gets its own sync
+    bool changed = false;
+    for (const auto& [claim, name] : names) {
+      auto& st = cur.status.resourceClaimStatuses;
+      auto it = std::find_if(st.begin(), st.end(), [&](const auto& s) { return s.name == claim; });
+      if (it == st.end()) {
+        st.push_back({claim, name});
+        changed = true;
+      }
+    }
+    if (!changed) return {};
+    auto out = rest_.put(path + "/status", api::to_json(api::Object(cur)));
+    if (out.has_value()) {
+      std::lock_guard<std::mutex> l(mu_);
+      for (const auto& [claim, name] : names) created_.erase({pod.metadata.uid, claim});
+      return {};
+    }
+    if (out.error().code() != Code::kConflict) return out.error();
+  }
+  return conflict_error("pod " + pod.metadata.namespace_ + "/" + pod.metadata.name +
+                        ": status.resourceClaimStatuses: too many concurrent updates");
+}
+
+Result<void> ClaimController::reserve_for_pod(const api::Pod& pod, const std::string& claim_name) {
+  const std::string& ns = pod.metadata.namespace_;
+  auto cached = claims_.get(ns + "/" + claim_name);
+  if (!cached || !cached->status.allocation || reserved_for(*cached, pod.metadata.uid)) return {};
+  ASSIGN_OR_RETURN(std::string body, rest_.get(claim_path(ns, claim_name)));
+  ASSIGN_OR_RETURN(api::ResourceClaim claim, api::decode_as<api::ResourceClaim>(body));
+  if (!claim.status.allocation || reserved_for(claim, pod.metadata.uid) ||
+      !claim.metadata.deletionTimestamp.empty() ||
+      claim.status.reservedFor.size() >= static_cast<size_t>(kMaxReservedFor)) {
+    return {};
+  }
+  claim.status.reservedFor.push_back({"", "pods", pod.metadata.name, pod.metadata.uid});
+  auto out = rest_.put(claim_path(ns, claim_name) + "/status", api::to_json(api::Object(claim)));
+  return out.has_value() ? Status() : out.error();
+}
+
+Result<void> ClaimController::sync_pod(const std::string& key) {
+  auto pod = pods_.get(key);
+  if (!pod || is_pod_done(*pod) || !pod->metadata.deletionTimestamp.empty()) return {};
+  std::map<std::string, std::string> recorded;
+  Status first_error;
+  for (const auto& pc : pod->spec.resourceClaims) {
+    std::optional<std::string> name = claim_name_for(*pod, pc);
+    if (!name && pc.resourceClaimTemplateName) {
+      auto created = ensure_template_claim(*pod, pc);
+      if (!created.has_value()) {
+        if (first_error.ok()) first_error = created.error();
+        continue;
+      }
+      recorded[pc.name] = *created;
+      name = *created;
+    }
+    if (name && !pod->spec.nodeName.empty()) {
+      Status st = reserve_for_pod(*pod, *name).status();
+      if (!st.ok() && first_error.ok()) first_error = st;
+    }
+  }
+  if (!recorded.empty()) {
+    RETURN_IF_ERROR(record_claim_statuses(*pod, recorded));
+  }
+  return first_error;
+}
+
+Status run_controllers(client::RestClient& rest, const ControllerOptions& options, const std::atomic<bool>& stop) {
+  ClaimController controller(rest, options);
+  controller.start();
+  while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  controller.stop();
+  return {};
+}
+
+}  // namespace draplane::controllers

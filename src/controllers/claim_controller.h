@@ -1,0 +1,102 @@
+// ClaimController: the resource-claim controller of kube-controller-manager
+// (pkg/controller/resourceclaim), over the Kubernetes REST API.
+//
+// It watches pods, ResourceClaims and ResourceClaimTemplates (informers) and
+// keeps them consistent:
+// - for every pod claim that names a ResourceClaimTemplate it creates one
+//   ResourceClaim (claim_logic.h: claim_from_template; the API server completes
+//   generateName) and records it in pod.status.resourceClaimStatuses (PUT
+//   pods/<name>/status, read-modify-write);
+// - a pod bound to a node without the scheduler (spec.nodeName set by the user)
+//   gets its allocated claims reserved for it;
+// - for every claim it drops stale status.reservedFor entries, deallocates a
+//   claim nothing reserves and removes the delete-protection finalizer, and
+//   deletes generated claims whose pod is done or gone (claim_logic.h:
+//   decide_claim).
+// Failed syncs are retried with exponential backoff (5 ms .. 10 s).
+//
+// Thread-safety: start()/stop() from one thread; sync_* may be called from any
+// thread (the workers call them).
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <spdlog/logger.h>
+
+#include "client/informer.h"
+#include "client/rest_client.h"
+#include "common/result.h"
+#include "controllers/work_queue.h"
+
+namespace draplane::controllers {
+
+struct ControllerOptions {
+  int workers = 2;
+  // Logger; nullptr logs nothing.
+  std::shared_ptr<spdlog::logger> logger;
+};
+
+class ClaimController {
+ public:
+  // `rest` must outlive the controller.
+  ClaimController(client::RestClient& rest, ControllerOptions options);
+  ~ClaimController();
+
+  // Starts the informers and workers; stop() (or the destructor) ends them.
+  void start();
+  void stop();
+  // True once every informer delivered its first list.
+  bool wait_synced(int timeout_ms);
+
+  // One reconciliation of the pod / claim with this "namespace/name" key.
+  // OK when done (also when the object is gone); an error means "retry later".
+  Result<void> sync_pod(const std::string& key);
+  Result<void> sync_claim(const std::string& key);
+
+ private:
+  void worker();
+  void on_pod(const api::Pod* old_pod, const api::Pod& pod, bool deleted);
+  void on_claim(const api::ResourceClaim& claim, bool deleted);
+  Result<std::optional<api::Pod>> lookup_pod(const std::string& ns, const std::string& name);
+  Result<std::string> ensure_template_claim(const api::Pod& pod, const api::PodResourceClaim& pc);
+  Result<void> record_claim_statuses(const api::Pod& pod, const std::map<std::string, std::string>& names);
+  Result<void> reserve_for_pod(const api::Pod& pod, const std::string& claim_name);
+
+  client::RestClient& rest_;
+  ControllerOptions options_;
+  client::Informer<api::Pod> pods_;
+  client::Informer<api::ResourceClaim> claims_;
+  client::Informer<api::ResourceClaimTemplate> templates_;
+  WorkQueue queue_;
+  std::vector<std::thread> workers_;
+  bool started_ = false;
+
+  std::mutex mu_;
+  // Pod UID -> keys of the claims that it owns or that reserve it.
+  std::map<std::string, std::set<std::string>> claims_by_pod_;
+  // Claim key -> pod UIDs indexed for it (to unindex on change).
+  std::map<std::string, std::set<std::string>> pods_by_claim_;
+  // Claim key -> keys of the pods that name it (a bound pod waits for its
+  // claim to appear in the cache before it is reserved).
+  std::map<std::string, std::set<std::string>> pods_by_claim_name_;
+  // (pod UID, pod claim name) -> created claim name, until the pod's status
+  // shows it (the informers may lag behind our own writes).
+  std::map<std::pair<std::string, std::string>, std::string> created_;
+  std::map<std::string, int> failures_;  // key -> consecutive failures
+  // UIDs of claims this controller deleted whose DELETED event has not arrived:
+  // the cache still shows them, and deleting them again would only draw a 404.
+  std::set<std::string> deleted_uids_;
+};
+
+// Runs the controllers until `stop` becomes true (for `draplane controllers`
+// and in-process use by `draplane up`). Returns OK after a clean stop.
+Status run_controllers(client::RestClient& rest, const ControllerOptions& options, const std::atomic<bool>& stop);
+
+}  // namespace draplane::controllers

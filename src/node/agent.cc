@@ -1,0 +1,150 @@
+#include "node/agent.h"
+
+#include <spdlog/sinks/null_sink.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <thread>
+
+#include "node/agent_node.h"
+#include "node/checkpoint.h"
+#include "node/gpu_backend.h"
+#include "node/health.h"
+#include "node/kubelet.h"
+#include "node/kubelet_logs.h"
+#include "node/prepare.h"
+#include "node/slices.h"
+
+namespace draplane::node {
+
+std::string rfc3339_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+namespace {
+
+// Sleeps up to `ms`, returning early when stop is set; false when stopped.
+bool sleep_unless_stopped(const std::atomic<bool>& stop, int ms) {
+  for (int waited = 0; waited < ms && !stop.load(); waited += 50) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return !stop.load();
+}
+
+// Retries `op` with backoff (100 ms doubling to 5 s) until it succeeds or stop.
+Status retry(const std::atomic<bool>& stop, spdlog::logger& log, const char* what, const std::function<Status()>& op) {
+  int backoff = 100;
+  while (true) {
+    Status st = op();
+    if (st.ok() || st.code() == Code::kInvalid) return st;
+    log.warn("{}: {} (retrying)", what, st.to_string());
+    if (!sleep_unless_stopped(stop, backoff)) return st;
+    backoff = std::min(backoff * 2, 5000);
+  }
+}
+
+uint64_t seed_of(const std::string& name) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a: stable across runs and builds
+  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+}  // namespace
+
+Result<void> run_agent(client::RestClient& rest, const AgentOptions& options, const std::atomic<bool>& stop) {
+  if (options.node_name.empty()) return invalid_error("agent: --node is required");
+  if (options.state_dir.empty()) return invalid_error("agent: --state-dir is required");
+  auto log = options.logger ? options.logger
+                            : std::make_shared<spdlog::logger>("agent", std::make_shared<spdlog::sinks::null_sink_mt>());
+  auto now = options.now ? options.now : rfc3339_now;
+  const std::string dir = std::filesystem::absolute(options.state_dir).string();
+  std::error_code ec;
+  std::filesystem::create_directories(dir + "/cdi", ec);
+  std::filesystem::create_directories(dir + "/plugin", ec);
+  if (ec) return Status(Code::kInternal, "agent: create state dir " + dir + ": " + ec.message());
+
+  ASSIGN_OR_RETURN(std::unique_ptr<GpuBackend> backend, make_backend(options.gpus, seed_of(options.node_name)));
+  ProcessRunner process_runner;
+  RecordingRunner recording_runner;  // simulated GPUs: no nvidia-smi to run
+  CommandRunner& runner = backend->kind() == "sim" ? static_cast<CommandRunner&>(recording_runner)
+                                                   : static_cast<CommandRunner&>(process_runner);
+  PrepareOptions po;
+  po.node_name = options.node_name;
+  po.cdi_dir = dir + "/cdi";
+  po.plugin_dir = dir + "/plugin";
+  ASSIGN_OR_RETURN(std::unique_ptr<DeviceState> devices, DeviceState::create(*backend, runner, po, read_boot_id()));
+  const std::vector<GpuInfo> gpus = devices->gpus();
+  log->info("node {}: {} GPU(s) ({})", options.node_name, gpus.size(), options.gpus);
+
+  KubeletOptions ko;
+  ko.node_name = options.node_name;
+  ko.state_dir = dir;
+  ko.cdi_dir = po.cdi_dir;
+  ko.host_ip = options.host_ip;
+  ko.max_grace_seconds = options.max_grace_seconds;
+  const char* path = std::getenv("PATH");
+  ko.base_env = {std::string("PATH=") + (path ? path : "/usr/local/bin:/usr/bin:/bin"), "HOME=/"};
+  ko.now = now;
+  ko.logger = log;
+  PosixLauncher launcher;
+  Kubelet kubelet(rest, *devices, launcher, ko);
+
+  LogServer logs([&kubelet](const std::string& ns, const std::string& pod, const std::string& c, bool prev) {
+    return kubelet.log_path(ns, pod, c, prev);
+  });
+  int log_port = 0;
+  if (options.log_port >= 0) {
+    ASSIGN_OR_RETURN(log_port, logs.start(options.host_ip, options.log_port));
+    log->info("node {}: container logs on http://{}:{}/containerLogs/", options.node_name, options.host_ip, log_port);
+  }
+
+  NodeInfoOptions no;
+  no.node_name = options.node_name;
+  no.host_ip = options.host_ip;
+  no.labels = options.labels;
+  no.cpu = options.cpu;
+  no.memory_bytes = options.memory_bytes;
+  no.kubelet_port = log_port;
+  Status st = retry(stop, *log, "register node", [&] { return register_node(rest, build_node(no, gpus, now())); });
+  if (!st.ok()) return st;
+  st = retry(stop, *log, "device classes", [&] { return ensure_device_classes(rest, *log); });
+  if (!st.ok()) return st;
+
+  SliceOptions so;
+  so.node_name = options.node_name;
+  so.dynamic_mig = options.dynamic_mig;
+  HealthMonitor health(*backend, gpus, options.dynamic_mig, now);
+  st = retry(stop, *log, "publish resource slices", [&] {
+    SliceOptions o = so;
+    o.taints = health.taints();
+    return publish_slices(rest, gpus, o, *log);
+  });
+  if (!st.ok()) return st;
+
+  kubelet.start();
+  std::thread health_thread([&] {
+    while (!stop.load()) {
+      if (!health.poll_once(500)) continue;
+      SliceOptions o = so;
+      o.taints = health.taints();
+      Status s = publish_slices(rest, gpus, o, *log);
+      if (!s.ok()) log->warn("republish slices after a health event: {}", s.to_string());
+    }
+  });
+  while (sleep_unless_stopped(stop, options.heartbeat_seconds * 1000)) {
+    Status h = heartbeat_node(rest, build_node(no, gpus, now()));
+    if (!h.ok()) log->warn("node heartbeat: {}", h.to_string());
+  }
+  health_thread.join();
+  kubelet.stop();
+  logs.stop();
+  return {};
+}
+
+}  // namespace draplane::node

@@ -1,0 +1,90 @@
+// The driver's checkpoint: which claims are prepared on this node and what was
+// done for them (MIG devices created, CDI ids handed out), so that prepare and
+// unprepare are idempotent and an agent restart neither leaks nor double-prepares
+// (after dra-example-driver's checkpoint.go).
+//
+// File: <plugin dir>/checkpoint.json, JSON with a schema version:
+//   {"version":1,"bootID":"...","claims":{"<uid>":{"namespace":..,"name":..,
+//    "state":"PrepareStarted|PrepareCompleted","devices":[...]}}}
+// Saving is atomic: write <path>.tmp, fsync, rename over <path>, fsync the
+// directory; a crash leaves either the old or the new file (and maybe a stale
+// .tmp, which load ignores). A checkpoint written under another boot ID is
+// discarded on load: MIG devices and /var/run/cdi do not survive a reboot.
+//
+// Thread-safety: CheckpointFile is not synchronised; DeviceState (prepare.h)
+// serialises access.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "node/gpu_info.h"
+
+namespace draplane::node {
+
+inline constexpr int kCheckpointVersion = 1;
+
+enum class PrepareState { kPrepareStarted, kPrepareCompleted };
+
+struct PreparedDevice {
+  std::vector<std::string> requests;  // "req" or "req/sub"
+  std::string pool;
+  std::string device;
+  std::optional<std::string> share_id;
+  std::vector<std::string> cdi_device_ids;
+  std::string uuid;                // GPU or MIG device UUID, once known
+  std::optional<MigInstance> mig;  // the MIG device created for it
+  bool operator==(const PreparedDevice&) const = default;
+};
+
+struct PreparedClaim {
+  std::string namespace_;
+  std::string name;
+  PrepareState state = PrepareState::kPrepareStarted;
+  std::vector<PreparedDevice> devices;
+  std::optional<std::string> mps_pipe_dir;  // the claim's MPS daemon, if one was started
+  bool operator==(const PreparedClaim&) const = default;
+};
+
+struct Checkpoint {
+  std::string boot_id;
+  std::map<std::string, PreparedClaim> claims;  // by claim UID
+  bool operator==(const Checkpoint&) const = default;
+};
+
+// JSON encoding (compact, keys sorted as written above).
+std::string encode_checkpoint(const Checkpoint& checkpoint);
+// Decoding. Errors: kInternal for malformed JSON or fields ("checkpoint: claims.<uid>.state:
+// ..."), kFailedPrecondition for a version this build does not understand.
+Result<Checkpoint> decode_checkpoint(std::string_view json);
+
+class CheckpointFile {
+ public:
+  CheckpointFile(std::string path, std::string boot_id);
+
+  // The stored checkpoint; an empty one (with this boot ID) when the file is
+  // missing or was written under another boot ID. Errors: kInternal when the file
+  // cannot be read or decoded (the caller must not guess what was prepared).
+  Result<Checkpoint> load() const;
+
+  // Atomically replaces the file. Errors: kInternal with the failing syscall.
+  Status save(const Checkpoint& checkpoint) const;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::string boot_id_;
+};
+
+// The current boot ID (/proc/sys/kernel/random/boot_id, trimmed); "" when absent.
+std::string read_boot_id(const std::string& proc_root = "/proc");
+
+// Writes `data` to `path` atomically (temp file, fsync, rename, fsync of the
+// directory). Shared by the checkpoint and CDI writers.
+Status write_file_atomic(const std::string& path, std::string_view data);
+
+}  // namespace draplane::node

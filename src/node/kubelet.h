@@ -1,0 +1,109 @@
+// Kubelet: the node agent's stand-in for the kubelet. It watches the pods bound
+// to its node (fieldSelector spec.nodeName=<node>) and for each one, on its own
+// worker thread:
+//  1. waits until every claim of the pod exists, is allocated and is reserved
+//     for the pod (kubelet_pod.h), polling with backoff;
+//  2. prepares the claims through DeviceState (idempotent, checkpointed; CDI
+//     spec under the CDI dir) — a claim shared by several pods on the node is
+//     prepared once and unprepared when the last of them ends;
+//  3. runs the containers as local processes (kubelet_process.h) with the CDI
+//     environment, logs in <state dir>/pods/<ns>_<pod>_<uid>/<container>/<n>.log;
+//     restartPolicy Always / OnFailure restart them with backoff (10 s doubling
+//     to 5 min), as the kubelet does;
+//  4. reports status (phase, conditions, containerStatuses, startTime, hostIP)
+//     through PUT pods/<name>/status;
+//  5. when the pod ends: unprepares its claims; when it is deleted (or gets a
+//     deletionTimestamp): SIGTERM to the containers, SIGKILL after the grace
+//     period (capped), unprepare, and for a graceful deletion the final DELETE
+//     with gracePeriodSeconds=0, as the kubelet does.
+// Prepared claims that no pod on the node holds any more (e.g. their pods were
+// deleted while the agent was down) are unprepared by a periodic sweep.
+//
+// Thread-safety: start()/stop() from one thread; log_path() from any thread.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <spdlog/logger.h>
+
+#include "client/informer.h"
+#include "client/rest_client.h"
+#include "node/kubelet_pod.h"
+#include "node/kubelet_process.h"
+#include "node/prepare.h"
+
+namespace draplane::node {
+
+struct KubeletOptions {
+  std::string node_name;
+  std::string state_dir;        // pod logs and working directories under <state dir>/pods
+  std::string cdi_dir;          // where DeviceState writes CDI specs (to read the edits back)
+  std::string host_ip = "127.0.0.1";
+  int max_grace_seconds = 30;   // cap of terminationGracePeriodSeconds
+  int restart_backoff_ms = 10000;  // first container restart delay (doubles, max 5 min)
+  int orphan_sweep_ms = 10000;  // period of the sweep of unheld prepared claims
+  std::vector<std::string> base_env;  // e.g. PATH=...; HOSTNAME is set per pod
+  std::function<std::string()> now;   // RFC 3339 "now" (injected: no clock in the library)
+  std::shared_ptr<spdlog::logger> logger;  // nullptr: silent
+};
+
+class Kubelet {
+ public:
+  // All references must outlive the Kubelet.
+  Kubelet(client::RestClient& rest, DeviceState& devices, ProcessLauncher& launcher, KubeletOptions options);
+  ~Kubelet();
+
+  void start();
+  // Stops watching and kills the containers (without unpreparing: the
+  // checkpoint keeps them for the next start).
+  void stop();
+  bool wait_synced(int timeout_ms);
+
+  // The log file of a container of a pod on this node (`previous`: the one
+  // before the last restart); container "" = the pod's only container.
+  // Error kNotFound naming what is missing, kInvalid when the container must be named.
+  Result<std::string> log_path(const std::string& ns, const std::string& pod, const std::string& container,
+                               bool previous) const;
+
+ private:
+  struct Worker;
+  void on_pod(client::EventType type, const api::Pod& pod);
+  void run_worker(std::shared_ptr<Worker> w);
+  // Step 1-2; false when the pod went away (or the kubelet stops) meanwhile.
+  bool prepare_claims(Worker& w, std::map<std::string, PreparedClaimInfo>& out);
+  void release_claims(Worker& w);
+  void run_containers(Worker& w, const std::map<std::string, PreparedClaimInfo>& claims);
+  void start_container(Worker& w, size_t i, const std::map<std::string, PreparedClaimInfo>& claims);
+  void kill_containers(Worker& w, int grace_seconds);
+  // PUT status (read-modify-write). OK when written or the pod is gone.
+  Status report(Worker& w, const std::string& phase, const std::string& message);
+  void delete_pod(const std::string& ns, const std::string& name, const std::string& uid);
+  void sweep_orphans();
+  std::string now() const;
+
+  client::RestClient& rest_;
+  DeviceState& devices_;
+  ProcessLauncher& launcher_;
+  KubeletOptions options_;
+  client::Informer<api::Pod> pods_;
+  std::atomic<bool> stopping_{false};
+  bool started_ = false;
+  std::thread sweeper_;
+
+  mutable std::mutex mu_;
+  std::condition_variable sweep_cv_;
+  std::map<std::string, std::shared_ptr<Worker>> workers_;  // by pod UID
+  std::map<std::string, std::set<std::string>> holders_;    // claim UID -> pod UIDs
+};
+
+}  // namespace draplane::node

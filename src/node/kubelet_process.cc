@@ -1,0 +1,95 @@
+#include "node/kubelet_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+namespace draplane::node {
+namespace {
+
+// argv[0] without a slash is searched in the child's PATH (posix_spawnp would
+// search the agent's PATH instead).
+std::string resolve(const std::string& prog, const std::vector<std::string>& env) {
+  if (prog.find('/') != std::string::npos) return prog;
+  std::string path = "/usr/local/bin:/usr/bin:/bin";
+  for (const auto& e : env) {
+    if (e.rfind("PATH=", 0) == 0) path = e.substr(5);
+  }
+  size_t pos = 0;
+  while (pos <= path.size()) {
+    size_t c = path.find(':', pos);
+    std::string dir = path.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
+    std::string cand = (dir.empty() ? "." : dir) + "/" + prog;
+    if (access(cand.c_str(), X_OK) == 0) return cand;
+    if (c == std::string::npos) break;
+    pos = c + 1;
+  }
+  return "";
+}
+
+}  // namespace
+
+Result<int> PosixLauncher::start(const ProcessSpec& spec) {
+  if (spec.argv.empty()) return Status(Code::kInvalid, "container has no command (no image to take one from)");
+  std::string exe = resolve(spec.argv[0], spec.env);
+  if (exe.empty()) {
+    return Status(Code::kUnavailable, "exec: \"" + spec.argv[0] + "\": executable file not found in $PATH");
+  }
+  if (!spec.log_path.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(spec.log_path).parent_path(), ec);
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawnattr_init(&attr);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  const std::string log = spec.log_path.empty() ? "/dev/null" : spec.log_path;
+  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  if (!spec.working_dir.empty()) posix_spawn_file_actions_addchdir_np(&fa, spec.working_dir.c_str());
+  // Own process group, default signal mask and dispositions (the agent blocks
+  // SIGTERM/SIGINT for sigwait; the container must not inherit that).
+  sigset_t empty, all;
+  sigemptyset(&empty);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&attr, &empty);
+  posix_spawnattr_setsigdefault(&attr, &all);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  std::vector<char*> argv, envp;
+  for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (const auto& e : spec.env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  pid_t pid = 0;
+  int rc = posix_spawn(&pid, exe.c_str(), &fa, &attr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) return Status(Code::kUnavailable, "start " + spec.argv[0] + ": " + std::strerror(rc));
+  return static_cast<int>(pid);
+}
+
+int PosixLauncher::wait(int pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return 128 + SIGKILL;  // not our child any more: report as killed
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+void PosixLauncher::kill(int pid, int signal) {
+  if (pid <= 0) return;
+  ::kill(-pid, signal);
+}
+
+}  // namespace draplane::node

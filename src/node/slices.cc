@@ -1,0 +1,263 @@
+#include "node/slices.h"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "node/versions.h"
+
+namespace draplane::node {
+namespace {
+
+using api::Counter;
+using api::DeviceAttribute;
+using api::DeviceCapacity;
+using api::Quantity;
+
+// Upstream publishes every count and size with resource.NewQuantity(n, BinarySI).
+Quantity qty(int64_t n) { return Quantity::from_int(n, Quantity::Format::kBinarySI); }
+DeviceAttribute str(const std::string& s) {
+  DeviceAttribute a;
+  a.string_ = s;
+  return a;
+}
+DeviceAttribute ver(const std::string& s) {
+  DeviceAttribute a;
+  a.version = s;
+  return a;
+}
+DeviceAttribute integer(int64_t v) {
+  DeviceAttribute a;
+  a.int_ = v;
+  return a;
+}
+
+// The resource dimensions of a MIG profile, in capacity (camelCase) and counter
+// (DNS label) spelling, as upstream's capacitiesToCounters derives one from the other.
+struct Dimension {
+  const char* capacity;
+  const char* counter;
+  int64_t (*get)(const MigProfile&);
+};
+const Dimension kDimensions[] = {
+    {"multiprocessors", "multiprocessors", [](const MigProfile& p) -> int64_t { return p.multiprocessors; }},
+    {"copyEngines", "copy-engines", [](const MigProfile& p) -> int64_t { return p.copy_engines; }},
+    {"decoders", "decoders", [](const MigProfile& p) -> int64_t { return p.decoders; }},
+    {"encoders", "encoders", [](const MigProfile& p) -> int64_t { return p.encoders; }},
+    {"jpegEngines", "jpeg-engines", [](const MigProfile& p) -> int64_t { return p.jpeg_engines; }},
+    {"ofaEngines", "ofa-engines", [](const MigProfile& p) -> int64_t { return p.ofa_engines; }},
+    {"memory", "memory", [](const MigProfile& p) -> int64_t { return p.memory_mib * 1024 * 1024; }},
+};
+
+// Per-dimension maximum over all profiles: what the full GPU offers and consumes.
+MigProfile max_profile(const GpuInfo& g) {
+  MigProfile m;
+  for (const MigProfile& p : g.mig_profiles) {
+    m.multiprocessors = std::max(m.multiprocessors, p.multiprocessors);
+    m.copy_engines = std::max(m.copy_engines, p.copy_engines);
+    m.decoders = std::max(m.decoders, p.decoders);
+    m.encoders = std::max(m.encoders, p.encoders);
+    m.jpeg_engines = std::max(m.jpeg_engines, p.jpeg_engines);
+    m.ofa_engines = std::max(m.ofa_engines, p.ofa_engines);
+    m.memory_mib = std::max(m.memory_mib, p.memory_mib);
+  }
+  return m;
+}
+
+std::map<std::string, Counter> counters(const MigProfile& p, int slice_start, int slice_count) {
+  std::map<std::string, Counter> out;
+  for (const Dimension& d : kDimensions) out[d.counter] = Counter{qty(d.get(p))};
+  for (int i = slice_start; i < slice_start + slice_count; ++i) out[fmt::format("memory-slice-{}", i)] = Counter{qty(1)};
+  return out;
+}
+
+std::map<std::string, DeviceCapacity> capacities(const MigProfile& p) {
+  std::map<std::string, DeviceCapacity> out;
+  for (const Dimension& d : kDimensions) out[d.capacity] = DeviceCapacity{qty(d.get(p)), std::nullopt};
+  return out;
+}
+
+// Attributes a MIG device shares with its parent GPU.
+std::map<std::string, DeviceAttribute> common_attributes(const GpuInfo& g) {
+  std::map<std::string, DeviceAttribute> a;
+  a["productName"] = str(g.product_name);
+  a["brand"] = str(g.brand);
+  a["architecture"] = str(g.architecture);
+  a["cudaComputeCapability"] = ver(g.cuda_compute_capability);
+  a["driverVersion"] = ver(g.driver_version);
+  a["cudaDriverVersion"] = ver(g.cuda_driver_version);
+  if (!g.addressing_mode.empty()) a["addressingMode"] = str(g.addressing_mode);
+  a["resource.kubernetes.io/pciBusID"] = str(g.pci_bus_id);
+  if (!g.pcie_root.empty()) a["resource.kubernetes.io/pcieRoot"] = str(g.pcie_root);
+  if (g.numa_node) a["resource.kubernetes.io/numaNode"] = integer(*g.numa_node);
+  if (!g.clique_id.empty()) a["cliqueID"] = str(g.clique_id);
+  return a;
+}
+
+bool partitionable(const GpuInfo& g, const SliceOptions& o) { return o.dynamic_mig && !g.mig_profiles.empty(); }
+
+api::Device full_gpu(const GpuInfo& g, const SliceOptions& o) {
+  api::Device d;
+  d.name = gpu_device_name(g.minor);
+  d.attributes = common_attributes(g);
+  d.attributes["type"] = str("gpu");
+  d.attributes["uuid"] = str(g.uuid);
+  if (partitionable(g, o)) {
+    MigProfile m = max_profile(g);
+    d.capacity = capacities(m);
+    d.consumesCounters.push_back({counter_set_name(g.minor), counters(m, 0, g.memory_slice_count)});
+  } else {
+    d.capacity["memory"] = DeviceCapacity{qty(g.memory_bytes), std::nullopt};
+  }
+  auto it = o.shares.find(d.name);
+  if (it != o.shares.end()) {
+    d.allowMultipleAllocations = true;
+    api::CapacityRequestPolicy policy;
+    policy.default_ = qty(1);
+    policy.validRange = api::CapacityRequestPolicyRange{qty(1), qty(it->second), qty(1)};
+    d.capacity[kSharesCapacity] = DeviceCapacity{qty(it->second), policy};
+  }
+  return d;
+}
+
+api::Device mig_device(const GpuInfo& g, const MigProfile& p, const MigPlacement& pl) {
+  api::Device d;
+  d.name = mig_device_name(g.minor, p, pl.start);
+  d.attributes = common_attributes(g);
+  d.attributes["type"] = str("mig");
+  d.attributes["profile"] = str(p.name);
+  d.attributes["parentUUID"] = str(g.uuid);
+  d.capacity = capacities(p);
+  d.consumesCounters.push_back({counter_set_name(g.minor), counters(p, pl.start, pl.size)});
+  return d;
+}
+
+api::ResourceSlice new_slice(const SliceOptions& o) {
+  api::ResourceSlice s;
+  s.typeMeta = {api::kResourceV1, "ResourceSlice"};
+  s.spec.driver = kDriverName;
+  s.spec.pool.name = o.node_name;
+  s.spec.pool.generation = o.generation;
+  s.spec.nodeName = o.node_name;
+  return s;
+}
+
+// Appends `devices` to `out` in chunks of at most `limit`.
+void chunk_devices(std::vector<api::Device> devices, size_t limit, const SliceOptions& o,
+                   std::vector<api::ResourceSlice>& out) {
+  for (api::Device& d : devices) {
+    auto t = o.taints.find(d.name);
+    if (t != o.taints.end()) d.taints = t->second;
+  }
+  bool tainted = std::any_of(devices.begin(), devices.end(), [](const api::Device& d) { return !d.taints.empty(); });
+  if (tainted) limit = std::min(limit, static_cast<size_t>(o.max_counter_devices_per_slice));
+  for (size_t i = 0; i < devices.size(); i += limit) {
+    api::ResourceSlice s = new_slice(o);
+    size_t end = std::min(devices.size(), i + limit);
+    s.spec.devices.assign(std::make_move_iterator(devices.begin() + static_cast<long>(i)),
+                          std::make_move_iterator(devices.begin() + static_cast<long>(end)));
+    out.push_back(std::move(s));
+  }
+}
+
+}  // namespace
+
+std::string gpu_device_name(int minor) { return fmt::format("gpu-{}", minor); }
+std::string counter_set_name(int minor) { return fmt::format("gpu-{}-counter-set", minor); }
+std::string mig_device_name(int minor, const MigProfile& profile, int start) {
+  return fmt::format("gpu-{}-mig-{}-{}-{}", minor, mig_profile_label(profile.name), profile.id, start);
+}
+
+Result<std::vector<api::ResourceSlice>> build_slices(const std::vector<GpuInfo>& gpus, const SliceOptions& o) {
+  if (o.node_name.empty()) return invalid_error("building ResourceSlices: node name is empty");
+  std::vector<const GpuInfo*> ordered;
+  std::set<int> minors;
+  for (const GpuInfo& g : gpus) {
+    if (!minors.insert(g.minor).second) {
+      return invalid_error(fmt::format("building ResourceSlices: two GPUs have minor {}", g.minor));
+    }
+    ordered.push_back(&g);
+  }
+  std::sort(ordered.begin(), ordered.end(),
+            [](const GpuInfo* a, const GpuInfo* b) { return a->pci_bus_id < b->pci_bus_id; });
+  for (const auto& [name, n] : o.shares) {
+    bool known = false;
+    for (const GpuInfo& g : gpus) known = known || gpu_device_name(g.minor) == name;
+    if (!known) return invalid_error(fmt::format("time-slicing replicas for {}: no such GPU", name));
+    if (n < 2) return invalid_error(fmt::format("time-slicing replicas for {}: {} must be at least 2", name, n));
+  }
+
+  std::vector<api::ResourceSlice> out;
+  bool any_partitionable = std::any_of(gpus.begin(), gpus.end(), [&](const GpuInfo& g) { return partitionable(g, o); });
+  if (!any_partitionable) {
+    std::vector<api::Device> devices;
+    for (const GpuInfo* g : ordered) devices.push_back(full_gpu(*g, o));
+    chunk_devices(std::move(devices), static_cast<size_t>(o.max_devices_per_slice), o, out);
+    if (out.empty()) out.push_back(new_slice(o));  // an empty pool still says "no devices here"
+  } else {
+    // Counter sets first: since Kubernetes 1.35 devices may consume counter sets of
+    // another slice of the same pool, which lets each GPU's devices fill a slice.
+    std::vector<api::CounterSet> sets;
+    for (const GpuInfo* g : ordered) {
+      if (partitionable(*g, o)) {
+        sets.push_back({counter_set_name(g->minor), counters(max_profile(*g), 0, g->memory_slice_count)});
+      }
+    }
+    for (size_t i = 0; i < sets.size(); i += static_cast<size_t>(o.max_counter_sets_per_slice)) {
+      api::ResourceSlice s = new_slice(o);
+      size_t end = std::min(sets.size(), i + static_cast<size_t>(o.max_counter_sets_per_slice));
+      s.spec.sharedCounters.assign(sets.begin() + static_cast<long>(i), sets.begin() + static_cast<long>(end));
+      out.push_back(std::move(s));
+    }
+    for (const GpuInfo* g : ordered) {
+      std::vector<api::Device> devices;
+      devices.push_back(full_gpu(*g, o));
+      if (partitionable(*g, o)) {
+        for (const MigProfile& p : g->mig_profiles) {
+          for (const MigPlacement& pl : p.placements) devices.push_back(mig_device(*g, p, pl));
+        }
+      }
+      std::sort(devices.begin(), devices.end(),
+                [](const api::Device& a, const api::Device& b) { return a.name < b.name; });
+      size_t limit = partitionable(*g, o) ? static_cast<size_t>(o.max_counter_devices_per_slice)
+                                          : static_cast<size_t>(o.max_devices_per_slice);
+      chunk_devices(std::move(devices), limit, o, out);
+    }
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i].metadata.name = fmt::format("{}-{}-{}", o.node_name, kDriverName, i);
+    out[i].spec.pool.resourceSliceCount = static_cast<int64_t>(out.size());
+  }
+  return out;
+}
+
+Result<DeviceRef> resolve_device(const std::vector<GpuInfo>& gpus, const std::string& device_name) {
+  for (const GpuInfo& g : gpus) {
+    std::string full = gpu_device_name(g.minor);
+    if (device_name == full) return DeviceRef{&g, nullptr, {}};
+    if (device_name.rfind(full + "-mig-", 0) != 0) continue;
+    for (const MigProfile& p : g.mig_profiles) {
+      for (const MigPlacement& pl : p.placements) {
+        if (mig_device_name(g.minor, p, pl.start) == device_name) return DeviceRef{&g, &p, pl};
+      }
+    }
+  }
+  return not_found_error(fmt::format("device {} is not a device of this node", device_name));
+}
+
+std::vector<api::DeviceClass> device_classes() {
+  auto make = [](const char* name, const char* type) {
+    api::DeviceClass c;
+    c.typeMeta = {api::kResourceV1, "DeviceClass"};
+    c.metadata.name = name;
+    c.spec.selectors.push_back(api::DeviceSelector{api::CELDeviceSelector{fmt::format(
+        "device.driver == '{}' && device.attributes['{}'].type == '{}'", kDriverName, kDriverName, type)}});
+    return c;
+  };
+  std::vector<api::DeviceClass> out = {make(kGpuClassName, "gpu"), make(kMigClassName, "mig")};
+  out[0].spec.extendedResourceName = "nvidia.com/gpu";
+  return out;
+}
+
+}  // namespace draplane::node

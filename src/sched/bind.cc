@@ -1,0 +1,178 @@
+// Reserve, PreBind and Bind of one cycle, and Unreserve: the only API writes
+// the scheduler makes, all through Binder.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "sched/cycle_state.h"
+
+namespace draplane::sched {
+namespace {
+
+api::ResourceClaimConsumerReference consumer(const api::Pod& pod) {
+  return api::ResourceClaimConsumerReference{"", "pods", pod.metadata.name, pod.metadata.uid};
+}
+
+bool reserved_for(const api::ResourceClaim& claim, const api::Pod& pod) {
+  for (const auto& r : claim.status.reservedFor) {
+    if (r.resource == "pods" && r.uid == pod.metadata.uid && r.name == pod.metadata.name) return true;
+  }
+  return false;
+}
+
+bool has_finalizer(const api::ResourceClaim& claim) {
+  const auto& f = claim.metadata.finalizers;
+  return std::find(f.begin(), f.end(), kDeleteProtectionFinalizer) != f.end();
+}
+
+}  // namespace
+
+Scheduler::Reservation Scheduler::reserve(CycleState& cs, const NodeFit& fit) {
+  const api::Pod& pod = cs.pod;
+  Reservation r;
+  for (size_t i = 0; i < cs.pending.size(); ++i) {
+    ClaimWrite w{cs.pending[i], true};
+    w.claim.status.allocation = fit.results[i];
+    w.claim.status.reservedFor.push_back(consumer(pod));
+    r.writes.push_back(std::move(w));
+  }
+  for (const auto& c : cs.allocated) {
+    if (reserved_for(c, pod)) continue;
+    ClaimWrite w{c, false};
+    w.claim.status.reservedFor.push_back(consumer(pod));
+    r.writes.push_back(std::move(w));
+  }
+  // From now on the next cycles see these devices taken. An empty
+  // resourceVersion keeps an assumption until forgotten or replaced in commit().
+  for (const auto& w : r.writes) {
+    api::ResourceClaim assumed = w.claim;
+    assumed.metadata.resourceVersion.clear();
+    r.reserved_keys.push_back(object_key(assumed.metadata));
+    cache_.assume_claim(std::move(assumed));
+  }
+  // The extended-resource claim does not exist yet: hold its devices under a
+  // placeholder name until it is created.
+  if (fit.extended_mask.find('1') != std::string::npos) {
+    api::ResourceClaim placeholder = cs.extended_claims.at(fit.extended_mask);
+    placeholder.metadata.name = placeholder.metadata.generateName + "reserved-" + pod.metadata.uid;
+    placeholder.status.allocation = fit.results.back();
+    r.extended_placeholder = object_key(placeholder.metadata);
+    r.reserved_keys.push_back(r.extended_placeholder);
+    cache_.assume_claim(std::move(placeholder));
+  }
+  cache_.assume_bound(cs.pod_key, fit.node);
+  return r;
+}
+
+CycleResult Scheduler::commit(CycleState& cs, const NodeFit& fit, Reservation& reservation) {
+  const api::Pod& pod = cs.pod;
+  std::vector<ClaimWrite>& to_write = reservation.writes;
+  std::vector<std::pair<api::ResourceClaim, bool>> written;
+  auto fail = [&](const Status& st, const std::string& what) {
+    unreserve(pod, written, reservation.reserved_keys);
+    cache_.forget_bound(cs.pod_key);
+    if (st.code() == Code::kConflict) ++stats_.conflicts;
+    ++stats_.retries;
+    queue_.backoff(cs.pod_key, clock_.now());
+    std::string msg = what + ": " + st.message();
+    log_->debug("pod {}: {}; retrying after backoff", cs.pod_key, msg);
+    return CycleResult{Outcome::kRetry, cs.pod_key, fit.node, msg};
+  };
+
+  // PreBind, extended resources: create the claim, record it in the pod's
+  // status (so a retry reuses it), then it is written like the others.
+  if (fit.extended_mask.find('1') != std::string::npos) {
+    api::ResourceClaim ext = cs.extended_claims.at(fit.extended_mask);
+    ext.metadata.name.clear();
+    auto created = binder_.create_claim(ext);
+    if (!created.has_value()) return fail(created.error(), "create extended resource claim");
+    api::PodExtendedResourceClaimStatus st;
+    st.requestMappings = cs.extended_mappings.at(fit.extended_mask);
+    st.resourceClaimName = created->metadata.name;
+    auto ps = binder_.update_pod_status(pod, [&](api::Pod& p) { p.status.extendedResourceClaimStatus = st; });
+    ClaimWrite w{*created, true, true};
+    w.claim.status.allocation = fit.results.back();
+    w.claim.status.reservedFor = {consumer(pod)};
+    if (!ps.has_value()) {
+      written.emplace_back(*created, true);
+      return fail(ps.error(), "record extendedResourceClaimStatus");
+    }
+    to_write.push_back(std::move(w));
+  }
+
+  // PreBind: finalizer first (a claim must not vanish while allocated), then
+  // allocation + reservedFor in one status update; both with preconditions.
+  for (auto& w : to_write) {
+    const std::string name = object_key(w.claim.metadata);
+    if (w.newly_allocated && !has_finalizer(w.claim)) {
+      api::ResourceClaim f = w.claim;
+      f.metadata.finalizers.push_back(kDeleteProtectionFinalizer);
+      auto stored = binder_.update_claim(f);
+      if (!stored.has_value()) return fail(stored.error(), "add finalizer to resourceclaim " + name);
+      w.claim.metadata = stored->metadata;
+    }
+    auto stored = binder_.update_claim_status(w.claim);
+    if (!stored.has_value()) return fail(stored.error(), "update status of resourceclaim " + name);
+    if (w.extended && !reservation.extended_placeholder.empty()) {
+      // Forget the placeholder before the real claim counts: the snapshot
+      // keeps one in-use record per device, not a count of holders.
+      cache_.forget_claim(reservation.extended_placeholder);
+    }
+    cache_.assume_claim(*stored);
+    written.emplace_back(std::move(*stored), w.newly_allocated);
+  }
+
+  auto b = binder_.bind(pod, fit.node);
+  if (!b.has_value()) return fail(b.error(), "bind to node " + fit.node);
+  queue_.remove(cs.pod_key);
+  ++stats_.bound;
+  log_->debug("pod {} bound to {}", cs.pod_key, fit.node);
+  return CycleResult{Outcome::kBound, cs.pod_key, fit.node, ""};
+}
+
+void Scheduler::unreserve(const api::Pod& pod, const std::vector<std::pair<api::ResourceClaim, bool>>& written,
+                          const std::vector<std::string>& reserved_keys) {
+  for (const auto& key : reserved_keys) cache_.forget_claim(key);
+  for (const auto& [stored, ours] : written) {
+    api::ResourceClaim r = stored;
+    auto& rf = r.status.reservedFor;
+    rf.erase(std::remove_if(rf.begin(), rf.end(),
+                            [&](const auto& c) { return c.resource == "pods" && c.uid == pod.metadata.uid; }),
+             rf.end());
+    if (ours && rf.empty()) r.status.allocation.reset();
+    std::string key = object_key(r.metadata);
+    auto res = binder_.update_claim_status(r);
+    if (res.has_value()) {
+      cache_.assume_claim(*res);
+    } else {
+      // The claim controller drops reservations of pods that are not bound.
+      log_->warn("unreserve resourceclaim {} for pod {}/{}: {}", key, pod.metadata.namespace_, pod.metadata.name,
+                 res.error().message());
+      cache_.forget_claim(key);
+    }
+  }
+}
+
+void Scheduler::mark_unschedulable(const api::Pod& pod, const std::string& message) {
+  for (const auto& c : pod.status.conditions) {
+    if (c.type == "PodScheduled" && c.status == "False" && c.reason == "Unschedulable" && c.message == message) return;
+  }
+  std::string now = clock_.rfc3339();
+  auto r = binder_.update_pod_status(pod, [&](api::Pod& p) {
+    api::PodCondition* cond = nullptr;
+    for (auto& c : p.status.conditions) {
+      if (c.type == "PodScheduled") cond = &c;
+    }
+    if (cond == nullptr) {
+      p.status.conditions.push_back(api::PodCondition{"PodScheduled", "", "", "", "", ""});
+      cond = &p.status.conditions.back();
+    }
+    if (cond->status != "False") cond->lastTransitionTime = now;
+    cond->status = "False";
+    cond->reason = "Unschedulable";
+    cond->message = message;
+  });
+  if (!r.has_value()) log_->debug("pod {}/{}: condition not written: {}", pod.metadata.namespace_, pod.metadata.name, r.error().message());
+}
+
+}  // namespace draplane::sched

@@ -1,0 +1,36 @@
+// Binder: every API write the scheduler makes, behind one interface, so tests
+// run the scheduler against a fake (and inject conflicts) and production uses
+// the REST client (rest_binder.h).
+//
+// Contract of each call: success returns the object as stored (new
+// resourceVersion); kConflict means a precondition (metadata.resourceVersion)
+// failed and the caller must re-read; other codes are transient or fatal for
+// this attempt. Implementations must be safe to call from the scheduler's
+// thread only (no further synchronization is required of them).
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "api/types.h"
+#include "common/result.h"
+
+namespace draplane::sched {
+
+class Binder {
+ public:
+  virtual ~Binder() = default;
+  // POST: creates a claim (metadata.generateName honoured).
+  virtual Result<api::ResourceClaim> create_claim(const api::ResourceClaim& claim) = 0;
+  // PUT of metadata/spec (the finalizer), precondition metadata.resourceVersion.
+  virtual Result<api::ResourceClaim> update_claim(const api::ResourceClaim& claim) = 0;
+  // PUT .../status: allocation and reservedFor, precondition metadata.resourceVersion.
+  virtual Result<api::ResourceClaim> update_claim_status(const api::ResourceClaim& claim) = 0;
+  // POST .../pods/<name>/binding with a v1 Binding to `node`.
+  virtual Result<void> bind(const api::Pod& pod, const std::string& node) = 0;
+  // Read-modify-write of a pod's status: `mutate` is applied to the current
+  // pod (retried on conflicts by the implementation).
+  virtual Result<void> update_pod_status(const api::Pod& pod, const std::function<void(api::Pod&)>& mutate) = 0;
+};
+
+}  // namespace draplane::sched

@@ -1,0 +1,299 @@
+#include "sched/cluster_cache.h"
+
+#include <charconv>
+#include <utility>
+
+namespace draplane::sched {
+namespace {
+
+// resourceVersions of draplane's server (and etcd's) are decimal revisions;
+// anything else compares as "unknown" (-1).
+int64_t parse_rv(const std::string& rv) {
+  int64_t v = -1;
+  auto [ptr, ec] = std::from_chars(rv.data(), rv.data() + rv.size(), v);
+  if (ec != std::errc() || ptr != rv.data() + rv.size()) return -1;
+  return v;
+}
+
+}  // namespace
+
+std::string object_key(const api::ObjectMeta& meta) {
+  return meta.namespace_.empty() ? meta.name : meta.namespace_ + "/" + meta.name;
+}
+
+bool pod_is_active(const api::Pod& pod) {
+  return pod.status.phase != "Succeeded" && pod.status.phase != "Failed";
+}
+
+ClusterCache::ClusterCache(std::shared_ptr<cel::ProgramCache> programs)
+    : programs_(programs ? std::move(programs) : std::make_shared<cel::ProgramCache>()) {}
+
+// ---------------------------------------------------------------- nodes and pods
+
+void ClusterCache::upsert_node(api::Node node) {
+  std::string name = node.metadata.name;
+  nodes_.insert_or_assign(name, std::move(node));
+  drop_view(name);  // labels may change which slices select it
+}
+
+void ClusterCache::delete_node(const std::string& name) {
+  drop_view(name);
+  nodes_.erase(name);
+}
+
+void ClusterCache::index_pod(const std::string& key, bool add) {
+  std::string node = bound_node(key);
+  if (node.empty()) return;
+  if (add) {
+    pods_by_node_[node].insert(key);
+  } else {
+    auto it = pods_by_node_.find(node);
+    if (it != pods_by_node_.end()) it->second.erase(key);
+  }
+}
+
+void ClusterCache::upsert_pod(api::Pod pod) {
+  std::string key = object_key(pod.metadata);
+  index_pod(key, false);
+  if (!pod.spec.nodeName.empty()) assumed_bound_.erase(key);
+  pods_.insert_or_assign(key, std::move(pod));
+  index_pod(key, true);
+}
+
+void ClusterCache::delete_pod(const std::string& key) {
+  index_pod(key, false);
+  assumed_bound_.erase(key);
+  pods_.erase(key);
+}
+
+void ClusterCache::assume_bound(const std::string& pod_key, const std::string& node) {
+  index_pod(pod_key, false);
+  assumed_bound_[pod_key] = node;
+  index_pod(pod_key, true);
+}
+
+void ClusterCache::forget_bound(const std::string& pod_key) {
+  if (assumed_bound_.count(pod_key) == 0) return;
+  index_pod(pod_key, false);
+  assumed_bound_.erase(pod_key);
+  index_pod(pod_key, true);
+}
+
+const api::Node* ClusterCache::node(const std::string& name) const {
+  auto it = nodes_.find(name);
+  return it == nodes_.end() ? nullptr : &it->second;
+}
+
+const api::Pod* ClusterCache::pod(const std::string& key) const {
+  auto it = pods_.find(key);
+  return it == pods_.end() ? nullptr : &it->second;
+}
+
+std::string ClusterCache::bound_node(const std::string& pod_key) const {
+  auto it = pods_.find(pod_key);
+  if (it != pods_.end() && !it->second.spec.nodeName.empty()) return it->second.spec.nodeName;
+  auto a = assumed_bound_.find(pod_key);
+  return a == assumed_bound_.end() ? std::string() : a->second;
+}
+
+int ClusterCache::pods_on_node(const std::string& node) const {
+  auto it = pods_by_node_.find(node);
+  if (it == pods_by_node_.end()) return 0;
+  int n = 0;
+  for (const auto& key : it->second) {
+    const api::Pod* p = pod(key);
+    if (p != nullptr && pod_is_active(*p)) ++n;
+  }
+  return n;
+}
+
+int64_t ClusterCache::extended_in_use(const std::string& node, const std::string& resource) const {
+  auto it = pods_by_node_.find(node);
+  if (it == pods_by_node_.end()) return 0;
+  int64_t sum = 0;
+  for (const auto& key : it->second) {
+    const api::Pod* p = pod(key);
+    if (p == nullptr || !pod_is_active(*p)) continue;
+    for (const auto& c : p->spec.containers) {
+      auto l = c.resources.limits.find(resource);
+      if (l != c.resources.limits.end()) {
+        sum += l->second.value();
+        continue;
+      }
+      auto r = c.resources.requests.find(resource);
+      if (r != c.resources.requests.end()) sum += r->second.value();
+    }
+  }
+  return sum;
+}
+
+// ---------------------------------------------------------------- claims
+
+void ClusterCache::upsert_claim(api::ResourceClaim claim) {
+  std::string key = object_key(claim.metadata);
+  auto a = assumed_.find(key);
+  if (a != assumed_.end()) {
+    int64_t rv = parse_rv(claim.metadata.resourceVersion);
+    if (a->second.rv >= 0 && rv >= a->second.rv) assumed_.erase(a);
+  }
+  claims_.insert_or_assign(key, std::move(claim));
+  sync_counted(key);
+}
+
+void ClusterCache::delete_claim(const std::string& key) {
+  claims_.erase(key);
+  assumed_.erase(key);
+  sync_counted(key);
+}
+
+void ClusterCache::assume_claim(api::ResourceClaim claim) {
+  std::string key = object_key(claim.metadata);
+  int64_t rv = parse_rv(claim.metadata.resourceVersion);
+  assumed_.insert_or_assign(key, Assumed{std::move(claim), rv});
+  sync_counted(key);
+}
+
+void ClusterCache::forget_claim(const std::string& key) {
+  if (assumed_.erase(key) > 0) sync_counted(key);
+}
+
+const api::ResourceClaim* ClusterCache::claim(const std::string& key) const {
+  auto a = assumed_.find(key);
+  if (a != assumed_.end()) return &a->second.claim;
+  auto it = claims_.find(key);
+  return it == claims_.end() ? nullptr : &it->second;
+}
+
+// Brings the snapshot's in-use records for one claim in line with its current
+// view: remove what was counted, add what is allocated now.
+void ClusterCache::sync_counted(const std::string& claim_key) {
+  const api::ResourceClaim* c = claim(claim_key);
+  const api::AllocationResult* now = (c != nullptr && c->status.allocation) ? &*c->status.allocation : nullptr;
+  auto it = counted_.find(claim_key);
+  if (it != counted_.end() && now != nullptr && it->second == *now) return;
+  if (it != counted_.end()) {
+    if (snapshot_ && !snapshot_stale_) {
+      snapshot_->remove_allocation(it->second);
+      invalidate_pools_of(it->second);
+    }
+    counted_.erase(it);
+  }
+  if (now != nullptr) {
+    if (snapshot_ && !snapshot_stale_) {
+      snapshot_->add_allocation(*now);
+      invalidate_pools_of(*now);
+    }
+    counted_.emplace(claim_key, *now);
+  }
+}
+
+void ClusterCache::invalidate_pools_of(const api::AllocationResult& allocation) {
+  std::set<std::string> pools;
+  for (const auto& r : allocation.devices.results) pools.insert(r.driver + "/" + r.pool);
+  for (const auto& p : pools) {
+    auto it = pool_nodes_.find(p);
+    if (it == pool_nodes_.end()) continue;
+    std::set<std::string> nodes = std::move(it->second);
+    pool_nodes_.erase(it);
+    for (const auto& n : nodes) drop_view(n);
+  }
+}
+
+// ---------------------------------------------------------------- inventory
+
+void ClusterCache::upsert_slice(api::ResourceSlice slice) {
+  std::string name = slice.metadata.name;
+  slices_.insert_or_assign(name, std::move(slice));
+  snapshot_stale_ = true;
+}
+
+void ClusterCache::delete_slice(const std::string& name) {
+  if (slices_.erase(name) > 0) snapshot_stale_ = true;
+}
+
+void ClusterCache::upsert_class(api::DeviceClass cls) {
+  std::string name = cls.metadata.name;
+  classes_.insert_or_assign(name, std::move(cls));
+  snapshot_stale_ = true;
+}
+
+void ClusterCache::delete_class(const std::string& name) {
+  if (classes_.erase(name) > 0) snapshot_stale_ = true;
+}
+
+void ClusterCache::upsert_template(api::ResourceClaimTemplate tmpl) {
+  std::string key = object_key(tmpl.metadata);
+  templates_.insert_or_assign(key, std::move(tmpl));
+}
+
+void ClusterCache::delete_template(const std::string& key) { templates_.erase(key); }
+
+const api::ResourceClaimTemplate* ClusterCache::claim_template(const std::string& key) const {
+  auto it = templates_.find(key);
+  return it == templates_.end() ? nullptr : &it->second;
+}
+
+const alloc::Snapshot& ClusterCache::snapshot() {
+  if (snapshot_stale_ || !snapshot_) {
+    std::vector<api::ResourceSlice> slices;
+    slices.reserve(slices_.size());
+    for (const auto& [name, s] : slices_) slices.push_back(s);
+    std::vector<api::DeviceClass> classes;
+    classes.reserve(classes_.size());
+    for (const auto& [name, c] : classes_) classes.push_back(c);
+    std::vector<api::ResourceClaim> allocated(counted_.size());
+    size_t i = 0;
+    for (const auto& [key, a] : counted_) allocated[i++].status.allocation = a;
+    // build() made a non-const object; the cache is its only owner and mutates
+    // it incrementally (see the class comment).
+    snapshot_ = std::const_pointer_cast<alloc::Snapshot>(
+        alloc::Snapshot::build(std::move(slices), std::move(classes), allocated, programs_));
+    snapshot_stale_ = false;
+    views_.clear();
+    pool_nodes_.clear();
+    ++snapshot_builds_;
+  }
+  return *snapshot_;
+}
+
+void ClusterCache::drop_view(const std::string& node) {
+  auto it = views_.find(node);
+  if (it == views_.end()) return;
+  for (const auto& p : it->second.view->pools()) {
+    auto pn = pool_nodes_.find(p.id());
+    if (pn != pool_nodes_.end()) pn->second.erase(node);
+  }
+  views_.erase(it);
+}
+
+Result<const alloc::NodeView*> ClusterCache::node_view(const std::string& node_name) {
+  const alloc::Snapshot& snap = snapshot();
+  auto it = views_.find(node_name);
+  if (it != views_.end()) return it->second.view.get();
+  const api::Node* n = node(node_name);
+  if (n == nullptr) return not_found_error("node \"" + node_name + "\" not found");
+  ASSIGN_OR_RETURN(alloc::NodeView view, alloc::NodeView::build(snap, *n));
+  ViewEntry e;
+  e.view = std::make_unique<alloc::NodeView>(std::move(view));
+  for (const auto& c : e.view->candidates()) {
+    const auto* u = snap.in_use(snap.devices()[c.device].key);
+    if (c.node_ok && u == nullptr) ++e.free;
+  }
+  // Only pools that offer this node devices depend on what is allocated: the
+  // counter-only slices of other nodes' pools (every view sees them, as Kubernetes
+  // 1.36 does) must not make each allocation anywhere rebuild every node's view.
+  std::set<uint32_t> offering;
+  for (const auto& c : e.view->candidates()) offering.insert(c.pool);
+  for (uint32_t pi : offering) pool_nodes_[e.view->pools()[pi].id()].insert(node_name);
+  ++view_builds_;
+  auto [pos, inserted] = views_.emplace(node_name, std::move(e));
+  return pos->second.view.get();
+}
+
+int ClusterCache::free_devices(const std::string& node) {
+  auto v = node_view(node);
+  if (!v.has_value()) return 0;
+  return views_.at(node).free;
+}
+
+}  // namespace draplane::sched

@@ -1,0 +1,137 @@
+// ClusterCache: the scheduler's typed picture of the cluster (nodes, pods,
+// claims, slices, classes, templates), updated one event at a time, plus what
+// the scheduler itself has written but not yet seen come back through a watch
+// (kube-scheduler's assume cache).
+//
+// Device inventory: one alloc::Snapshot. Slice and class events mark it stale
+// and it is rebuilt on the next read (they are rare next to pods). Claim
+// allocations, real or assumed, are applied to the live snapshot incrementally
+// (Snapshot::add_allocation / remove_allocation) and only the NodeViews of the
+// pools they touch are rebuilt, so scheduling a pod never rebuilds the inventory.
+//
+// Assumed claims: after the scheduler writes (or is about to write) a claim's
+// allocation/reservedFor it calls assume_claim(); claim() then returns the
+// assumed object until an event with the same or a newer resourceVersion
+// arrives, so two pods never get the same device while the watch lags.
+// Assumed bindings likewise keep a bound pod counted on its node.
+//
+// Thread-safety: not synchronized; one thread (the scheduler's) owns it.
+// Pointers returned stay valid until the next mutating call.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "alloc/node_view.h"
+#include "alloc/snapshot.h"
+#include "api/types.h"
+#include "cel/cel.h"
+#include "common/result.h"
+
+namespace draplane::sched {
+
+// "namespace/name".
+std::string object_key(const api::ObjectMeta& meta);
+// Non-terminal: phase neither Succeeded nor Failed.
+bool pod_is_active(const api::Pod& pod);
+
+class ClusterCache {
+ public:
+  explicit ClusterCache(std::shared_ptr<cel::ProgramCache> programs = nullptr);
+
+  // ---- events (upsert = added or modified)
+  void upsert_node(api::Node node);
+  void delete_node(const std::string& name);
+  void upsert_pod(api::Pod pod);
+  void delete_pod(const std::string& key);
+  void upsert_claim(api::ResourceClaim claim);
+  void delete_claim(const std::string& key);
+  void upsert_slice(api::ResourceSlice slice);
+  void delete_slice(const std::string& name);
+  void upsert_class(api::DeviceClass cls);
+  void delete_class(const std::string& name);
+  void upsert_template(api::ResourceClaimTemplate tmpl);
+  void delete_template(const std::string& key);
+
+  // ---- assume cache
+  // Makes `claim` (as written or about to be written) the cache's view of it
+  // until an event at resourceVersion >= claim's arrives (an empty
+  // resourceVersion: until forget_claim). Its allocation counts as in use at once.
+  void assume_claim(api::ResourceClaim claim);
+  // Drops the assumed view (unreserve); the last event's object counts again.
+  void forget_claim(const std::string& key);
+  // Records that `pod_key` was bound to `node` before the watch says so.
+  void assume_bound(const std::string& pod_key, const std::string& node);
+  // Drops an assumed binding (the bind failed or a gang was given up).
+  void forget_bound(const std::string& pod_key);
+
+  // ---- reads
+  const std::map<std::string, api::Node>& nodes() const { return nodes_; }
+  const api::Node* node(const std::string& name) const;
+  const api::Pod* pod(const std::string& key) const;
+  const std::map<std::string, api::Pod>& pods() const { return pods_; }
+  // The assumed claim when there is one, else the last event's; null when unknown.
+  const api::ResourceClaim* claim(const std::string& key) const;
+  const std::map<std::string, api::DeviceClass>& classes() const { return classes_; }
+  const api::ResourceClaimTemplate* claim_template(const std::string& key) const;
+  // Node a pod is bound to: spec.nodeName, or an assumed binding; "" when none.
+  std::string bound_node(const std::string& pod_key) const;
+  // Active pods bound (or assumed bound) to `node`.
+  int pods_on_node(const std::string& node) const;
+  // Sum of an extended resource's limits over the active pods on `node`.
+  int64_t extended_in_use(const std::string& node, const std::string& resource) const;
+
+  // The inventory with every counted allocation; rebuilt here when stale.
+  const alloc::Snapshot& snapshot();
+  // The node's view of the snapshot (cached, rebuilt when its pools change).
+  // Error when a slice's node selector is broken (that node is unusable).
+  Result<const alloc::NodeView*> node_view(const std::string& node);
+  // Free device count of the node's view (devices not in use); for packing.
+  int free_devices(const std::string& node);
+
+  // Counters for tests and benchmarks.
+  int64_t snapshot_builds() const { return snapshot_builds_; }
+  int64_t view_builds() const { return view_builds_; }
+
+ private:
+  struct Assumed {
+    api::ResourceClaim claim;
+    int64_t rv = -1;  // numeric resourceVersion written; -1 = until forgotten
+  };
+  struct ViewEntry {
+    std::unique_ptr<alloc::NodeView> view;
+    int free = 0;
+  };
+
+  void sync_counted(const std::string& claim_key);
+  void invalidate_pools_of(const api::AllocationResult& allocation);
+  void drop_view(const std::string& node);
+  void index_pod(const std::string& key, bool add);
+
+  std::shared_ptr<cel::ProgramCache> programs_;
+  std::map<std::string, api::Node> nodes_;
+  std::map<std::string, api::Pod> pods_;
+  std::map<std::string, api::ResourceClaim> claims_;
+  std::map<std::string, Assumed> assumed_;
+  std::map<std::string, std::string> assumed_bound_;  // pod key -> node
+  std::map<std::string, std::set<std::string>> pods_by_node_;
+  std::map<std::string, api::ResourceSlice> slices_;
+  std::map<std::string, api::DeviceClass> classes_;
+  std::map<std::string, api::ResourceClaimTemplate> templates_;
+
+  // Allocation currently counted in the snapshot, per claim key.
+  std::map<std::string, api::AllocationResult> counted_;
+  std::shared_ptr<alloc::Snapshot> snapshot_;
+  bool snapshot_stale_ = true;
+  std::map<std::string, ViewEntry> views_;
+  std::map<std::string, std::set<std::string>> pool_nodes_;  // "driver/pool" -> nodes with a view using it
+  int64_t snapshot_builds_ = 0;
+  int64_t view_builds_ = 0;
+};
+
+}  // namespace draplane::sched

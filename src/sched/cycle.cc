@@ -1,0 +1,186 @@
+// One scheduling cycle: PreFilter (resolve claims), Filter per node (node
+// filters, extended resources, device allocation on the shared snapshot) and
+// Score. The allocator state is the cache's snapshot and per-node views, built
+// once and reused by every pod until the inventory changes.
+#include <spdlog/spdlog.h>
+
+#include "alloc/node_selector.h"
+#include "sched/cycle_state.h"
+#include "sched/fit_error.h"
+#include "sched/gang.h"
+#include "sched/node_filter.h"
+
+namespace draplane::sched {
+namespace {
+
+std::string join(const std::vector<std::string>& lines, const char* sep) {
+  std::string out;
+  for (const auto& l : lines) out += (out.empty() ? "" : sep) + l;
+  return out;
+}
+
+}  // namespace
+
+bool Scheduler::prefilter(CycleState& cs, std::string* waiting) {
+  ResolvedClaims rc = resolve_claims(cs.pod, cache_);
+  if (!rc.waiting.empty()) {
+    *waiting = rc.waiting;
+    return false;
+  }
+  const std::string ext_name = cs.pod.status.extendedResourceClaimStatus
+                                   ? cs.pod.status.extendedResourceClaimStatus->resourceClaimName
+                                   : std::string();
+  for (const auto& key : rc.keys) {
+    const api::ResourceClaim* c = cache_.claim(key);
+    if (!ext_name.empty() && c->metadata.name == ext_name) cs.extended_claim_exists = true;
+    if (c->status.allocation) cs.allocated.push_back(*c);
+    else cs.pending.push_back(*c);
+  }
+  if (!cs.extended_claim_exists) cs.extended = extended_needs(cs.pod);
+  return true;
+}
+
+bool Scheduler::fit_node(CycleState& cs, const api::Node& node, NodeFit& fit, std::string* reason,
+                         std::string* detail) {
+  const std::string& name = node.metadata.name;
+  if (auto r = filter_node(cs.pod, node, cache_.pods_on_node(name))) {
+    *reason = *r;
+    return false;
+  }
+  // Extended resources: the node's own (device plugin) count, else DRA.
+  std::string mask(cs.extended.size(), '0');
+  for (size_t i = 0; i < cs.extended.size(); ++i) {
+    const auto& need = cs.extended[i];
+    auto it = node.status.allocatable.find(need.resource);
+    if (it != node.status.allocatable.end()) {
+      if (cache_.extended_in_use(name, need.resource) + need.count > it->second.value()) {
+        *reason = "Insufficient " + need.resource;
+        return false;
+      }
+      continue;
+    }
+    if (class_for_extended(cache_.classes(), need.resource) == nullptr) {
+      *reason = "Insufficient " + need.resource;
+      return false;
+    }
+    mask[i] = '1';
+  }
+  // Claims allocated earlier must be usable from this node.
+  for (const auto& c : cs.allocated) {
+    const auto& sel = c.status.allocation->nodeSelector;
+    if (!sel) continue;
+    auto m = alloc::node_selector_matches(&node, *sel);
+    if (!m.has_value() || !*m) {
+      *reason = "resourceclaim not available on the node";
+      return false;
+    }
+  }
+  std::vector<const api::ResourceClaim*> claims;
+  for (const auto& c : cs.pending) claims.push_back(&c);
+  if (mask.find('1') != std::string::npos) {
+    auto it = cs.extended_claims.find(mask);
+    if (it == cs.extended_claims.end()) {
+      std::vector<ExtendedNeed> needs;
+      for (size_t i = 0; i < mask.size(); ++i) {
+        if (mask[i] == '1') needs.push_back(cs.extended[i]);
+      }
+      std::vector<api::ContainerExtendedResourceRequest> mappings;
+      api::ResourceClaim ext = build_extended_claim(cs.pod, needs, cache_.classes(), &mappings);
+      ext.metadata.name = ext.metadata.generateName;  // names it in explanations; cleared on create
+      it = cs.extended_claims.emplace(mask, std::move(ext)).first;
+      cs.extended_mappings[mask] = std::move(mappings);
+    }
+    claims.push_back(&it->second);
+    fit.extended_mask = mask;
+  }
+  fit.node = name;
+  fit.free_after = cache_.free_devices(name);
+  if (claims.empty()) return true;
+
+  auto view = cache_.node_view(name);
+  if (!view.has_value()) {
+    *reason = view.error().message();
+    return false;
+  }
+  alloc::Options opts;
+  opts.policy = options_.policy;
+  opts.max_steps = options_.max_steps;
+  opts.share_id_seed = share_seed_;
+  auto a = alloc::allocate(**view, claims, opts);
+  if (!a.has_value()) {
+    // Broken input for this node (unknown class, CEL error, invalid pool): the
+    // pod waits with the allocator's message, as upstream.
+    *reason = kReasonCannotAllocate;
+    *detail = a.error().message();
+    return false;
+  }
+  if (!a->fits) {
+    *reason = kReasonCannotAllocate;
+    *detail = join(a->reasons, "; ");
+    return false;
+  }
+  fit.score = a->score;
+  for (const auto& r : a->results) fit.free_after -= static_cast<int>(r.devices.results.size());
+  fit.results = std::move(a->results);
+  return true;
+}
+
+bool Scheduler::start_cycle(const std::string& key, CycleState& cs) {
+  const api::Pod* p = cache_.pod(key);
+  if (p == nullptr || !is_ours_pending(*p)) return false;
+  cs.pod_key = key;
+  cs.pod = *p;
+  return true;
+}
+
+bool Scheduler::find_node(CycleState& cs, NodeFit& best, std::string* message) {
+  const auto& nodes = cache_.nodes();
+  FitError fit_error(static_cast<int>(nodes.size()));
+  std::string waiting;
+  bool found = false;
+  if (!prefilter(cs, &waiting)) {
+    fit_error.set_pre_filter(waiting);
+  } else {
+    for (const auto& [name, node] : nodes) {
+      NodeFit fit;
+      std::string reason, detail;
+      if (!fit_node(cs, node, fit, &reason, &detail)) {
+        fit_error.add(reason, detail);
+        continue;
+      }
+      // Higher allocator score, then fewer free devices left (packing), then name.
+      if (!found || fit.score > best.score || (fit.score == best.score && fit.free_after < best.free_after)) {
+        best = std::move(fit);
+        found = true;
+      }
+    }
+  }
+  if (!found) *message = fit_error.message(options_.max_detail_lines);
+  return found;
+}
+
+CycleResult Scheduler::schedule_one() {
+  auto now = clock_.now();
+  auto key = queue_.pop(now);
+  if (!key) return {};
+  ++stats_.cycles;
+  ++share_seed_;
+  CycleState cs;
+  if (!start_cycle(*key, cs)) {
+    queue_.remove(*key);
+    return CycleResult{Outcome::kSkipped, *key, "", ""};
+  }
+  if (auto g = gang_of(cs.pod)) return schedule_gang(*key, g->name, g->min_member);
+  NodeFit best;
+  std::string msg;
+  if (!find_node(cs, best, &msg)) {
+    ++stats_.unschedulable;
+    queue_.unschedulable(*key, now);
+    mark_unschedulable(cs.pod, msg);
+    return CycleResult{Outcome::kUnschedulable, *key, "", msg};
+  }
+  Reservation r = reserve(cs, best);
+  return commit(cs, best, r);
+}
+
+}  // namespace draplane::sched

@@ -1,0 +1,64 @@
+// The claims a pod uses: spec.resourceClaims resolved to ResourceClaim objects
+// (resourceClaimName directly; resourceClaimTemplateName through
+// status.resourceClaimStatuses, the claim the template controller made), and
+// the DeviceClass that serves an extended resource (resources.limits such as
+// nvidia.com/gpu: 2) when a node does not offer it itself.
+//
+// Thread-safety: pure functions over a cache the caller owns.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/types.h"
+#include "sched/cluster_cache.h"
+
+namespace draplane::sched {
+
+inline constexpr const char* kExtendedResourceClaimAnnotation = "resource.kubernetes.io/extended-resource-claim";
+inline constexpr const char* kImplicitExtendedPrefix = "deviceclass.resource.kubernetes.io/";
+inline constexpr const char* kDeleteProtectionFinalizer = "resource.kubernetes.io/delete-protection";
+inline constexpr const char* kPodClaimNameAnnotation = "resource.kubernetes.io/pod-claim-name";
+
+struct ResolvedClaims {
+  std::vector<std::string> keys;  // "namespace/name", in spec order, without duplicates
+  // Non-empty: the pod must wait (claim not created yet, missing, being deleted,
+  // not owned by the pod, reservedFor full). Text as kube-scheduler's.
+  std::string waiting;
+};
+
+// Resolves the pod's claims against the cache (assumed state included). The
+// pod's own extended-resource claim, when status names one, is included.
+ResolvedClaims resolve_claims(const api::Pod& pod, const ClusterCache& cache);
+
+// One extended resource of one container.
+struct ExtendedNeed {
+  int container = 0;  // index in spec.containers
+  std::string container_name;
+  std::string resource;
+  int64_t count = 0;
+};
+
+// True for names Kubernetes treats as extended resources (a domain other than
+// kubernetes.io, or the implicit deviceclass.resource.kubernetes.io/<class>).
+bool is_extended_resource(const std::string& name);
+// The pod's extended resources (limits, else requests), containers in order,
+// names sorted within each container.
+std::vector<ExtendedNeed> extended_needs(const api::Pod& pod);
+// Class serving `resource`: spec.extendedResourceName equal (newest
+// creationTimestamp first, then the lexicographically first name), or the
+// implicit name of a class. Null when none.
+const api::DeviceClass* class_for_extended(const std::map<std::string, api::DeviceClass>& classes,
+                                           const std::string& resource);
+
+// The pending claim (not yet created) that serves `needs` for `pod`: generateName
+// "<pod>-extended-resources-", the annotation, an ownerReference to the pod,
+// one ExactCount request per need named container-<i>-request-<j>. `mappings`
+// receives status.extendedResourceClaimStatus.requestMappings. Needs whose
+// class is missing are the caller's to reject beforehand.
+api::ResourceClaim build_extended_claim(const api::Pod& pod, const std::vector<ExtendedNeed>& needs,
+                                        const std::map<std::string, api::DeviceClass>& classes,
+                                        std::vector<api::ContainerExtendedResourceRequest>* mappings);
+
+}  // namespace draplane::sched

@@ -1,0 +1,86 @@
+// SchedulingQueue: pending pods in three sets, after kube-scheduler's
+// PriorityQueue:
+// - active: ready to try, popped by priority (higher first), then by the order
+//   they became active (FIFO);
+// - backoff: failed recently; become active when their backoff ends
+//   (initial * 2^(attempts-1), capped at max);
+// - unschedulable: no node fits; wait for a cluster change (move_all), then go
+//   to backoff (or straight to active when their backoff already ended).
+// When nothing is active, pop() takes a pod waiting out its backoff after a
+// cluster change rather than leave the scheduler idle (kube-scheduler's
+// SchedulerPopFromBackoffQ, on by default since 1.33); pods backing off after an
+// error wait their time.
+// The queue holds keys and priorities; the pods live in the ClusterCache.
+//
+// Thread-safety: not synchronized; owned by the scheduler's thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "sched/clock.h"
+
+namespace draplane::sched {
+
+class SchedulingQueue {
+ public:
+  struct Options {
+    std::chrono::milliseconds initial_backoff{1000};  // kube-scheduler podInitialBackoffSeconds
+    std::chrono::milliseconds max_backoff{10000};     // podMaxBackoffSeconds
+  };
+  SchedulingQueue() = default;
+  explicit SchedulingQueue(Options options) : options_(options) {}
+
+  // A pending pod appeared or changed in a way that may let it fit. New pods go
+  // to active; known pods keep their set unless `reactivate` (then as move_all).
+  void add(const std::string& key, int32_t priority, Clock::TimePoint now, bool reactivate);
+  // Forgets the pod (deleted, bound, or no longer ours).
+  void remove(const std::string& key);
+  // Highest-priority active pod, after promoting expired backoffs; nullopt when
+  // nothing is ready.
+  std::optional<std::string> pop(Clock::TimePoint now);
+  // The attempt failed for a transient reason (conflict, API error): retry after backoff.
+  void backoff(const std::string& key, Clock::TimePoint now);
+  // No node fits: park until move_all.
+  void unschedulable(const std::string& key, Clock::TimePoint now);
+  // Cluster state changed: every parked pod gets another chance.
+  void move_all(Clock::TimePoint now);
+  // Earliest time a backoff pod becomes ready; nullopt when none waits.
+  std::optional<Clock::TimePoint> next_ready() const;
+
+  bool contains(const std::string& key) const { return pods_.count(key) > 0; }
+  bool is_unschedulable(const std::string& key) const;
+  size_t active_size() const { return active_.size(); }
+  size_t size() const { return pods_.size(); }
+  int attempts(const std::string& key) const;
+
+ private:
+  enum class Where { kActive, kBackoff, kUnschedulable, kInFlight };
+  struct Entry {
+    int32_t priority = 0;
+    int attempts = 0;
+    Where where = Where::kActive;
+    uint64_t seq = 0;
+    Clock::TimePoint ready{};
+    bool after_error = false;  // in backoff because an attempt failed, not unschedulable
+  };
+  using ActiveKey = std::tuple<int32_t, uint64_t, std::string>;  // (-priority, seq, key)
+
+  void activate(const std::string& key, Entry& e);
+  void to_backoff_or_active(const std::string& key, Entry& e, Clock::TimePoint now);
+  void detach(const std::string& key, Entry& e);
+  Clock::TimePoint backoff_end(const Entry& e) const;
+
+  Options options_;
+  std::map<std::string, Entry> pods_;
+  std::set<ActiveKey> active_;
+  std::set<std::pair<Clock::TimePoint, std::string>> backoff_;
+  uint64_t seq_ = 0;
+};
+
+}  // namespace draplane::sched

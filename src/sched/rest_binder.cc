@@ -1,0 +1,70 @@
+#include "sched/rest_binder.h"
+
+#include "api/codec.h"
+
+namespace draplane::sched {
+namespace {
+
+std::string claims_path(const std::string& ns) { return "/apis/resource.k8s.io/v1/namespaces/" + ns + "/resourceclaims"; }
+std::string pod_path(const api::Pod& pod) {
+  return "/api/v1/namespaces/" + pod.metadata.namespace_ + "/pods/" + pod.metadata.name;
+}
+
+api::ResourceClaim with_type(api::ResourceClaim c) {
+  c.typeMeta = {api::kResourceV1, "ResourceClaim"};
+  return c;
+}
+
+// JSON strings need escaping only for names the API accepts (DNS names): none
+// of '"' or '\\' can occur, so plain concatenation is safe here.
+std::string binding_json(const api::Pod& pod, const std::string& node) {
+  return R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":")" + pod.metadata.name + R"(","namespace":")" +
+         pod.metadata.namespace_ + R"(","uid":")" + pod.metadata.uid +
+         R"("},"target":{"apiVersion":"v1","kind":"Node","name":")" + node + R"("}})";
+}
+
+}  // namespace
+
+Result<api::ResourceClaim> RestBinder::create_claim(const api::ResourceClaim& claim) {
+  ASSIGN_OR_RETURN(std::string body, client_.post(claims_path(claim.metadata.namespace_), api::to_json(with_type(claim))));
+  return api::decode_as<api::ResourceClaim>(body);
+}
+
+Result<api::ResourceClaim> RestBinder::update_claim(const api::ResourceClaim& claim) {
+  ASSIGN_OR_RETURN(std::string body, client_.put(claims_path(claim.metadata.namespace_) + "/" + claim.metadata.name,
+                                                 api::to_json(with_type(claim))));
+  return api::decode_as<api::ResourceClaim>(body);
+}
+
+Result<api::ResourceClaim> RestBinder::update_claim_status(const api::ResourceClaim& claim) {
+  ASSIGN_OR_RETURN(std::string body,
+                   client_.put(claims_path(claim.metadata.namespace_) + "/" + claim.metadata.name + "/status",
+                               api::to_json(with_type(claim))));
+  return api::decode_as<api::ResourceClaim>(body);
+}
+
+Result<void> RestBinder::bind(const api::Pod& pod, const std::string& node) {
+  ASSIGN_OR_RETURN(std::string body, client_.post(pod_path(pod) + "/binding", binding_json(pod, node)));
+  (void)body;
+  return {};
+}
+
+Result<void> RestBinder::update_pod_status(const api::Pod& pod, const std::function<void(api::Pod&)>& mutate) {
+  Status last;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    ASSIGN_OR_RETURN(std::string current, client_.get(pod_path(pod)));
+    ASSIGN_OR_RETURN(api::Pod p, api::decode_as<api::Pod>(current));
+    if (!pod.metadata.uid.empty() && p.metadata.uid != pod.metadata.uid) {
+      return not_found_error("pod " + pod.metadata.namespace_ + "/" + pod.metadata.name + " was replaced");
+    }
+    mutate(p);
+    p.typeMeta = {"v1", "Pod"};
+    auto r = client_.put(pod_path(pod) + "/status", api::to_json(p));
+    if (r.has_value()) return {};
+    last = r.error();
+    if (last.code() != Code::kConflict) break;
+  }
+  return last;
+}
+
+}  // namespace draplane::sched

@@ -1,0 +1,28 @@
+// RestBinder: the Binder over the Kubernetes REST API (client::RestClient).
+// Claims: POST / PUT / PUT status under /apis/resource.k8s.io/v1; pods: the
+// binding subresource and a GET + PUT of pods/status (retried on conflict).
+//
+// Thread-safety: as the RestClient it uses (serialized requests).
+#pragma once
+
+#include "client/rest_client.h"
+#include "sched/binder.h"
+
+namespace draplane::sched {
+
+class RestBinder final : public Binder {
+ public:
+  // `client` must outlive the binder.
+  explicit RestBinder(client::RestClient& client) : client_(client) {}
+
+  Result<api::ResourceClaim> create_claim(const api::ResourceClaim& claim) override;
+  Result<api::ResourceClaim> update_claim(const api::ResourceClaim& claim) override;
+  Result<api::ResourceClaim> update_claim_status(const api::ResourceClaim& claim) override;
+  Result<void> bind(const api::Pod& pod, const std::string& node) override;
+  Result<void> update_pod_status(const api::Pod& pod, const std::function<void(api::Pod&)>& mutate) override;
+
+ private:
+  client::RestClient& client_;
+};
+
+}  // namespace draplane::sched

@@ -1,0 +1,88 @@
+#include "sched/runner.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <thread>
+
+#include "client/informer.h"
+#include "sched/rest_binder.h"
+
+namespace draplane::sched {
+namespace {
+
+template <typename T>
+std::unique_ptr<client::Informer<T>> informer(client::RestClient& c, Scheduler& s, std::string api_version,
+                                              std::string kind, std::string path) {
+  client::RawInformer::Options o;
+  o.api_version = std::move(api_version);
+  o.kind = std::move(kind);
+  o.path = std::move(path);
+  auto inf = std::make_unique<client::Informer<T>>(c, std::move(o));
+  inf->add_handler([&s](client::EventType type, const T*, const T& obj) {
+    s.post(Event{type == client::EventType::kDeleted ? Event::Op::kDelete : Event::Op::kUpsert, obj});
+  });
+  return inf;
+}
+
+}  // namespace
+
+Result<void> run_scheduler(client::RestClient& client, client::RestClient& binder_client,
+                           const RunnerOptions& options, const std::atomic<bool>& stop) {
+  auto log = options.logger ? options.logger : spdlog::default_logger();
+  SystemClock clock;
+  RestBinder binder(binder_client);
+  Scheduler scheduler(binder, clock, options.scheduler, log);
+
+  auto nodes = informer<api::Node>(client, scheduler, "v1", "Node", "/api/v1/nodes");
+  auto classes = informer<api::DeviceClass>(client, scheduler, api::kResourceV1, "DeviceClass",
+                                            "/apis/resource.k8s.io/v1/deviceclasses");
+  auto slices = informer<api::ResourceSlice>(client, scheduler, api::kResourceV1, "ResourceSlice",
+                                             "/apis/resource.k8s.io/v1/resourceslices");
+  auto claims = informer<api::ResourceClaim>(client, scheduler, api::kResourceV1, "ResourceClaim",
+                                             "/apis/resource.k8s.io/v1/resourceclaims");
+  auto pods = informer<api::Pod>(client, scheduler, "v1", "Pod", "/api/v1/pods");
+  // Inventory and claims first, so the first pods already see them.
+  nodes->start();
+  classes->start();
+  slices->start();
+  claims->start();
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.sync_timeout_ms);
+  auto synced_by_deadline = [&](const auto& inf) {
+    while (!inf->synced()) {
+      if (stop.load() || std::chrono::steady_clock::now() > deadline) return false;
+      inf->wait_synced(100);
+    }
+    return true;
+  };
+  bool synced = synced_by_deadline(nodes) && synced_by_deadline(classes) && synced_by_deadline(slices) &&
+                synced_by_deadline(claims);
+  if (synced) {
+    pods->start();
+    synced = synced_by_deadline(pods);
+  }
+  Result<void> result;
+  if (!synced && !stop.load()) {
+    result = Status(Code::kUnavailable, "scheduler: informers did not sync within " +
+                                            std::to_string(options.sync_timeout_ms) + " ms");
+  } else if (synced) {
+    log->info("scheduler {} started", options.scheduler.name);
+    std::thread waker([&] {
+      while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      scheduler.wake();
+    });
+    scheduler.run(stop);
+    waker.join();
+    const auto& st = scheduler.stats();
+    log->info("scheduler stopped: {} bound, {} unschedulable attempts, {} retries ({} conflicts)", st.bound,
+              st.unschedulable, st.retries, st.conflicts);
+  }
+  pods->stop();
+  claims->stop();
+  slices->stop();
+  classes->stop();
+  nodes->stop();
+  return result;
+}
+
+}  // namespace draplane::sched

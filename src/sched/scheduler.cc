@@ -1,0 +1,168 @@
+// Scheduler: events, queue hand-off and the run loop (cycle.cc holds one
+// scheduling cycle, bind.cc the API writes).
+#include "sched/scheduler.h"
+
+#include <spdlog/spdlog.h>
+
+#include <type_traits>
+
+#include "sched/cycle_state.h"
+
+namespace draplane::sched {
+namespace {
+
+// A pod update that may change where (or whether) it fits; status-only changes
+// written by the scheduler itself (conditions) do not.
+bool scheduling_relevant_change(const api::Pod& a, const api::Pod& b) {
+  return !(a.spec == b.spec && a.metadata.labels == b.metadata.labels &&
+           a.status.resourceClaimStatuses == b.status.resourceClaimStatuses &&
+           a.status.extendedResourceClaimStatus == b.status.extendedResourceClaimStatus);
+}
+
+// A claim change that may let a waiting pod fit: created, deleted, deallocated,
+// or fewer consumers. Our own allocations (reservedFor grows) do not.
+bool claim_frees_or_appears(const api::ResourceClaim* old_claim, const api::ResourceClaim* claim) {
+  if (old_claim == nullptr || claim == nullptr) return true;
+  if (old_claim->status.allocation && !claim->status.allocation) return true;
+  return claim->status.reservedFor.size() < old_claim->status.reservedFor.size();
+}
+
+// A Node update that may let a waiting pod fit: anything the node filter reads
+// (labels, taints, unschedulable, allocatable). Heartbeats (conditions, times)
+// do not, and with many nodes they would retry every pending pod many times a
+// second (kube-scheduler's queueing hints skip them likewise).
+bool node_change_may_help(const api::Node& old_node, const api::Node& node) {
+  return old_node.metadata.labels != node.metadata.labels || old_node.spec.taints != node.spec.taints ||
+         old_node.spec.unschedulable != node.spec.unschedulable || old_node.status.allocatable != node.status.allocatable;
+}
+
+}  // namespace
+
+Scheduler::Scheduler(Binder& binder, Clock& clock, SchedulerOptions options, std::shared_ptr<spdlog::logger> logger)
+    : binder_(binder),
+      clock_(clock),
+      options_(std::move(options)),
+      log_(logger ? std::move(logger) : spdlog::default_logger()),
+      queue_(options_.queue) {}
+
+Scheduler::~Scheduler() = default;
+
+bool Scheduler::is_ours_pending(const api::Pod& pod) const {
+  const std::string& s = pod.spec.schedulerName;
+  bool ours = s == options_.name || (options_.serve_default && (s.empty() || s == "default-scheduler"));
+  return ours && pod.spec.nodeName.empty() && pod.metadata.deletionTimestamp.empty() && pod_is_active(pod) &&
+         cache_.bound_node(object_key(pod.metadata)).empty();
+}
+
+void Scheduler::on_pod(const api::Pod* old_pod, const api::Pod* pod, bool deleted) {
+  auto now = clock_.now();
+  if (deleted) {
+    std::string key = object_key(pod->metadata);
+    bool was_bound = !cache_.bound_node(key).empty();
+    cache_.delete_pod(key);
+    queue_.remove(key);
+    if (was_bound) queue_.move_all(now);  // a pod slot (and its devices, later) frees up
+    return;
+  }
+  std::string key = object_key(pod->metadata);
+  bool was_active_bound = old_pod != nullptr && pod_is_active(*old_pod) && !cache_.bound_node(key).empty();
+  cache_.upsert_pod(*pod);
+  const api::Pod* cached = cache_.pod(key);
+  if (is_ours_pending(*cached)) {
+    bool relevant = old_pod == nullptr || scheduling_relevant_change(*old_pod, *cached);
+    queue_.add(key, cached->spec.priority.value_or(0), now, relevant);
+  } else {
+    queue_.remove(key);
+    if (was_active_bound && !pod_is_active(*cached)) queue_.move_all(now);
+  }
+}
+
+void Scheduler::handle(const Event& event) {
+  bool del = event.op == Event::Op::kDelete;
+  auto now = clock_.now();
+  std::visit(
+      [&](const auto& obj) {
+        using T = std::decay_t<decltype(obj)>;
+        std::string key = object_key(obj.metadata);
+        if constexpr (std::is_same_v<T, api::Pod>) {
+          const api::Pod* old = cache_.pod(key);
+          std::optional<api::Pod> old_copy;
+          if (old != nullptr) old_copy = *old;
+          on_pod(old_copy ? &*old_copy : nullptr, &obj, del);
+        } else if constexpr (std::is_same_v<T, api::ResourceClaim>) {
+          const api::ResourceClaim* old = cache_.claim(key);
+          bool wake = del || claim_frees_or_appears(old, &obj);
+          if (del) cache_.delete_claim(key);
+          else cache_.upsert_claim(obj);
+          if (wake) queue_.move_all(now);
+        } else if constexpr (std::is_same_v<T, api::Node>) {
+          const api::Node* old = cache_.node(key);
+          bool wake = del || old == nullptr || node_change_may_help(*old, obj);
+          if (del) cache_.delete_node(key);
+          else cache_.upsert_node(obj);
+          if (wake) queue_.move_all(now);
+        } else if constexpr (std::is_same_v<T, api::ResourceSlice>) {
+          if (del) cache_.delete_slice(key);
+          else cache_.upsert_slice(obj);
+          queue_.move_all(now);
+        } else if constexpr (std::is_same_v<T, api::DeviceClass>) {
+          if (del) cache_.delete_class(key);
+          else cache_.upsert_class(obj);
+          queue_.move_all(now);
+        } else if constexpr (std::is_same_v<T, api::ResourceClaimTemplate>) {
+          if (del) cache_.delete_template(key);
+          else cache_.upsert_template(obj);
+        }
+      },
+      event.object);
+}
+
+void Scheduler::post(Event event) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    inbox_.push_back(std::move(event));
+  }
+  cv_.notify_one();
+}
+
+void Scheduler::wake() { cv_.notify_all(); }
+
+size_t Scheduler::drain() {
+  std::deque<Event> batch;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    batch.swap(inbox_);
+  }
+  for (const auto& e : batch) handle(e);
+  return batch.size();
+}
+
+int Scheduler::run_until_idle(int max_cycles) {
+  int n = 0;
+  while (n < max_cycles) {
+    drain();
+    CycleResult r = schedule_one();
+    if (r.outcome == Outcome::kIdle) break;
+    ++n;
+  }
+  return n;
+}
+
+void Scheduler::run(const std::atomic<bool>& stop) {
+  while (!stop.load()) {
+    drain();
+    CycleResult r = schedule_one();
+    if (r.outcome != Outcome::kIdle) continue;
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!inbox_.empty() || stop.load()) continue;
+    // Sleep until an event, the next backoff, or a periodic check of `stop`.
+    auto wait = std::chrono::milliseconds(200);
+    if (auto next = queue_.next_ready()) {
+      auto d = std::chrono::duration_cast<std::chrono::milliseconds>(*next - clock_.now());
+      if (d < wait) wait = std::max(d, std::chrono::milliseconds(1));
+    }
+    cv_.wait_for(lock, wait);
+  }
+}
+
+}  // namespace draplane::sched

@@ -1,0 +1,149 @@
+// Scheduler: places pending pods that use DRA claims (and any other pending
+// pod addressed to it) on nodes, one scheduling cycle per pod, after
+// kube-scheduler with its DynamicResources plugin:
+//   resolve claims (PreFilter) -> per node: node filters, allocated-claim node
+//   check, allocation of the pending claims on the cache's shared snapshot
+//   (Filter) -> score (upstream's firstAvailable score, then packing: the node
+//   left with the fewest free devices) -> reserve (assume the claims in the
+//   cache so the next pod sees the devices taken) -> write the claims
+//   (finalizer, then allocation + reservedFor in one status update, with
+//   resourceVersion preconditions) -> bind.
+// A conflict or API error unreserves (the written reservations are taken back)
+// and retries the pod after a backoff; a pod no node fits gets PodScheduled=False
+// (reason Unschedulable) and waits for a cluster change.
+//
+// Events (informer adds/updates/deletes) reach it through handle() on the
+// scheduling thread or post() from any thread.
+//
+// Thread-safety: post() and stop notification are thread-safe; everything else
+// runs on one thread (the one calling run() or the test).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "alloc/allocator.h"
+#include "api/types.h"
+#include "sched/binder.h"
+#include "sched/clock.h"
+#include "sched/cluster_cache.h"
+#include "sched/queue.h"
+
+namespace spdlog {
+class logger;
+}
+
+namespace draplane::sched {
+
+struct SchedulerOptions {
+  // spec.schedulerName this scheduler serves; "" and "default-scheduler" too
+  // when serve_default is set (draplane is the only scheduler of its cluster).
+  std::string name = "draplane";
+  bool serve_default = true;
+  // Device choice within a node: packing keeps whole devices and counter sets
+  // free; first-fit gives the upstream allocator's exact answer.
+  alloc::Policy policy = alloc::Policy::kPacking;
+  // Allocator search budget per (pod, node).
+  int64_t max_steps = 200'000;
+  SchedulingQueue::Options queue;
+  // Explanations listed in an Unschedulable message.
+  int max_detail_lines = 3;
+};
+
+// One informer event.
+struct Event {
+  enum class Op { kUpsert, kDelete };
+  Op op = Op::kUpsert;
+  api::Object object;
+};
+
+enum class Outcome { kIdle, kBound, kUnschedulable, kRetry, kSkipped };
+
+struct CycleResult {
+  Outcome outcome = Outcome::kIdle;
+  std::string pod;   // key
+  std::string node;  // kBound
+  std::string message;  // kUnschedulable / kRetry: why
+};
+
+struct SchedulerStats {
+  int64_t cycles = 0, bound = 0, unschedulable = 0, retries = 0, conflicts = 0;
+};
+
+class Scheduler {
+ public:
+  // `binder`, `clock` and `logger` (null: spdlog's default) must outlive it.
+  Scheduler(Binder& binder, Clock& clock, SchedulerOptions options = {},
+            std::shared_ptr<spdlog::logger> logger = nullptr);
+  ~Scheduler();
+
+  // Applies one event to the cache and the queue (scheduling thread).
+  void handle(const Event& event);
+  // Queues an event for the scheduling thread (any thread).
+  void post(Event event);
+  // Applies queued events; returns how many.
+  size_t drain();
+
+  // One cycle for the next ready pod (kIdle when none is ready).
+  CycleResult schedule_one();
+  // drain + schedule_one until no pod is ready; returns cycles run.
+  int run_until_idle(int max_cycles = 1'000'000);
+  // Loops until *stop: drains events, schedules, sleeps until an event arrives
+  // or a backoff ends.
+  void run(const std::atomic<bool>& stop);
+  // Wakes run() (after setting its stop flag).
+  void wake();
+
+  ClusterCache& cache() { return cache_; }
+  const SchedulingQueue& queue() const { return queue_; }
+  const SchedulerStats& stats() const { return stats_; }
+  // True when the pod is addressed to this scheduler and waits for a node.
+  bool is_ours_pending(const api::Pod& pod) const;
+
+ private:
+  struct CycleState;
+  struct NodeFit;
+  struct Reservation;
+
+  void on_pod(const api::Pod* old_pod, const api::Pod* pod, bool deleted);
+  // Builds the cycle state for the pod at `key`; false when it is gone or not ours.
+  bool start_cycle(const std::string& key, CycleState& cs);
+  bool prefilter(CycleState& cs, std::string* waiting);
+  // PreFilter + Filter + Score: the best node, or false with the Unschedulable message.
+  bool find_node(CycleState& cs, NodeFit& best, std::string* message);
+  CycleResult schedule_gang(const std::string& key, const std::string& gang, int min_member);
+  // Reserve: assumes the claims (and the binding) in the cache, writes nothing.
+  Reservation reserve(CycleState& cs, const NodeFit& fit);
+  // PreBind + Bind of a reservation; on failure unreserves and backs off.
+  CycleResult commit(CycleState& cs, const NodeFit& fit, Reservation& reservation);
+  bool fit_node(CycleState& cs, const api::Node& node, NodeFit& fit, std::string* reason, std::string* detail);
+  // Takes back a failed cycle's reservations: `written` claims (stored object,
+  // allocated by this cycle?) get the pod removed from reservedFor (and their
+  // allocation cleared when it was ours and nobody else uses it); assumed ones
+  // are forgotten.
+  void unreserve(const api::Pod& pod, const std::vector<std::pair<api::ResourceClaim, bool>>& written,
+                 const std::vector<std::string>& reserved_keys);
+  void mark_unschedulable(const api::Pod& pod, const std::string& message);
+
+  Binder& binder_;
+  Clock& clock_;
+  SchedulerOptions options_;
+  std::shared_ptr<spdlog::logger> log_;
+  ClusterCache cache_;
+  SchedulingQueue queue_;
+  SchedulerStats stats_;
+  uint64_t share_seed_ = 1;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Event> inbox_;
+};
+
+}  // namespace draplane::sched

@@ -1,0 +1,288 @@
+#include "server/api_server.h"
+
+#include <chrono>
+
+#include "api/codec.h"
+#include "server/internal/impl_class.h"
+#include "server/protobuf_body.h"
+
+namespace draplane::server {
+namespace {
+
+ApiError unsupported_media_type(std::string message) {
+  ApiError e = from_code(Code::kBadRequest, std::move(message));
+  e.http = 415;
+  e.reason = "UnsupportedMediaType";
+  return e;
+}
+
+// The media type of a Content-Type header, lowercased, without parameters.
+std::string media_type(const std::string& content_type) {
+  std::string t = content_type.substr(0, content_type.find(';'));
+  while (!t.empty() && t.back() == ' ') t.pop_back();
+  for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return t;
+}
+
+bool looks_like_json(const std::string& body) {
+  size_t i = body.find_first_not_of(" \t\r\n");
+  return i != std::string::npos && (body[i] == '{' || body[i] == '[');
+}
+
+// Sets `out` to `req` with its body as JSON when the body is protobuf or YAML
+// (out.method stays empty when the body is used as it is).
+std::optional<ApiError> body_as_json(const Request& req, Request& out) {
+  if (req.body.empty()) return std::nullopt;
+  std::string type = media_type(req.content_type);
+  if (type == "application/vnd.kubernetes.protobuf") {
+    auto pb = decode_protobuf_body(req.body);
+    if (!pb.has_value()) return bad_request(pb.error().message());
+    if (!pb->supported) {
+      return unsupported_media_type(
+          "the body of the request was in an unknown format - accepted media types include: application/json, "
+          "application/yaml, and application/vnd.kubernetes.protobuf for v1 Namespace only (this body is " +
+          (pb->api_version.empty() ? std::string() : pb->api_version + " ") + pb->kind + "); send " + pb->kind +
+          " as JSON");
+    }
+    out = req;
+    out.body = std::move(pb->json);
+    out.content_type = "application/json";
+    return std::nullopt;
+  }
+  if (type.rfind("application/cbor", 0) == 0) {
+    return unsupported_media_type("the body of the request was in an unknown format - accepted media types include: "
+                                  "application/json, application/yaml, application/vnd.kubernetes.protobuf");
+  }
+  bool yaml = (type == "application/yaml" && req.method != "PATCH") || type == "application/apply-patch+yaml";
+  if (yaml && !looks_like_json(req.body)) {
+    auto json = api::yaml_to_json(req.body);
+    if (!json.has_value()) return bad_request(json.error().message());
+    out = req;
+    out.body = std::move(json).value();
+    if (type == "application/yaml") out.content_type = "application/json";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+ApiServer::ApiServer(store::Store& store, ApiServerOptions options, Metrics* metrics)
+    : store_(store), impl_(std::make_unique<Impl>(store, std::move(options), metrics)) {}
+ApiServer::~ApiServer() = default;
+
+Status ApiServer::bootstrap() { return impl_->bootstrap(); }
+
+ApiServer::Outcome ApiServer::handle(const Request& request) {
+  auto start = std::chrono::steady_clock::now();
+  Outcome out = impl_->handle(request);
+  if (impl_->metrics_ != nullptr) {
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::string verb = out.watch ? "WATCH" : request.method;
+    std::string resource;
+    std::string err;
+    if (auto t = impl_->parse_target(request.path, &err)) resource = t->resource->resource;
+    impl_->metrics_->observe_request(verb, resource, out.response.code, secs);
+  }
+  return out;
+}
+
+Status ApiServer::Impl::bootstrap() {
+  for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
+    std::string key = std::string("/registry/namespaces/") + ns;
+    if (store_.get(key).has_value()) continue;
+    std::string body = std::string(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")") + ns +
+                       R"(","uid":")" + opts_.new_uid() + R"(","creationTimestamp":")" + now_text() +
+                       R"(","labels":{"kubernetes.io/metadata.name":")" + ns +
+                       R"("}},"spec":{},"status":{"phase":"Active"}})";
+    auto r = store_.create(key, body);
+    if (!r.has_value() && r.error().code() != Code::kAlreadyExists) return r.error();
+  }
+  return Status();
+}
+
+std::optional<Target> ApiServer::Impl::parse_target(const std::string& path, std::string* error) const {
+  std::vector<std::string> seg;
+  size_t i = 0;
+  while (i < path.size()) {
+    size_t j = path.find('/', i);
+    if (j == std::string::npos) j = path.size();
+    if (j > i) seg.push_back(path.substr(i, j - i));
+    i = j + 1;
+  }
+  std::string group, version;
+  size_t rest;
+  if (seg.size() >= 2 && seg[0] == "api") {
+    version = seg[1];
+    rest = 2;
+  } else if (seg.size() >= 3 && seg[0] == "apis") {
+    group = seg[1];
+    version = seg[2];
+    rest = 3;
+  } else {
+    return std::nullopt;
+  }
+  std::vector<std::string> r(seg.begin() + static_cast<std::ptrdiff_t>(rest), seg.end());
+  if (r.empty()) return std::nullopt;
+  Target t;
+  if (r[0] == "namespaces" && r.size() >= 3 && group.empty() && (r[2] == "status" || r[2] == "finalize")) {
+    t.resource = find_resource("", version, "namespaces");
+    t.name = r[1];
+    t.subresource = r[2];
+    return t;
+  }
+  if (r[0] == "namespaces" && r.size() >= 3) {
+    t.namespace_ = r[1];
+    r.erase(r.begin(), r.begin() + 2);
+  }
+  t.resource = find_resource(group, version, r[0]);
+  if (t.resource == nullptr) return std::nullopt;
+  if (t.resource->namespaced == false && !t.namespace_.empty()) return std::nullopt;
+  if (r.size() >= 2) t.name = r[1];
+  if (r.size() >= 3) {
+    t.subresource = r[2];
+    if (!t.resource->has_subresource(t.subresource)) return std::nullopt;
+  }
+  if (r.size() > 3) return std::nullopt;
+  (void)error;
+  return t;
+}
+
+std::optional<ApiError> ApiServer::Impl::authorize(const Request& req, const Target& t, const std::string& verb,
+                                                   const JsonValue* old_obj, const JsonValue* new_obj) const {
+  const Identity& id = req.identity;
+  if (id.admin) return std::nullopt;
+  if (verb == "get" || verb == "list" || verb == "watch") {
+    if (!id.user.empty()) return std::nullopt;
+  }
+  std::string res = t.resource->resource;
+  auto deny = [&](const std::string& why) {
+    return forbidden(*t.resource, t.name, why);
+  };
+  if (id.node.empty()) {
+    return deny("User \"" + id.user + "\" cannot " + verb + " resource \"" + res + "\" in API group \"" +
+                t.resource->group + "\"");
+  }
+  const std::string& node = id.node;
+  auto node_of = [](const JsonValue* o) { return o ? get_string(*o, {"spec", "nodeName"}) : std::string(); };
+  if (res == "events" || res == "leases") return std::nullopt;
+  if (res == "nodes") {
+    if (t.name == node || (verb == "create" && new_obj && get_string(*new_obj, {"metadata", "name"}) == node)) {
+      return std::nullopt;
+    }
+    return deny("node \"" + node + "\" is not allowed to modify node \"" + t.name + "\"");
+  }
+  if (res == "resourceslices") {
+    if ((old_obj == nullptr || node_of(old_obj) == node) && (new_obj == nullptr || node_of(new_obj) == node)) {
+      return std::nullopt;
+    }
+    return deny("node \"" + node + "\" can only " + verb + " ResourceSlices with spec.nodeName set to itself");
+  }
+  if (res == "pods") {
+    if ((t.subresource == "status" && (verb == "update" || verb == "patch")) || verb == "delete") {
+      if (node_of(old_obj) == node) return std::nullopt;
+      return deny("node \"" + node + "\" can only " + (verb == "delete" ? "delete pods" : "update pod status") +
+                  " for pods with spec.nodeName set to itself");
+    }
+    return deny("node \"" + node + "\" is not allowed to " + verb + " pods");
+  }
+  return deny("node \"" + node + "\" is not allowed to " + verb + " " + qualified_resource(*t.resource));
+}
+
+ApiServer::Outcome ApiServer::Impl::handle(const Request& req) {
+  Outcome out;
+  bool health = req.path == "/healthz" || req.path == "/livez" || req.path == "/readyz" || req.path == "/version" ||
+                req.path.rfind("/healthz/", 0) == 0 || req.path.rfind("/readyz/", 0) == 0 ||
+                req.path.rfind("/livez/", 0) == 0;
+  if (req.identity.user.empty() && !health) {
+    out.response = error_reply(from_code(Code::kUnauthorized, "Unauthorized"));
+    return out;
+  }
+  if (req.path == "/metrics") {
+    if (!req.identity.admin) {
+      out.response = error_reply(from_code(Code::kForbidden, "forbidden: User \"" + req.identity.user +
+                                                                 "\" cannot get path \"/metrics\""));
+      return out;
+    }
+    out.response.content_type = "text/plain; version=0.0.4";
+    out.response.body = metrics_ ? metrics_->render() : "";
+    return out;
+  }
+  if (auto d = discovery(req, opts_)) {
+    out.response = std::move(*d);
+    return out;
+  }
+  std::string err;
+  auto t = parse_target(req.path, &err);
+  if (!t) {
+    ApiError e = from_code(Code::kNotFound, "the server could not find the requested resource");
+    out.response = error_reply(e);
+    return out;
+  }
+  // Bodies other than JSON become JSON here: protobuf (Namespace; kubectl's
+  // typed commands send it) and YAML (create/update, and apply patches).
+  Request as_json;
+  if (auto e = body_as_json(req, as_json)) {
+    out.response = error_reply(*e);
+    return out;
+  }
+  const Request& rq = as_json.method.empty() ? req : as_json;
+  const std::string& m = rq.method;
+  if (m == "GET" && t->subresource == "log") {
+    out.response = pod_log(rq, *t);
+  } else if (m == "GET") {
+    if (t->name.empty()) {
+      auto w = rq.query.find("watch");
+      if (w != rq.query.end() && (w->second == "true" || w->second == "1")) return watch(rq, *t);
+      out.response = list(rq, *t);
+    } else {
+      out.response = get(rq, *t);
+    }
+  } else if (m == "POST" && t->name.empty()) {
+    out.response = create(rq, *t);
+  } else if (m == "POST" && t->subresource == "binding") {
+    out.response = bind(rq, *t);
+  } else if (m == "PUT" && !t->name.empty()) {
+    out.response = update(rq, *t, "");
+  } else if (m == "PATCH" && !t->name.empty()) {
+    std::string ct = rq.content_type.substr(0, rq.content_type.find(';'));
+    out.response = update(rq, *t, ct.empty() ? "unknown" : ct);
+  } else if (m == "DELETE" && !t->name.empty() && t->subresource.empty()) {
+    out.response = remove(rq, *t);
+  } else if (m == "DELETE" && t->name.empty()) {
+    out.response = remove_collection(rq, *t);
+  } else {
+    ApiError e = from_code(Code::kBadRequest, "the server does not allow this method on the requested resource");
+    e.http = 405;
+    e.reason = "MethodNotAllowed";
+    out.response = error_reply(e);
+  }
+  return out;
+}
+
+Result<ListParams> parse_list_params(const Request& req, const ResourceInfo& r) {
+  ListParams p;
+  auto q = [&](const char* k) {
+    auto it = req.query.find(k);
+    return it == req.query.end() ? std::string() : it->second;
+  };
+  ASSIGN_OR_RETURN(p.labels, Selector::parse_labels(q("labelSelector")));
+  ASSIGN_OR_RETURN(p.fields, Selector::parse_fields(q("fieldSelector"), r));
+  std::string limit = q("limit");
+  if (!limit.empty()) {
+    char* end = nullptr;
+    p.limit = std::strtoll(limit.c_str(), &end, 10);
+    if (end == limit.c_str() || *end != '\0' || p.limit < 0) {
+      return Status(Code::kBadRequest, "invalid limit \"" + limit + "\"");
+    }
+  }
+  p.continue_token = q("continue");
+  p.resource_version = q("resourceVersion");
+  p.resource_version_match = q("resourceVersionMatch");
+  return p;
+}
+
+bool selected(const ListParams& p, const JsonValue& object) {
+  return p.labels.matches_labels(object) && p.fields.matches_fields(object);
+}
+
+}  // namespace draplane::server

@@ -1,0 +1,183 @@
+// Watch: store events turned into Kubernetes watch events
+// ({"type":"ADDED|MODIFIED|DELETED|BOOKMARK|ERROR","object":{...}}), filtered by
+// selectors the way the watch cache does (an object leaving the selection is a
+// DELETED event, one entering it is ADDED).
+#include "server/internal/impl_class.h"
+
+namespace draplane::server {
+namespace {
+
+std::string event_line(const char* type, const std::string& object_json) {
+  return std::string(R"({"type":")") + type + R"(","object":)" + object_json + "}\n";
+}
+
+class Stream final : public WatchStream {
+ public:
+  Stream(ListParams params, int timeout, const ResourceInfo& served, bool table, std::function<int64_t()> now)
+      : params_(std::move(params)), timeout_(timeout), served_(served), table_of_(table ? &served : nullptr),
+        now_(std::move(now)) {}
+
+  // The event's object (in the watched version): the object itself, or a
+  // one-row Table for kubectl get -w.
+  std::string render(Json& obj) {
+    if (table_of_ == nullptr) return served_text(served_, to_string(obj));
+    to_served_version(served_, obj);
+    std::vector<const JsonValue*> one{&obj};
+    return to_table(*table_of_, one, get_string(obj, {"metadata", "resourceVersion"}), "", now_(), true);
+  }
+  ~Stream() override { handle_.reset(); }  // stops callbacks before members die
+
+  void set_notify(std::function<void()> notify) override {
+    std::lock_guard<std::mutex> l(mu_);
+    notify_ = std::move(notify);
+  }
+  bool take(std::vector<std::string>& out) override {
+    std::lock_guard<std::mutex> l(mu_);
+    for (auto& s : pending_) out.push_back(std::move(s));
+    pending_.clear();
+    return !ended_;
+  }
+  int timeout_seconds() const override { return timeout_; }
+
+  void push(std::string line) {
+    std::function<void()> n;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      pending_.push_back(std::move(line));
+      n = notify_;
+    }
+    if (n) n();
+  }
+  void end() {
+    std::function<void()> n;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      ended_ = true;
+      n = notify_;
+    }
+    if (n) n();
+  }
+
+  // Store delivery thread.
+  void on_events(const std::vector<store::Event>& events, const Status& status) {
+    for (const auto& ev : events) {
+      if (ev.type == store::EventType::kPut) {
+        auto obj = parse_json(ev.kv.value);
+        if (!obj.has_value()) continue;
+        bool now_in = selected(params_, *obj);
+        bool was_in = false;
+        if (ev.prev) {
+          auto prev = parse_json(ev.prev->value);
+          was_in = prev.has_value() && selected(params_, *prev);
+        }
+        set_resource_version(*obj, ev.kv.mod_revision);
+        if (now_in) push(event_line(ev.prev && was_in ? "MODIFIED" : "ADDED", render(*obj)));
+        else if (was_in) push(event_line("DELETED", render(*obj)));
+      } else if (ev.prev) {
+        auto prev = parse_json(ev.prev->value);
+        if (!prev.has_value() || !selected(params_, *prev)) continue;
+        set_resource_version(*prev, ev.kv.mod_revision);
+        push(event_line("DELETED", render(*prev)));
+      }
+    }
+    if (!status.ok()) {
+      ApiError e = from_code(status.code(), status.message());
+      push(event_line("ERROR", status_json(e)));
+      end();
+    }
+  }
+
+  std::unique_ptr<store::WatchHandle> handle_;
+
+ private:
+  ListParams params_;
+  int timeout_;
+  const ResourceInfo& served_;
+  const ResourceInfo* table_of_;
+  std::function<int64_t()> now_;
+  std::mutex mu_;
+  std::vector<std::string> pending_;
+  std::function<void()> notify_;
+  bool ended_ = false;
+};
+
+}  // namespace
+
+ApiServer::Outcome ApiServer::Impl::watch(const Request& req, const Target& t) {
+  Outcome out;
+  if (auto e = authorize(req, t, "watch", nullptr, nullptr)) {
+    out.response = error_reply(*e);
+    return out;
+  }
+  auto params = parse_list_params(req, *t.resource);
+  if (!params.has_value()) {
+    out.response = error_reply(from_code(params.error().code(), params.error().message()));
+    return out;
+  }
+  auto q = [&](const char* k) {
+    auto it = req.query.find(k);
+    return it == req.query.end() ? std::string() : it->second;
+  };
+  int timeout = 1800;
+  if (!q("timeoutSeconds").empty()) timeout = std::max(1, std::atoi(q("timeoutSeconds").c_str()));
+  bool bookmarks = q("allowWatchBookmarks") == "true" || q("allowWatchBookmarks") == "1";
+  std::string send_initial = q("sendInitialEvents");
+  const std::string& rv = params->resource_version;
+  bool initial = send_initial == "true" || (send_initial.empty() && (rv.empty() || rv == "0"));
+  auto stream = std::make_unique<Stream>(*params, timeout, *t.resource, wants_table(req.accept), opts_.now);
+  Stream* s = stream.get();
+  int64_t from = 0;
+  std::string prefix = t.prefix();
+  if (initial) {
+    auto l = store_.list(prefix);
+    if (!l.has_value()) {
+      out.response = error_reply(from_code(l.error().code(), l.error().message()));
+      return out;
+    }
+    for (const auto& kv : l->items) {
+      auto obj = parse_json(kv.value);
+      if (!obj.has_value() || !selected(*params, *obj)) continue;
+      set_resource_version(*obj, kv.mod_revision);
+      s->push(event_line("ADDED", s->render(*obj)));
+    }
+    if (send_initial == "true" && bookmarks) {
+      s->push(event_line("BOOKMARK", R"({"kind":")" + t.resource->kind + R"(","apiVersion":")" +
+                                         t.resource->group_version() + R"(","metadata":{"resourceVersion":")" +
+                                         std::to_string(l->revision) +
+                                         R"(","annotations":{"k8s.io/initial-events-end":"true"}}})"));
+    }
+    from = l->revision + 1;
+  } else {
+    char* end = nullptr;
+    int64_t n = std::strtoll(rv.c_str(), &end, 10);
+    if (end == rv.c_str() || *end != '\0' || n < 0) {
+      out.response = error_reply(bad_request("invalid resourceVersion \"" + rv + "\""));
+      return out;
+    }
+    from = n + 1;
+  }
+  auto h = store_.watch(prefix, from, [s](const std::vector<store::Event>& evs, const Status& st) { s->on_events(evs, st); });
+  if (!h.has_value()) {
+    if (h.error().code() == Code::kGone || h.error().code() == Code::kInvalid) {
+      // Kubernetes answers 200 and then one ERROR event (410 Expired).
+      ApiError e = from_code(Code::kGone, "too old resource version: " + rv + " (" +
+                                              std::to_string(store_.compacted_revision()) + ")");
+      if (h.error().code() == Code::kInvalid) {
+        e = from_code(Code::kInternal, "resource version " + rv + " is in the future");
+        e.reason = "Timeout";
+        e.http = 504;
+      }
+      s->push(event_line("ERROR", status_json(e)));
+      s->end();
+      out.watch = std::move(stream);
+      return out;
+    }
+    out.response = error_reply(from_code(h.error().code(), h.error().message()));
+    return out;
+  }
+  s->handle_ = std::move(h).value();
+  out.watch = std::move(stream);
+  return out;
+}
+
+}  // namespace draplane::server

@@ -1,0 +1,90 @@
+// Internals of ApiServer shared by its .cc files (routing, CRUD, watch,
+// discovery, tables, typed validation). Not part of the server's API.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "server/api_error.h"
+#include "server/api_server.h"
+#include "server/json_util.h"
+#include "server/resources.h"
+#include "server/selectors.h"
+
+namespace draplane::server {
+
+// A request resolved to a resource: /api/v1/namespaces/ns/pods/name/status.
+struct Target {
+  const ResourceInfo* resource = nullptr;
+  std::string namespace_;
+  std::string name;
+  std::string subresource;
+  std::string key() const;  // store key of the named object
+  std::string prefix() const;  // store prefix of the collection (namespace-scoped when set)
+};
+
+// Either an HTTP response or a typed error.
+using Reply = Response;
+Reply json_reply(int code, std::string body);
+Reply error_reply(const ApiError& e);
+
+// RFC 3339 (seconds) UTC text of a Unix time; and back (-1 when unparsable).
+std::string rfc3339(int64_t seconds);
+int64_t parse_rfc3339(const std::string& text);
+// Go's duration.HumanDuration ("5s", "3m", "2d1h"... as kubectl prints AGE).
+std::string human_duration(int64_t seconds);
+
+// The JSON object as stored, plus the revision fields.
+struct Stored {
+  Json object;
+  int64_t mod_revision = 0;
+};
+// Sets metadata.resourceVersion to `rev`.
+void set_resource_version(Json& object, int64_t rev);
+
+// ?fieldValidation= of create, update and patch: what unknown and duplicate
+// fields in the body do. Strict: 400 naming them; Warn (the default, as in
+// kube-apiserver): dropped, each one a warning; Ignore: dropped silently.
+enum class FieldValidation { kStrict, kWarn, kIgnore };
+// Any other value is a 422 as kube-apiserver answers it:
+//   CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "x": supported values: ...
+// (`options_kind` CreateOptions, UpdateOptions or PatchOptions).
+std::optional<ApiError> parse_field_validation(const Request& req, std::string_view options_kind,
+                                               FieldValidation& out);
+
+// Typed validation and defaulting (api/codec.h, api/validation.h) for the kinds
+// draplane models. `object` is replaced by its canonical (re-encoded) form, so
+// fields dropped under kWarn/kIgnore are gone; under kWarn each is appended to
+// `warnings` (`unknown field "spec.x"`).
+// Errors: 400 for documents that do not decode, 422 with causes when invalid.
+std::optional<ApiError> typed_create(const ResourceInfo& r, Json& object, FieldValidation fv,
+                                     std::vector<std::string>& warnings);
+// `now` (RFC 3339) stamps fields defaulted to the current time (device taints' timeAdded).
+std::optional<ApiError> typed_update(const ResourceInfo& r, const Json& old_object, Json& object,
+                                     const std::string& subresource, const std::string& now, FieldValidation fv,
+                                     std::vector<std::string>& warnings);
+
+// Versions served by conversion (ResourceInfo::converted; identity otherwise):
+// the request body of r's version as the storage version v1 (400 naming the
+// problem when it does not convert), and a stored v1 object as r's version.
+std::optional<ApiError> to_storage_version(const ResourceInfo& r, Json& object);
+void to_served_version(const ResourceInfo& r, Json& object);
+std::string served_text(const ResourceInfo& r, std::string stored_json);
+
+// /openapi/v2 (openapi_v2.cc): Swagger 2.0 as JSON, or as gnostic's protobuf
+// openapi.v2.Document (what kubectl 1.27/1.28 ask for). `server_version` goes
+// into info.version.
+std::string openapi_v2_json(const std::string& server_version);
+std::string openapi_v2_protobuf(const std::string& server_version);
+
+// Discovery and OpenAPI documents; nullopt when `path` is not a discovery path.
+std::optional<Reply> discovery(const Request& req, const ApiServerOptions& opts);
+
+// The Table (meta.k8s.io/v1) rendering of objects of resource `r`.
+std::string to_table(const ResourceInfo& r, const std::vector<const JsonValue*>& objects, const std::string& rv,
+                     const std::string& continue_token, int64_t now, bool include_object);
+
+// True when the Accept header asks for a Table.
+bool wants_table(const std::string& accept);
+
+}  // namespace draplane::server

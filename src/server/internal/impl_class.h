@@ -1,0 +1,63 @@
+// ApiServer::Impl: the request handlers. Declared here so that routing
+// (api_server.cc), CRUD (api_crud.cc) and watch (api_watch.cc) share it.
+#pragma once
+
+#include "server/internal/api_impl.h"
+
+namespace draplane::server {
+
+class ApiServer::Impl {
+ public:
+  Impl(store::Store& store, ApiServerOptions options, Metrics* metrics)
+      : store_(store), opts_(std::move(options)), metrics_(metrics) {}
+
+  Outcome handle(const Request& req);
+  Status bootstrap();
+
+ private:
+  friend class ApiServer;
+  // Routing.
+  std::optional<Target> parse_target(const std::string& path, std::string* error) const;
+  std::optional<ApiError> authorize(const Request& req, const Target& t, const std::string& verb,
+                                    const JsonValue* old_obj, const JsonValue* new_obj) const;
+
+  // CRUD (api_crud.cc).
+  Reply get(const Request& req, const Target& t);
+  Reply list(const Request& req, const Target& t);
+  Reply create(const Request& req, const Target& t);
+  Reply update(const Request& req, const Target& t, const std::string& patch_type);
+  Reply remove(const Request& req, const Target& t);
+  Reply remove_collection(const Request& req, const Target& t);
+  Reply bind(const Request& req, const Target& t);
+  // pods/<name>/log, proxied to the node agent (pod_log.cc).
+  Reply pod_log(const Request& req, const Target& t);
+  // Deletes `key` now, or marks it terminating when it has finalizers. Then
+  // collects dependents (ownerReferences) and namespace contents.
+  Result<Json> delete_object(const Target& t, Stored cur, bool dry_run);
+  void collect_dependents(const std::string& owner_uid, const std::string& namespace_);
+  void delete_namespace_contents(const std::string& namespace_);
+  Result<Stored> load(const std::string& key, int64_t revision = 0);
+
+  // Watch (api_watch.cc).
+  Outcome watch(const Request& req, const Target& t);
+
+  std::string now_text() const { return rfc3339(opts_.now()); }
+
+  store::Store& store_;
+  ApiServerOptions opts_;
+  Metrics* metrics_;
+};
+
+// Parsed list/watch options shared by list and watch.
+struct ListParams {
+  Selector labels, fields;
+  int64_t limit = 0;
+  std::string continue_token;
+  std::string resource_version;
+  std::string resource_version_match;
+};
+Result<ListParams> parse_list_params(const Request& req, const ResourceInfo& r);
+// Whether `object` passes the selectors.
+bool selected(const ListParams& p, const JsonValue& object);
+
+}  // namespace draplane::server

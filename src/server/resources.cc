@@ -1,0 +1,63 @@
+#include "server/resources.h"
+
+#include <algorithm>
+
+namespace draplane::server {
+
+bool ResourceInfo::has_subresource(std::string_view s) const {
+  return std::find(subresources.begin(), subresources.end(), s) != subresources.end();
+}
+
+const std::vector<ResourceInfo>& all_resources() {
+  static const std::vector<ResourceInfo> kResources = {
+      {"", "v1", "namespaces", "namespace", "Namespace", false, {"ns"}, {"status"}, true},
+      {"", "v1", "nodes", "node", "Node", false, {"no"}, {"status"}, true},
+      {"", "v1", "pods", "pod", "Pod", true, {"po"}, {"status", "binding", "log"}, true},
+      {"", "v1", "events", "event", "Event", true, {"ev"}, {}, false},
+      {"resource.k8s.io", "v1", "deviceclasses", "deviceclass", "DeviceClass", false, {}, {}, true},
+      {"resource.k8s.io", "v1", "resourceclaims", "resourceclaim", "ResourceClaim", true, {}, {"status"}, true},
+      {"resource.k8s.io", "v1", "resourceclaimtemplates", "resourceclaimtemplate", "ResourceClaimTemplate", true, {}, {}, true},
+      {"resource.k8s.io", "v1", "resourceslices", "resourceslice", "ResourceSlice", false, {}, {}, true},
+      {"resource.k8s.io", "v1beta2", "deviceclasses", "deviceclass", "DeviceClass", false, {}, {}, true, true},
+      {"resource.k8s.io", "v1beta2", "resourceclaims", "resourceclaim", "ResourceClaim", true, {}, {"status"}, true, true},
+      {"resource.k8s.io", "v1beta2", "resourceclaimtemplates", "resourceclaimtemplate", "ResourceClaimTemplate", true, {}, {}, true, true},
+      {"resource.k8s.io", "v1beta2", "resourceslices", "resourceslice", "ResourceSlice", false, {}, {}, true, true},
+      {"resource.k8s.io", "v1beta1", "deviceclasses", "deviceclass", "DeviceClass", false, {}, {}, true, true},
+      {"resource.k8s.io", "v1beta1", "resourceclaims", "resourceclaim", "ResourceClaim", true, {}, {"status"}, true, true},
+      {"resource.k8s.io", "v1beta1", "resourceclaimtemplates", "resourceclaimtemplate", "ResourceClaimTemplate", true, {}, {}, true, true},
+      {"resource.k8s.io", "v1beta1", "resourceslices", "resourceslice", "ResourceSlice", false, {}, {}, true, true},
+      {"coordination.k8s.io", "v1", "leases", "lease", "Lease", true, {}, {}, false},
+      {"scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass", false, {"pc"}, {}, false},
+  };
+  return kResources;
+}
+
+const ResourceInfo* find_resource(std::string_view group, std::string_view version, std::string_view resource) {
+  for (const auto& r : all_resources()) {
+    if (r.group == group && r.version == version && r.resource == resource) return &r;
+  }
+  return nullptr;
+}
+
+const ResourceInfo* find_kind(std::string_view group, std::string_view kind) {
+  for (const auto& r : all_resources()) {
+    if (r.group == group && r.kind == kind && !r.converted) return &r;
+  }
+  return nullptr;
+}
+
+std::vector<GroupVersions> api_groups() {
+  std::vector<GroupVersions> out;
+  for (const auto& r : all_resources()) {
+    if (r.group.empty()) continue;
+    auto it = std::find_if(out.begin(), out.end(), [&](const GroupVersions& g) { return g.group == r.group; });
+    if (it == out.end()) {
+      out.push_back({r.group, {r.version}});
+    } else if (std::find(it->versions.begin(), it->versions.end(), r.version) == it->versions.end()) {
+      it->versions.push_back(r.version);
+    }
+  }
+  return out;
+}
+
+}  // namespace draplane::server

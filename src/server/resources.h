@@ -1,0 +1,49 @@
+// The resources the API server serves: group, version, plural, kind, scope, verbs
+// and subresources, as discovery publishes them and as URLs name them.
+//
+// Thread-safety: immutable tables.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace draplane::server {
+
+struct ResourceInfo {
+  std::string group;     // "" for core
+  std::string version;   // "v1"
+  std::string resource;  // plural, "resourceclaims"
+  std::string singular;  // "resourceclaim"
+  std::string kind;      // "ResourceClaim"
+  bool namespaced = true;
+  std::vector<std::string> short_names;
+  std::vector<std::string> subresources;  // "status", "binding"
+  bool typed = false;  // decoded and validated through api/codec.h
+  // Served by conversion (resource.k8s.io v1beta1/v1beta2): objects are stored
+  // as the group's v1 resource under the same keys; request bodies are converted
+  // to v1 on write and responses to this version (api/conversion.h).
+  bool converted = false;
+
+  std::string group_version() const { return group.empty() ? version : group + "/" + version; }
+  // The apiVersion objects are stored with (the group's v1 for converted versions).
+  std::string storage_group_version() const { return converted ? group + "/v1" : group_version(); }
+  // The store prefix of all objects of this resource: "/registry/<resource>/".
+  std::string key_prefix() const { return "/registry/" + resource + "/"; }
+  bool has_subresource(std::string_view s) const;
+};
+
+// All served resources, in discovery order (per group, the storage version first).
+const std::vector<ResourceInfo>& all_resources();
+// The resource by group/version/plural, or nullptr.
+const ResourceInfo* find_resource(std::string_view group, std::string_view version, std::string_view resource);
+// The resource by kind (first matching group, its storage version), or nullptr.
+const ResourceInfo* find_kind(std::string_view group, std::string_view kind);
+// The groups (other than core) with their versions, in discovery order.
+struct GroupVersions {
+  std::string group;
+  std::vector<std::string> versions;  // preferred first
+};
+std::vector<GroupVersions> api_groups();
+
+}  // namespace draplane::server

@@ -1,0 +1,50 @@
+// Label and field selectors, as `?labelSelector=` and `?fieldSelector=` take them.
+//
+// Label syntax (k8s.io/apimachinery/pkg/labels): `a=b`, `a==b`, `a!=b`,
+// `a in (x,y)`, `a notin (x)`, `a`, `!a`, comma-separated (AND).
+// Field syntax: `path=value`, `path==value`, `path!=value`, comma-separated; the
+// supported paths per resource are metadata.name and metadata.namespace, plus
+// spec.nodeName and status.phase (pods), spec.nodeName and spec.driver
+// (resourceslices), spec.unschedulable (nodes), status.phase (namespaces),
+// involvedObject.* / reason / type (events).
+//
+// Thread-safety: immutable after parsing.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "server/json_util.h"
+#include "server/resources.h"
+
+namespace draplane::server {
+
+class Selector {
+ public:
+  enum class Op { kEq, kNotEq, kIn, kNotIn, kExists, kNotExists };
+  struct Requirement {
+    std::string key;
+    Op op = Op::kEq;
+    std::vector<std::string> values;
+  };
+
+  bool empty() const { return reqs_.empty(); }
+  const std::vector<Requirement>& requirements() const { return reqs_; }
+
+  // kBadRequest with the reason when the text does not parse.
+  static Result<Selector> parse_labels(std::string_view text);
+  // kBadRequest `field label not supported: <path>` for an unsupported path.
+  static Result<Selector> parse_fields(std::string_view text, const ResourceInfo& r);
+
+  bool matches_labels(const JsonValue& object) const;
+  bool matches_fields(const JsonValue& object) const;
+  // The value of `metadata.name` when the selector pins it (single-object watch).
+  std::string pinned_name() const;
+
+ private:
+  std::vector<Requirement> reqs_;
+};
+
+}  // namespace draplane::server

@@ -1,0 +1,100 @@
+// The bridge from the server's generic JSON objects to the typed object model:
+// decode (strict for resource.k8s.io), validate like the Kubernetes API server
+// (CEL selectors compiled by the cel module), and re-encode canonically.
+#include "api/codec.h"
+#include "api/defaults.h"
+#include "api/validation.h"
+#include "cel/cel.h"
+#include "server/internal/api_impl.h"
+
+namespace draplane::server {
+namespace {
+
+api::ValidationOptions validation_options() {
+  api::ValidationOptions o;
+  o.selector_checker = [](std::string_view expr) { return cel::check_selector(expr); };
+  return o;
+}
+
+Status cannot_handle(const ResourceInfo& r, const Status& why) {
+  return Status(Code::kBadRequest,
+                r.kind + " in version \"" + r.version + "\" cannot be handled as a " + r.kind + ": " + why.message());
+}
+
+// Stored objects: strict (they were written canonically).
+Result<api::Object> decode(const ResourceInfo& r, const Json& object) {
+  auto obj = api::decode_object(to_string(object));
+  if (!obj.has_value()) return cannot_handle(r, obj.error());
+  return obj;
+}
+
+// Request bodies, under the request's field validation.
+Result<api::Object> decode_body(const ResourceInfo& r, const Json& object, FieldValidation fv,
+                                std::vector<std::string>& warnings) {
+  if (fv == FieldValidation::kStrict) return decode(r, object);
+  auto lenient = api::decode_object_lenient(to_string(object));
+  if (!lenient.has_value()) return cannot_handle(r, lenient.error());
+  if (fv == FieldValidation::kWarn) {
+    warnings.insert(warnings.end(), lenient->dropped.begin(), lenient->dropped.end());
+  }
+  return std::move(lenient->object);
+}
+
+std::optional<ApiError> reencode(const api::Object& obj, Json& object) {
+  auto j = parse_json(api::to_json(obj));
+  if (!j.has_value()) return from_code(Code::kInternal, "re-encoding failed: " + j.error().message());
+  object = std::move(j).value();
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<ApiError> parse_field_validation(const Request& req, std::string_view options_kind,
+                                               FieldValidation& out) {
+  auto it = req.query.find("fieldValidation");
+  std::string v = it == req.query.end() ? std::string() : it->second;
+  if (v.empty() || v == "Warn") {
+    out = FieldValidation::kWarn;
+  } else if (v == "Strict") {
+    out = FieldValidation::kStrict;
+  } else if (v == "Ignore") {
+    out = FieldValidation::kIgnore;
+  } else {
+    ResourceInfo options{"meta.k8s.io", "v1", "", "", std::string(options_kind), false, {}, {}, false};
+    return invalid(options, "",
+                   {api::field_not_supported(api::FieldPath("fieldValidation"), v, {"Ignore", "Strict", "Warn"})});
+  }
+  return std::nullopt;
+}
+
+std::optional<ApiError> typed_create(const ResourceInfo& r, Json& object, FieldValidation fv,
+                                     std::vector<std::string>& warnings) {
+  if (!r.typed) return std::nullopt;
+  auto obj = decode_body(r, object, fv, warnings);
+  if (!obj.has_value()) return from_code(obj.error().code(), obj.error().message());
+  api::apply_defaults(*obj, api::DefaultOptions{get_string(object, {"metadata", "creationTimestamp"})});
+  api::FieldErrorList errs = api::validate(*obj, validation_options());
+  if (!errs.empty()) return invalid(r, get_string(object, {"metadata", "name"}), std::move(errs));
+  return reencode(*obj, object);
+}
+
+std::optional<ApiError> typed_update(const ResourceInfo& r, const Json& old_object, Json& object,
+                                     const std::string& subresource, const std::string& now, FieldValidation fv,
+                                     std::vector<std::string>& warnings) {
+  if (!r.typed) return std::nullopt;
+  auto old_obj = decode(r, old_object);
+  if (!old_obj.has_value()) return from_code(Code::kInternal, "stored object: " + old_obj.error().message());
+  auto obj = decode_body(r, object, fv, warnings);
+  if (!obj.has_value()) return from_code(obj.error().code(), obj.error().message());
+  api::apply_defaults(*obj, api::DefaultOptions{now});
+  api::FieldErrorList errs;
+  if (subresource == "status" && r.kind == "ResourceClaim") {
+    errs = api::validate_claim_status_update(std::get<api::ResourceClaim>(*obj), std::get<api::ResourceClaim>(*old_obj));
+  } else {
+    errs = api::validate_update(*old_obj, *obj, validation_options());
+  }
+  if (!errs.empty()) return invalid(r, get_string(object, {"metadata", "name"}), std::move(errs));
+  return reencode(*obj, object);
+}
+
+}  // namespace draplane::server

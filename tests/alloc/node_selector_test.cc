@@ -1,0 +1,72 @@
+#include "alloc/node_selector.h"
+
+#include <gtest/gtest.h>
+
+namespace draplane::alloc {
+namespace {
+
+api::NodeSelector one(std::vector<api::NodeSelectorRequirement> exprs, std::vector<api::NodeSelectorRequirement> fields = {}) {
+  api::NodeSelector s;
+  s.nodeSelectorTerms.push_back(api::NodeSelectorTerm{std::move(exprs), std::move(fields)});
+  return s;
+}
+
+TEST(NodeSelector, Table) {
+  api::Node n;
+  n.metadata.name = "node-1";
+  n.metadata.labels = {{"region", "r1"}, {"gpus", "8"}};
+  struct Case {
+    std::string name;
+    api::NodeSelector sel;
+    bool want;
+    std::string error;  // substring when an error is expected
+  };
+  const std::vector<Case> cases = {
+      {"In match", one({{"region", "In", {"r0", "r1"}}}), true, ""},
+      {"In no match", one({{"region", "In", {"r2"}}}), false, ""},
+      {"In missing label", one({{"zone", "In", {"a"}}}), false, ""},
+      {"NotIn missing label", one({{"zone", "NotIn", {"a"}}}), true, ""},
+      {"NotIn value", one({{"region", "NotIn", {"r1"}}}), false, ""},
+      {"Exists", one({{"region", "Exists", {}}}), true, ""},
+      {"DoesNotExist", one({{"region", "DoesNotExist", {}}}), false, ""},
+      {"Gt", one({{"gpus", "Gt", {"4"}}}), true, ""},
+      {"Lt", one({{"gpus", "Lt", {"4"}}}), false, ""},
+      {"Gt non-integer label", one({{"region", "Gt", {"4"}}}), false, ""},
+      {"AND within a term", one({{"region", "In", {"r1"}}, {"gpus", "Lt", {"4"}}}), false, ""},
+      {"matchFields name", one({}, {{"metadata.name", "In", {"node-1"}}}), true, ""},
+      {"matchFields NotIn", one({}, {{"metadata.name", "NotIn", {"node-1"}}}), false, ""},
+      {"empty term matches nothing", one({}), false, ""},
+      {"In without values", one({{"region", "In", {}}}), false, "nodeSelectorTerms[0].matchExpressions[0].values"},
+      {"Gt with two values", one({{"gpus", "Gt", {"1", "2"}}}), false, "values"},
+      {"unknown operator", one({{"gpus", "Near", {"1"}}}), false, "Unsupported value: \"Near\""},
+      {"unsupported field", one({}, {{"metadata.uid", "In", {"x"}}}), false, "metadata.uid"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto got = node_selector_matches(&n, c.sel);
+    if (!c.error.empty()) {
+      ASSERT_FALSE(got.has_value());
+      EXPECT_NE(got.error().message().find(c.error), std::string::npos) << got.error().message();
+      continue;
+    }
+    ASSERT_TRUE(got.has_value()) << got.error().message();
+    EXPECT_EQ(*got, c.want);
+  }
+  // Terms are ORed.
+  api::NodeSelector two = one({{"region", "In", {"r9"}}});
+  two.nodeSelectorTerms.push_back(api::NodeSelectorTerm{{{"region", "In", {"r1"}}}, {}});
+  EXPECT_TRUE(*node_selector_matches(&n, two));
+  EXPECT_FALSE(*node_selector_matches(nullptr, two));
+}
+
+TEST(NodeSelector, Targets) {
+  api::Node n;
+  n.metadata.name = "node-1";
+  EXPECT_TRUE(*node_target_matches(&n, "node-1", false, nullptr));
+  EXPECT_FALSE(*node_target_matches(&n, "node-2", true, nullptr));  // nodeName wins
+  EXPECT_TRUE(*node_target_matches(&n, "", true, nullptr));
+  EXPECT_FALSE(*node_target_matches(&n, "", false, nullptr));
+}
+
+}  // namespace
+}  // namespace draplane::alloc

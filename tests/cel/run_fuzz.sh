@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer target with clang (ASan + UBSan) and fuzzes the CEL engine
+# for a bounded time, after replaying the regression inputs.
+# Usage: run_fuzz.sh SOURCE_DIR BUILD_DIR [SECONDS]
+set -euo pipefail
+src="$1"; out="$2/cel-fuzz"; secs="${3:-60}"
+if ! command -v clang++ >/dev/null 2>&1; then
+  echo "clang++ not found: skipping the CEL fuzz run"; exit 77
+fi
+mkdir -p "$out/corpus"
+bin="$out/fuzz_cel"
+sources=("$src"/src/cel/*.cc "$src/src/api/quantity.cc" "$src/src/common/result.cc" "$src/tests/cel/fuzz_cel.cc")
+newest=$(ls -t "${sources[@]}" "$src"/src/cel/*.h | head -1)
+if [ ! -x "$bin" ] || [ "$newest" -nt "$bin" ]; then
+  clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+    -I"$src/src" "${sources[@]}" $(pkg-config --cflags --libs re2) -o "$bin"
+fi
+# Regressions first (each file is one input that once crashed).
+if compgen -G "$src/tests/cel/fuzz_regressions/*" >/dev/null; then
+  "$bin" -runs=1 "$src"/tests/cel/fuzz_regressions/*
+fi
+"$bin" -max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+  "$out/corpus" "$src/tests/cel/fuzz_corpus"

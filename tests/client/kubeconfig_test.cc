@@ -1,0 +1,91 @@
+#include "client/kubeconfig.h"
+
+#include <gtest/gtest.h>
+
+namespace draplane::client {
+namespace {
+
+constexpr const char* kConfig = R"(apiVersion: v1
+kind: Config
+clusters:
+- name: c1
+  cluster:
+    server: https://127.0.0.1:6443
+    certificate-authority-data: aGVsbG8=
+- name: c2
+  cluster:
+    server: http://localhost:8080
+    insecure-skip-tls-verify: true
+users:
+- name: admin
+  user:
+    token: secret-token
+contexts:
+- name: one
+  context: {cluster: c1, user: admin, namespace: team-a}
+- name: two
+  context: {cluster: c2, user: admin}
+current-context: one
+)";
+
+TEST(Kubeconfig, CurrentContext) {
+  auto cfg = parse_kubeconfig(kConfig);
+  ASSERT_TRUE(cfg.has_value()) << cfg.error().message();
+  EXPECT_EQ(cfg->server, "https://127.0.0.1:6443");
+  EXPECT_EQ(cfg->ca_pem, "hello");
+  EXPECT_EQ(cfg->token, "secret-token");
+  EXPECT_EQ(cfg->namespace_, "team-a");
+  EXPECT_FALSE(cfg->insecure_skip_tls_verify);
+}
+
+TEST(Kubeconfig, NamedContext) {
+  auto cfg = parse_kubeconfig(kConfig, "two");
+  ASSERT_TRUE(cfg.has_value());
+  EXPECT_EQ(cfg->server, "http://localhost:8080");
+  EXPECT_TRUE(cfg->insecure_skip_tls_verify);
+  EXPECT_EQ(cfg->ca_pem, "");
+}
+
+TEST(Kubeconfig, Errors) {
+  struct Case {
+    const char* yaml;
+    const char* context;
+    const char* want;
+  } cases[] = {
+      {kConfig, "three", "kubeconfig: context \"three\" not found"},
+      {"current-context: x\ncontexts: []\n", "", "kubeconfig: context \"x\" not found"},
+      {"kind: Config\n", "", "kubeconfig: no current-context and no context given"},
+      {"- a\n", "", "kubeconfig: not a YAML mapping"},
+      {"current-context: a\ncontexts: [{name: a, context: {cluster: nope}}]\n", "",
+       "kubeconfig: cluster \"nope\" not found"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.want);
+    auto cfg = parse_kubeconfig(c.yaml, c.context);
+    ASSERT_FALSE(cfg.has_value());
+    EXPECT_EQ(cfg.error().code(), Code::kInvalid);
+    EXPECT_EQ(cfg.error().message(), c.want);
+  }
+}
+
+TEST(Kubeconfig, RenderRoundTrip) {
+  KubeConfig in;
+  in.server = "https://10.0.0.1:6443";
+  in.ca_pem = "-----BEGIN CERTIFICATE-----\nabc\n-----END CERTIFICATE-----\n";
+  in.token = "t0k";
+  auto text = render_kubeconfig("draplane", in);
+  auto out = parse_kubeconfig(text);
+  ASSERT_TRUE(out.has_value()) << out.error().message() << "\n" << text;
+  EXPECT_EQ(out->server, in.server);
+  EXPECT_EQ(out->ca_pem, in.ca_pem);
+  EXPECT_EQ(out->token, in.token);
+}
+
+TEST(Kubeconfig, MissingFile) {
+  auto cfg = load_kubeconfig("/nonexistent/kubeconfig");
+  ASSERT_FALSE(cfg.has_value());
+  EXPECT_EQ(cfg.error().code(), Code::kNotFound);
+}
+
+}  // namespace
+}  // namespace draplane::client

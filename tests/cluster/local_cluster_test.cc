@@ -1,0 +1,119 @@
+// LocalCluster and the demo against a real in-process cluster: API server (memory
+// store), scheduler, controllers and one simulated node; a pod with a claim runs
+// and prints its GPU's UUID; --nodes parsing.
+#include "cluster/local_cluster.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "client/rest_client.h"
+#include "cluster/demo.h"
+
+namespace draplane::cluster {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(SimNodes, Parse) {
+  auto n = parse_sim_nodes("2");
+  ASSERT_TRUE(n.has_value());
+  ASSERT_EQ(n->size(), 2u);
+  EXPECT_EQ((*n)[1].name, "node-2");
+  EXPECT_EQ((*n)[1].gpus, "sim:8xH100");
+  n = parse_sim_nodes("a=sim:4xA100-40GB;b=sim:2xH200");
+  ASSERT_TRUE(n.has_value());
+  ASSERT_EQ(n->size(), 2u);
+  EXPECT_EQ((*n)[0].gpus, "sim:4xA100-40GB");
+  EXPECT_EQ(parse_sim_nodes("a").error().message(),
+            "--nodes: \"a\": expected NAME=GPUS (e.g. node-1=sim:8xH100)");
+  EXPECT_EQ(parse_sim_nodes("A=sim:1xH100").error().message(),
+            "--nodes: \"A\": a node name must be a lowercase RFC 1123 subdomain");
+  EXPECT_EQ(parse_sim_nodes("a=x;a=y").error().message(), "--nodes: duplicate node a");
+  EXPECT_EQ(parse_sim_nodes("a=").error().message(), "--nodes: a: GPUS must not be empty");
+  EXPECT_EQ(default_sim_nodes().size(), 3u);
+}
+
+TEST(LocalCluster, BadOptions) {
+  LocalClusterOptions o;
+  o.data_dir = (fs::temp_directory_path() / "draplane-lc-bad").string();
+  o.listen = "nowhere";
+  auto c = LocalCluster::start(o);
+  ASSERT_FALSE(c.has_value());
+  EXPECT_EQ(c.error().message(), "--listen must be HOST:PORT, got \"nowhere\"");
+  o.listen = "127.0.0.1:0";
+  o.policy = "best";
+  c = LocalCluster::start(o);
+  ASSERT_FALSE(c.has_value());
+  EXPECT_EQ(c.error().code(), Code::kInvalid);
+  fs::remove_all(o.data_dir);
+}
+
+TEST(LocalCluster, PodWithClaimRunsOnSimulatedNode) {
+  std::string dir = (fs::temp_directory_path() / ("draplane-lc-" + std::to_string(::getpid()))).string();
+  fs::remove_all(dir);
+  LocalClusterOptions o;
+  o.data_dir = dir;
+  o.listen = "127.0.0.1:0";
+  o.store = "memory";
+  o.heartbeat_seconds = 1;
+  o.nodes = {{"gpu-node", "sim:2xH100"}};
+  auto c = LocalCluster::start(o);
+  ASSERT_TRUE(c.has_value()) << c.error().to_string();
+  ASSERT_TRUE((*c)->wait_nodes_ready(60000).has_value());
+  EXPECT_TRUE(fs::exists((*c)->kubeconfig_path()));
+  EXPECT_EQ((*c)->url().rfind("https://127.0.0.1:", 0), 0u);
+
+  std::string manifest = dir + "/m.yaml";
+  std::ofstream(manifest) << R"(apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: one, namespace: team}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly: {deviceClassName: gpu.nvidia.com}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: team}
+spec:
+  containers:
+  - name: c
+    image: busybox
+    command: ["sh", "-c", "echo got $NVIDIA_VISIBLE_DEVICES; exec sleep 600"]
+    resources: {claims: [{name: gpu}]}
+  resourceClaims: [{name: gpu, resourceClaimName: one}]
+---
+apiVersion: v1
+kind: Node
+metadata: {name: other}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: bad, namespace: team}
+spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.nvidia.com, count: -2}}]}}
+)";
+  auto rest = client::RestClient::create((*c)->admin_config());
+  ASSERT_TRUE(rest.has_value());
+  auto outcomes = apply_manifests(**rest, {manifest});
+  ASSERT_EQ(outcomes.size(), 4u);
+  EXPECT_EQ(outcomes[0].kind, ApplyOutcome::Kind::kCreated);  // namespace team created on the way
+  EXPECT_EQ(outcomes[1].kind, ApplyOutcome::Kind::kCreated);
+  EXPECT_EQ(outcomes[2].kind, ApplyOutcome::Kind::kSkipped);
+  EXPECT_EQ(outcomes[3].kind, ApplyOutcome::Kind::kFailed);
+  EXPECT_NE(outcomes[3].message.find("spec.devices.requests[0].exactly.count: Invalid value: -2"), std::string::npos)
+      << outcomes[3].message;
+  EXPECT_EQ(wait_pods_settled(**rest, 60000), std::vector<std::string>{});
+  std::string report = demo_report(**rest);
+  EXPECT_NE(report.find("team/one: allocated on gpu-node"), std::string::npos) << report;
+  EXPECT_NE(report.find("team/p: Running on gpu-node"), std::string::npos) << report;
+  EXPECT_NE(report.find("got GPU-"), std::string::npos) << report;  // the pod's output, via pods/log
+  EXPECT_EQ((*c)->failure(), "");
+  (*c)->stop();
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace draplane::cluster

@@ -1,0 +1,185 @@
+#include "controllers/claim_controller.h"
+
+#include <gtest/gtest.h>
+
+#include "api/codec.h"
+#include "controllers/claim_logic.h"
+#include "fake_api.h"
+
+namespace draplane::controllers {
+namespace {
+
+using testing::FakeApi;
+
+const char* kTemplate = R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaimTemplate",
+ "metadata":{"name":"one-gpu","namespace":"default"},
+ "spec":{"metadata":{"labels":{"app":"train"}},
+  "spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.nvidia.com"}}]}}}})";
+
+std::string pod_json(const std::string& name, const std::string& claims, const std::string& node = "",
+                     const std::string& phase = "Pending") {
+  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+         R"(","namespace":"default"},"spec":{"nodeName":")" + node +
+         R"(","containers":[{"name":"c","image":"busybox"}],"resourceClaims":)" + claims +
+         R"(},"status":{"phase":")" + phase + R"("}})";
+}
+
+api::ResourceClaim get_claim(FakeApi& api, const std::string& name) {
+  auto json = api.object("resourceclaims", "default", name);
+  EXPECT_TRUE(json.has_value()) << name;
+  auto c = api::decode_as<api::ResourceClaim>(json.value_or("{}"));
+  EXPECT_TRUE(c.has_value()) << (c.has_value() ? "" : c.error().to_string());
+  return c.has_value() ? *c : api::ResourceClaim{};
+}
+
+std::vector<api::ResourceClaim> all_claims(FakeApi& api) {
+  std::vector<api::ResourceClaim> out;
+  for (const auto& j : api.objects("resourceclaims")) out.push_back(*api::decode_as<api::ResourceClaim>(j));
+  return out;
+}
+
+TEST(ClaimController, CreatesClaimFromTemplateAndRecordsItInPodStatus) {
+  FakeApi api;
+  api.put_object("resourceclaimtemplates", kTemplate);
+  std::string pod = api.put_object("pods", pod_json("train", R"([{"name":"gpus","resourceClaimTemplateName":"one-gpu"}])"));
+  std::string pod_uid = FakeApi::field(pod, {"metadata", "uid"});
+  ClaimController c(api, {});
+  c.start();
+  ASSERT_TRUE(api.wait_for([&] {
+    auto p = api.object("pods", "default", "train");
+    return p && FakeApi::field(*p, {"status", "resourceClaimStatuses"}) != "";
+  }));
+  c.stop();
+  auto claims = all_claims(api);
+  ASSERT_EQ(claims.size(), 1u);  // exactly one, however many syncs ran
+  const auto& claim = claims[0];
+  EXPECT_EQ(claim.metadata.name, "train-gpus-aaaaa");
+  EXPECT_EQ(claim.metadata.generateName, "train-gpus-");
+  EXPECT_EQ(claim.metadata.labels.at("app"), "train");
+  EXPECT_EQ(claim.metadata.annotations.at(kPodClaimNameAnnotation), "gpus");
+  ASSERT_EQ(claim.metadata.ownerReferences.size(), 1u);
+  EXPECT_EQ(claim.metadata.ownerReferences[0].uid, pod_uid);
+  EXPECT_EQ(claim.metadata.ownerReferences[0].controller, std::optional<bool>(true));
+  EXPECT_EQ(claim.spec.devices.requests[0].exactly->deviceClassName, "gpu.nvidia.com");
+  auto p = api::decode_as<api::Pod>(*api.object("pods", "default", "train"));
+  ASSERT_TRUE(p.has_value());
+  ASSERT_EQ(p->status.resourceClaimStatuses.size(), 1u);
+  EXPECT_EQ(p->status.resourceClaimStatuses[0].name, "gpus");
+  EXPECT_EQ(p->status.resourceClaimStatuses[0].resourceClaimName, std::optional<std::string>("train-gpus-aaaaa"));
+}
+
+TEST(ClaimController, MissingTemplateIsRetriedUntilItExists) {
+  FakeApi api;
+  api.put_object("pods", pod_json("train", R"([{"name":"gpus","resourceClaimTemplateName":"one-gpu"}])"));
+  ClaimController c(api, {});
+  c.start();
+  ASSERT_TRUE(c.wait_synced(5000));
+  // The sync fails (template missing) and backs off; nothing is created.
+  ASSERT_TRUE(api.wait_for([&] {
+    for (const auto& r : api.requests()) {
+      if (r.find("resourceclaimtemplates/one-gpu") != std::string::npos) return true;
+    }
+    return false;
+  }));
+  EXPECT_TRUE(all_claims(api).empty());
+  api.put_object("resourceclaimtemplates", kTemplate);
+  ASSERT_TRUE(api.wait_for([&] { return all_claims(api).size() == 1; }));
+  c.stop();
+}
+
+TEST(ClaimController, ConflictOnPodStatusIsRetried) {
+  FakeApi api;
+  api.put_object("resourceclaimtemplates", kTemplate);
+  api.put_object("pods", pod_json("train", R"([{"name":"gpus","resourceClaimTemplateName":"one-gpu"}])"));
+  api.fail_next("PUT /api/v1/namespaces/default/pods/train/status", 409);
+  ClaimController c(api, {});
+  c.start();
+  ASSERT_TRUE(api.wait_for([&] {
+    auto p = api.object("pods", "default", "train");
+    return p && FakeApi::field(*p, {"status", "resourceClaimStatuses"}) != "";
+  }));
+  c.stop();
+  EXPECT_EQ(all_claims(api).size(), 1u);
+}
+
+TEST(ClaimController, FinishedPodReleasesAndDeletesItsClaim) {
+  FakeApi api;
+  std::string pod = api.put_object("pods", pod_json("train", R"([{"name":"gpus","resourceClaimName":"shared"}])",
+                                                    "node-1", "Running"));
+  std::string uid = FakeApi::field(pod, {"metadata", "uid"});
+  // A generated claim owned by the pod, allocated and reserved for it.
+  api.put_object("resourceclaims", R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
+    "metadata":{"name":"shared","namespace":"default","finalizers":["resource.kubernetes.io/delete-protection"],
+     "ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":"train","uid":")" + uid +
+                                             R"(","controller":true}]},
+    "spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.nvidia.com"}}]}},
+    "status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.nvidia.com","pool":"node-1","device":"gpu-0"}]}},
+     "reservedFor":[{"resource":"pods","name":"train","uid":")" + uid + R"("}]}})");
+  ClaimController c(api, {});
+  c.start();
+  ASSERT_TRUE(c.wait_synced(5000));
+  // Still running: nothing changes.
+  EXPECT_EQ(get_claim(api, "shared").status.reservedFor.size(), 1u);
+  // The pod succeeds.
+  auto p = *api::decode_as<api::Pod>(*api.object("pods", "default", "train"));
+  p.status.phase = "Succeeded";
+  ASSERT_TRUE(api.put("/api/v1/namespaces/default/pods/train/status", api::to_json(api::Object(p))).has_value());
+  ASSERT_TRUE(api.wait_for([&] { return !api.object("resourceclaims", "default", "shared").has_value(); }));
+  c.stop();
+  // Deallocated (status), finalizer dropped (update), then deleted.
+  std::vector<std::string> writes;
+  for (const auto& r : api.requests()) {
+    if (r.find("resourceclaims/shared") != std::string::npos && r.rfind("GET", 0) != 0) writes.push_back(r);
+  }
+  EXPECT_EQ(writes, (std::vector<std::string>{
+                        "PUT /apis/resource.k8s.io/v1/namespaces/default/resourceclaims/shared/status",
+                        "PUT /apis/resource.k8s.io/v1/namespaces/default/resourceclaims/shared",
+                        "DELETE /apis/resource.k8s.io/v1/namespaces/default/resourceclaims/shared",
+                    }));
+}
+
+TEST(ClaimController, DeletedPodIsDroppedFromSharedClaim) {
+  FakeApi api;
+  std::string a = api.put_object("pods", pod_json("a", R"([{"name":"g","resourceClaimName":"shared"}])", "n", "Running"));
+  std::string b = api.put_object("pods", pod_json("b", R"([{"name":"g","resourceClaimName":"shared"}])", "n", "Running"));
+  std::string ua = FakeApi::field(a, {"metadata", "uid"}), ub = FakeApi::field(b, {"metadata", "uid"});
+  api.put_object("resourceclaims", R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
+    "metadata":{"name":"shared","namespace":"default","finalizers":["resource.kubernetes.io/delete-protection"]},
+    "spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.nvidia.com"}}]}},
+    "status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.nvidia.com","pool":"n","device":"gpu-0"}]}},
+     "reservedFor":[{"resource":"pods","name":"a","uid":")" + ua + R"("},{"resource":"pods","name":"b","uid":")" + ub +
+                                             R"("}]}})");
+  ClaimController c(api, {});
+  c.start();
+  ASSERT_TRUE(c.wait_synced(5000));
+  api.erase("pods", "default", "a");
+  ASSERT_TRUE(api.wait_for([&] { return get_claim(api, "shared").status.reservedFor.size() == 1; }));
+  auto claim = get_claim(api, "shared");
+  EXPECT_EQ(claim.status.reservedFor[0].name, "b");
+  EXPECT_TRUE(claim.status.allocation.has_value());
+  api.erase("pods", "default", "b");
+  ASSERT_TRUE(api.wait_for([&] {
+    auto cl = get_claim(api, "shared");
+    return !cl.status.allocation.has_value() && cl.metadata.finalizers.empty();
+  }));
+  c.stop();
+  // Not generated for a pod: the claim stays.
+  EXPECT_TRUE(get_claim(api, "shared").status.reservedFor.empty());
+}
+
+TEST(ClaimController, PodBoundWithoutSchedulerGetsReservation) {
+  FakeApi api;
+  std::string a = api.put_object("pods", pod_json("a", R"([{"name":"g","resourceClaimName":"shared"}])", "n", "Pending"));
+  api.put_object("resourceclaims", R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
+    "metadata":{"name":"shared","namespace":"default"},
+    "spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.nvidia.com"}}]}},
+    "status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.nvidia.com","pool":"n","device":"gpu-0"}]}}}})");
+  ClaimController c(api, {});
+  c.start();
+  ASSERT_TRUE(api.wait_for([&] { return get_claim(api, "shared").status.reservedFor.size() == 1; }));
+  c.stop();
+  EXPECT_EQ(get_claim(api, "shared").status.reservedFor[0].uid, FakeApi::field(a, {"metadata", "uid"}));
+}
+
+}  // namespace
+}  // namespace draplane::controllers

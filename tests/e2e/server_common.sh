@@ -1,0 +1,51 @@
+# Shared helpers for the server e2e scripts: start `draplane server` on a free
+# loopback port with a fresh data dir, wait for readiness, stop it by PID.
+# Usage: source server_common.sh; start_server BIN DATA_DIR [extra flags...]
+set -u
+
+SERVER_PID=""
+SERVER_URL=""
+
+start_server() {
+  local bin="$1" dir="$2"
+  shift 2
+  local log="$dir.log"
+  "$bin" server --data-dir "$dir" --listen 127.0.0.1:0 "$@" >"$log" 2>&1 &
+  SERVER_PID=$!
+  for _ in $(seq 1 100); do
+    if grep -q '^ready$' "$log" 2>/dev/null; then
+      SERVER_URL=$(sed -n 's/^draplane server listening on //p' "$log")
+      export KUBECONFIG="$dir/kubeconfig"
+      return 0
+    fi
+    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+      echo "server exited early:"; cat "$log"; return 1
+    fi
+    sleep 0.1
+  done
+  echo "server did not become ready:"; cat "$log"; return 1
+}
+
+stop_server() {
+  if [ -n "$SERVER_PID" ]; then
+    kill "$SERVER_PID" 2>/dev/null
+    wait "$SERVER_PID" 2>/dev/null
+    SERVER_PID=""
+  fi
+}
+
+FAILURES=0
+# expect NAME EXPECTED_SUBSTRING COMMAND...: runs COMMAND, checks its combined output.
+expect() {
+  local name="$1" want="$2"
+  shift 2
+  local out
+  out=$("$@" 2>&1)
+  if printf '%s' "$out" | grep -qF -- "$want"; then
+    echo "ok   $name"
+  else
+    echo "FAIL $name: wanted [$want] in:"
+    printf '%s\n' "$out" | sed 's/^/     /'
+    FAILURES=$((FAILURES + 1))
+  fi
+}

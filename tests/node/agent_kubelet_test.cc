@@ -1,0 +1,181 @@
+// The agent's kubelet against an in-memory API (FakeApi), simulated GPUs and
+// real processes (sh).
+#include <gtest/gtest.h>
+
+#include "../controllers/fake_api.h"
+#include "api/codec.h"
+#include "node/kubelet.h"
+#include "node/sim.h"
+#include "test_dir.h"
+
+namespace draplane::node {
+namespace {
+
+using draplane::testing::FakeApi;
+using testing::read_file;
+using testing::TempDir;
+
+class KubeletTest : public ::testing::Test {
+ protected:
+  KubeletTest() : dir_("kubelet"), sim_(*parse_sim_spec("2xH100", SimOptions{.seed = 7})) {
+    gpus_ = *sim_.discover();
+    PrepareOptions o;
+    o.node_name = "node-a";
+    o.cdi_dir = dir_.file("cdi");
+    o.plugin_dir = dir_.file("plugin");
+    devices_ = std::move(*DeviceState::create(sim_, runner_, o, "boot-1"));
+  }
+  std::unique_ptr<Kubelet> kubelet() {
+    KubeletOptions o;
+    o.node_name = "node-a";
+    o.state_dir = dir_.str();
+    o.cdi_dir = dir_.file("cdi");
+    o.base_env = {"PATH=/usr/bin:/bin"};
+    o.now = [] { return std::string("2026-01-01T00:00:00Z"); };
+    o.orphan_sweep_ms = 50;
+    auto k = std::make_unique<Kubelet>(api_, *devices_, launcher_, o);
+    k->start();
+    EXPECT_TRUE(k->wait_synced(5000));
+    return k;
+  }
+  // A claim allocated gpu-0 (and gpu-1 when `two`), reserved for pod_uid.
+  void put_claim(const std::string& name, const std::string& pod_name, const std::string& pod_uid, bool two = false) {
+    std::string results = R"({"request":"gpu","driver":"gpu.nvidia.com","pool":"node-a","device":"gpu-0"})";
+    if (two) results += R"(,{"request":"gpu","driver":"gpu.nvidia.com","pool":"node-a","device":"gpu-1"})";
+    std::string reserved =
+        pod_uid.empty() ? "" : R"(,"reservedFor":[{"resource":"pods","name":")" + pod_name + R"(","uid":")" + pod_uid + R"("}])";
+    api_.put_object("resourceclaims", R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
+      "metadata":{"name":")" + name + R"(","namespace":"default"},
+      "spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.nvidia.com"}}]}},
+      "status":{"allocation":{"devices":{"results":[)" + results + R"(]}})" + reserved + "}}");
+  }
+  std::string put_pod(const std::string& name, const std::string& script, const std::string& extra_meta = "",
+                      const std::string& restart = "Never") {
+    std::string body = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+                       R"(","namespace":"default")" + extra_meta + R"(},"spec":{"nodeName":"node-a","restartPolicy":")" +
+                       restart + R"(","terminationGracePeriodSeconds":1,
+        "resourceClaims":[{"name":"gpu","resourceClaimName":"claim-)" + name + R"("}],
+        "containers":[{"name":"main","image":"none","command":["sh","-c"],"args":[")" + script +
+                       R"("],"env":[{"name":"GREETING","value":"hi"}],"resources":{"claims":[{"name":"gpu"}]}}]},
+        "status":{"phase":"Pending"}})";
+    return FakeApi::field(api_.put_object("pods", body), {"metadata", "uid"});
+  }
+  api::Pod pod(const std::string& name) { return *api::decode_as<api::Pod>(*api_.object("pods", "default", name)); }
+  std::string phase(const std::string& name) {
+    auto p = api_.object("pods", "default", name);
+    return p ? FakeApi::field(*p, {"status", "phase"}) : "<gone>";
+  }
+  bool any_request(const std::string& needle) {
+    for (const auto& r : api_.requests()) {
+      if (r.find(needle) != std::string::npos) return true;
+    }
+    return false;
+  }
+
+  TempDir dir_;
+  SimBackend sim_;
+  RecordingRunner runner_;
+  std::vector<GpuInfo> gpus_;
+  std::unique_ptr<DeviceState> devices_;
+  PosixLauncher launcher_;
+  FakeApi api_;
+};
+
+TEST_F(KubeletTest, RunsPodWithCdiEnvAndReportsSuccess) {
+  std::string uid = put_pod("p1", "echo $GREETING $NVIDIA_VISIBLE_DEVICES; exit 0");
+  put_claim("claim-p1", "p1", uid, /*two=*/true);
+  auto k = kubelet();
+  ASSERT_TRUE(api_.wait_for([&] { return phase("p1") == "Succeeded"; })) << phase("p1");
+  auto p = pod("p1");
+  EXPECT_EQ(p.status.hostIP, "127.0.0.1");
+  // The codec writes keys sorted.
+  EXPECT_NE(p.status.containerStatuses.text.find(R"("exitCode":0,"finishedAt":"2026-01-01T00:00:00Z","reason":"Completed")"),
+            std::string::npos)
+      << p.status.containerStatuses.text;
+  auto log = k->log_path("default", "p1", "", false);
+  ASSERT_TRUE(log.has_value()) << log.error().message();
+  EXPECT_EQ(read_file(*log), "hi " + gpus_[0].uuid + "," + gpus_[1].uuid + "\n");
+  // The claim is unprepared once the pod ended: checkpoint and CDI spec gone.
+  ASSERT_TRUE(api_.wait_for([&] { return devices_->prepared_claims().empty(); }));
+  auto claim = api::decode_as<api::ResourceClaim>(*api_.object("resourceclaims", "default", "claim-p1"));
+  EXPECT_FALSE(std::filesystem::exists(cdi_spec_path(dir_.file("cdi"), claim->metadata.uid)));
+  EXPECT_EQ(k->log_path("default", "p1", "other", false).error().code(), Code::kNotFound);
+  EXPECT_EQ(k->log_path("default", "p1", "main", true).error().code(), Code::kNotFound);
+}
+
+TEST_F(KubeletTest, FailedContainerFailsPod) {
+  std::string uid = put_pod("p2", "exit 3");
+  put_claim("claim-p2", "p2", uid);
+  auto k = kubelet();
+  ASSERT_TRUE(api_.wait_for([&] { return phase("p2") == "Failed"; })) << phase("p2");
+  EXPECT_NE(pod("p2").status.containerStatuses.text.find(R"("exitCode":3,"finishedAt":"2026-01-01T00:00:00Z","reason":"Error")"), std::string::npos) << pod("p2").status.containerStatuses.text;
+}
+
+TEST_F(KubeletTest, WaitsUntilClaimIsReservedForThePod) {
+  std::string uid = put_pod("p3", "echo ok");
+  put_claim("claim-p3", "p3", "");  // allocated, not reserved
+  auto k = kubelet();
+  ASSERT_TRUE(api_.wait_for([&] { return pod("p3").status.message != ""; }));
+  EXPECT_EQ(pod("p3").status.message, "waiting for resource claims: claim claim-p3 is not reserved for the pod");
+  EXPECT_EQ(phase("p3"), "Pending");
+  EXPECT_TRUE(devices_->prepared_claims().empty());
+  // The scheduler reserves it.
+  auto c = *api::decode_as<api::ResourceClaim>(*api_.object("resourceclaims", "default", "claim-p3"));
+  c.status.reservedFor.push_back({"", "pods", "p3", uid});
+  ASSERT_TRUE(api_.put("/apis/resource.k8s.io/v1/namespaces/default/resourceclaims/claim-p3/status",
+                       api::to_json(api::Object(c)))
+                  .has_value());
+  ASSERT_TRUE(api_.wait_for([&] { return phase("p3") == "Succeeded"; })) << phase("p3");
+}
+
+TEST_F(KubeletTest, GracefulDeletionKillsUnpreparesAndDeletes) {
+  // A finalizer keeps the pod visible after DELETE, as graceful deletion would.
+  std::string uid = put_pod("p4", "sleep 1000", R"(,"finalizers":["test/hold"])");
+  put_claim("claim-p4", "p4", uid);
+  auto k = kubelet();
+  ASSERT_TRUE(api_.wait_for([&] { return phase("p4") == "Running"; })) << phase("p4");
+  EXPECT_EQ(devices_->prepared_claims().size(), 1u);
+  ASSERT_TRUE(api_.del("/api/v1/namespaces/default/pods/p4").has_value());
+  ASSERT_TRUE(api_.wait_for([&] { return any_request("DELETE /api/v1/namespaces/default/pods/p4?gracePeriodSeconds=0"); }));
+  EXPECT_TRUE(devices_->prepared_claims().empty());
+  EXPECT_EQ(phase("p4"), "Failed");
+  EXPECT_NE(pod("p4").status.containerStatuses.text.find(R"("exitCode":143)"), std::string::npos)
+      << pod("p4").status.containerStatuses.text;
+}
+
+TEST_F(KubeletTest, PodDeletedOutrightIsStoppedAndUnprepared) {
+  std::string uid = put_pod("p5", "sleep 1000");
+  put_claim("claim-p5", "p5", uid);
+  auto k = kubelet();
+  ASSERT_TRUE(api_.wait_for([&] { return phase("p5") == "Running"; })) << phase("p5");
+  api_.erase("pods", "default", "p5");
+  ASSERT_TRUE(api_.wait_for([&] { return devices_->prepared_claims().empty(); }));
+}
+
+TEST_F(KubeletTest, RestartPolicyAlwaysRestartsContainer) {
+  std::string uid = put_pod("p6", "echo run; exit 1", "", "Always");
+  put_claim("claim-p6", "p6", uid);
+  KubeletOptions o;
+  auto k = kubelet();
+  ASSERT_TRUE(api_.wait_for([&] { return pod("p6").status.containerStatuses.text.find(R"("exitCode":1)") != std::string::npos; }));
+  EXPECT_EQ(phase("p6"), "Running");  // Always: it will run again
+  // Claims stay prepared while the pod lives.
+  EXPECT_EQ(devices_->prepared_claims().size(), 1u);
+}
+
+TEST_F(KubeletTest, OrphanedPreparedClaimIsSwept) {
+  ClaimRef ref{"default", "gone", "uid-gone"};
+  api::AllocationResult a;
+  api::DeviceRequestAllocationResult r;
+  r.request = "gpu";
+  r.driver = "gpu.nvidia.com";
+  r.pool = "node-a";
+  r.device = "gpu-1";
+  a.devices.results.push_back(r);
+  ASSERT_TRUE(devices_->prepare(ref, a).has_value());
+  auto k = kubelet();
+  ASSERT_TRUE(api_.wait_for([&] { return devices_->prepared_claims().empty(); }));
+}
+
+}  // namespace
+}  // namespace draplane::node

@@ -1,0 +1,124 @@
+#include "node/checkpoint.h"
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "test_dir.h"
+
+namespace draplane::node {
+namespace {
+
+using testing::read_file;
+using testing::TempDir;
+using testing::write_file;
+
+Checkpoint sample() {
+  Checkpoint c;
+  c.boot_id = "boot-1";
+  PreparedClaim a;
+  a.namespace_ = "default";
+  a.name = "gpu-claim";
+  a.state = PrepareState::kPrepareCompleted;
+  a.mps_pipe_dir = "/plugins/mps/uid-a/pipe";
+  PreparedDevice d;
+  d.requests = {"gpus/h100"};
+  d.pool = "node-a";
+  d.device = "gpu-0-mig-3g40gb-9-4";
+  d.share_id = "share-1";
+  d.cdi_device_ids = {"k8s.gpu.nvidia.com/claim=uid-a-gpu-0-mig-3g40gb-9-4"};
+  d.uuid = "MIG-1";
+  d.mig = MigInstance{"GPU-0", 0, 9, {4, 4}, 2, 0, "MIG-1"};
+  a.devices.push_back(d);
+  PreparedClaim b;
+  b.namespace_ = "ns";
+  b.name = "other";
+  b.state = PrepareState::kPrepareStarted;
+  c.claims["uid-a"] = a;
+  c.claims["uid-b"] = b;
+  return c;
+}
+
+TEST(Checkpoint, RoundTrip) {
+  Checkpoint c = sample();
+  std::string json = encode_checkpoint(c);
+  EXPECT_EQ(json.substr(0, 41), R"({"version":1,"bootID":"boot-1","claims":{)");
+  auto back = decode_checkpoint(json);
+  ASSERT_TRUE(back.has_value()) << back.error().message();
+  EXPECT_EQ(*back, c);
+  EXPECT_EQ(encode_checkpoint(*back), json);
+}
+
+TEST(Checkpoint, DecodeErrors) {
+  struct Case {
+    const char* json;
+    Code code;
+    const char* want;
+  } cases[] = {
+      {"nope", Code::kInternal, "checkpoint: not a JSON object"},
+      {R"({"version":2,"bootID":"","claims":{}})", Code::kFailedPrecondition,
+       "checkpoint: version 2 is not supported by this draplane (want 1)"},
+      {R"({"version":1,"bootID":"","claims":{"u":{"namespace":"n","name":"c","state":"Weird","devices":[]}}})",
+       Code::kInternal, "checkpoint: claims.u.state: unknown state \"Weird\""},
+      {R"({"version":1,"bootID":"","claims":{"u":{"namespace":"n","name":"c","state":"PrepareStarted","devices":[{"pool":1}]}}})",
+       Code::kInternal, "checkpoint: claims.u.devices[0].pool: expected string"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.json);
+    auto r = decode_checkpoint(c.json);
+    ASSERT_FALSE(r.has_value());
+    EXPECT_EQ(r.error().code(), c.code);
+    EXPECT_EQ(r.error().message(), c.want);
+  }
+}
+
+TEST(Checkpoint, FileSaveLoadAndBootId) {
+  TempDir dir("ckpt");
+  CheckpointFile file(dir.file("plugin/checkpoint.json"), "boot-1");
+  auto empty = file.load();
+  ASSERT_TRUE(empty.has_value());
+  EXPECT_TRUE(empty->claims.empty());
+  EXPECT_EQ(empty->boot_id, "boot-1");
+
+  ASSERT_TRUE(file.save(sample()).ok());
+  EXPECT_FALSE(std::filesystem::exists(dir.file("plugin/checkpoint.json.tmp")));
+  auto loaded = file.load();
+  ASSERT_TRUE(loaded.has_value());
+  EXPECT_EQ(loaded->claims.size(), 2u);
+
+  // A new boot: nothing prepared survives.
+  CheckpointFile rebooted(dir.file("plugin/checkpoint.json"), "boot-2");
+  EXPECT_TRUE(rebooted.load()->claims.empty());
+}
+
+TEST(Checkpoint, CrashLeavesTempFileBehind) {
+  TempDir dir("crash");
+  CheckpointFile file(dir.file("checkpoint.json"), "boot-1");
+  ASSERT_TRUE(file.save(sample()).ok());
+  // A crash between writing the temp file and the rename: a torn temp file.
+  write_file(dir.file("checkpoint.json.tmp"), R"({"version":1,"bootID":"boot-1","cla)");
+  auto loaded = file.load();
+  ASSERT_TRUE(loaded.has_value()) << loaded.error().message();
+  EXPECT_EQ(loaded->claims.size(), 2u);  // the last complete save
+  // The next save replaces the stale temp file and the checkpoint.
+  Checkpoint one;
+  one.claims["uid-z"] = PreparedClaim{};
+  ASSERT_TRUE(file.save(one).ok());
+  EXPECT_EQ(file.load()->claims.size(), 1u);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("checkpoint.json.tmp")));
+  // A corrupt checkpoint is an error, not an empty state.
+  write_file(dir.file("checkpoint.json"), "{garbage");
+  auto bad = file.load();
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(bad.error().code(), Code::kInternal);
+}
+
+TEST(Checkpoint, BootId) {
+  TempDir dir("boot");
+  write_file(dir.file("sys/kernel/random/boot_id"), "1234-abcd\n");
+  EXPECT_EQ(read_boot_id(dir.str()), "1234-abcd");
+  EXPECT_EQ(read_boot_id(dir.file("missing")), "");
+}
+
+}  // namespace
+}  // namespace draplane::node

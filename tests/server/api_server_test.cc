@@ -1,0 +1,650 @@
+// ApiServer over the memory store: REST semantics checked request by request.
+#include "server/api_server.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <thread>
+
+#include "server/http_server.h"
+#include "server/json_util.h"
+#include "server/protobuf_wire.h"
+#include "store/memory_store.h"
+
+namespace draplane::server {
+namespace {
+
+const char* kClaim = R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"c1","labels":{"app":"a"}},
+  "spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.example.com"}}]}}})";
+
+class ApiServerTest : public ::testing::Test {
+ protected:
+  ApiServerTest() {
+    store_ = store::new_memory_store();
+    ApiServerOptions o;
+    o.now = [] { return int64_t{1767225600}; };  // 2026-01-01T00:00:00Z
+    o.new_uid = [this] { return "uid-" + std::to_string(++uids_); };
+    o.random_suffix = [] { return "xyz12"; };
+    api_ = std::make_unique<ApiServer>(*store_, o);
+    EXPECT_TRUE(api_->bootstrap().ok());
+  }
+  Response call(const std::string& method, const std::string& target, const std::string& body = "",
+                const std::string& content_type = "application/json", Identity id = {"admin", true, ""},
+                const std::string& accept = "application/json") {
+    Request r;
+    r.method = method;
+    size_t qm = target.find('?');
+    r.path = target.substr(0, qm);
+    if (qm != std::string::npos) {
+      std::string qs = target.substr(qm + 1);
+      size_t start = 0;
+      while (start < qs.size()) {
+        size_t amp = qs.find('&', start);
+        std::string kv = qs.substr(start, amp == std::string::npos ? std::string::npos : amp - start);
+        size_t eq = kv.find('=');
+        r.query[kv.substr(0, eq)] = eq == std::string::npos ? "" : kv.substr(eq + 1);
+        if (amp == std::string::npos) break;
+        start = amp + 1;
+      }
+    }
+    r.body = body;
+    r.content_type = content_type;
+    r.identity = id;
+    r.accept = accept;
+    return api_->handle(r).response;
+  }
+  static Json json(const Response& r) {
+    auto j = parse_json(r.body);
+    EXPECT_TRUE(j.has_value()) << r.body;
+    return j.has_value() ? std::move(j).value() : Json();
+  }
+  static const char* kClaims;
+  int uids_ = 0;
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<ApiServer> api_;
+};
+const char* ApiServerTest::kClaims = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims";
+
+TEST_F(ApiServerTest, CreateSetsServerMetadataAndGetReturnsIt) {
+  Response r = call("POST", kClaims, kClaim);
+  ASSERT_EQ(r.code, 201) << r.body;
+  Json o = json(r);
+  EXPECT_EQ(get_string(o, {"metadata", "uid"}), "uid-5");  // 4 namespaces took uid-1..4
+  EXPECT_EQ(get_string(o, {"metadata", "namespace"}), "default");
+  EXPECT_EQ(get_string(o, {"metadata", "creationTimestamp"}), "2026-01-01T00:00:00Z");
+  EXPECT_EQ(get_string(o, {"metadata", "resourceVersion"}), "6");
+  EXPECT_EQ(find(o, {"metadata", "generation"})->GetInt64(), 1);
+  EXPECT_EQ(get_string(o, {"spec", "devices", "requests"}), "");
+  const JsonValue* req0 = &(*find(o, {"spec", "devices", "requests"}))[0];
+  EXPECT_EQ(get_string(*req0, {"exactly", "allocationMode"}), "ExactCount");  // defaulted
+  Response g = call("GET", std::string(kClaims) + "/c1");
+  ASSERT_EQ(g.code, 200);
+  EXPECT_EQ(json(g), o);
+}
+
+TEST_F(ApiServerTest, ErrorsAreKubernetesStatusObjects) {
+  ASSERT_EQ(call("POST", kClaims, kClaim).code, 201);
+  struct Case {
+    std::string name, method, target, body;
+    int code;
+    std::string reason, message;
+  };
+  const std::vector<Case> cases = {
+      {"duplicate", "POST", kClaims, kClaim, 409, "AlreadyExists", R"(resourceclaims.resource.k8s.io "c1" already exists)"},
+      {"missing", "GET", std::string(kClaims) + "/nope", "", 404, "NotFound", R"(resourceclaims.resource.k8s.io "nope" not found)"},
+      {"no namespace", "POST", "/apis/resource.k8s.io/v1/namespaces/ghost/resourceclaims", kClaim, 404, "NotFound",
+       R"(namespaces "ghost" not found)"},
+      {"bad json", "POST", kClaims, "{", 400, "BadRequest", ""},
+      {"unknown resource", "GET", "/apis/resource.k8s.io/v1/widgets", "", 404, "NotFound",
+       "the server could not find the requested resource"},
+      {"method", "PUT", kClaims, kClaim, 405, "MethodNotAllowed", ""},
+      {"stale rv", "PUT", std::string(kClaims) + "/c1",
+       R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"c1","resourceVersion":"2"},"spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.example.com"}}]}}})",
+       409, "Conflict",
+       R"(Operation cannot be fulfilled on resourceclaims.resource.k8s.io "c1": the object has been modified; please apply your changes to the latest version and try again)"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Response r = call(c.method, c.target, c.body);
+    EXPECT_EQ(r.code, c.code) << r.body;
+    Json s = json(r);
+    EXPECT_EQ(get_string(s, {"kind"}), "Status");
+    EXPECT_EQ(get_string(s, {"status"}), "Failure");
+    EXPECT_EQ(get_string(s, {"reason"}), c.reason);
+    if (!c.message.empty()) {
+      EXPECT_EQ(get_string(s, {"message"}), c.message);
+    }
+    EXPECT_EQ(find(s, {"code"})->GetInt(), c.code);
+  }
+}
+
+TEST_F(ApiServerTest, InvalidClaimIs422WithFieldCauses) {
+  std::string bad = R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"bad"},
+    "spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.example.com","count":-1}}]}}})";
+  Response r = call("POST", kClaims, bad);
+  ASSERT_EQ(r.code, 422) << r.body;
+  Json s = json(r);
+  EXPECT_EQ(get_string(s, {"reason"}), "Invalid");
+  EXPECT_EQ(get_string(s, {"message"}),
+            R"(ResourceClaim.resource.k8s.io "bad" is invalid: spec.devices.requests[0].exactly.count: Invalid value: -1: must be greater than zero)");
+  const JsonValue& cause = (*find(s, {"details", "causes"}))[0];
+  EXPECT_EQ(get_string(cause, {"field"}), "spec.devices.requests[0].exactly.count");
+  EXPECT_EQ(get_string(cause, {"reason"}), "FieldValueInvalid");
+  EXPECT_EQ(get_string(s, {"details", "kind"}), "ResourceClaim");
+}
+
+TEST_F(ApiServerTest, StatusSubresourceChangesOnlyStatusAndSpecIsImmutable) {
+  ASSERT_EQ(call("POST", kClaims, kClaim).code, 201);
+  // Main resource: a status in the body is ignored; a spec change is refused.
+  Response r = call("PATCH", std::string(kClaims) + "/c1", R"({"status":{"reservedFor":[{"resource":"pods","name":"p","uid":"u"}]}})",
+                    "application/merge-patch+json");
+  ASSERT_EQ(r.code, 200) << r.body;
+  EXPECT_EQ(find(json(r), {"status", "reservedFor"}), nullptr);
+  r = call("PATCH", std::string(kClaims) + "/c1", R"({"spec":{"devices":{"requests":[{"name":"other","exactly":{"deviceClassName":"x"}}]}}})",
+           "application/merge-patch+json");
+  EXPECT_EQ(r.code, 422) << r.body;
+  // Status: labels in the body are ignored, status is validated (reservedFor needs an allocation).
+  r = call("PATCH", std::string(kClaims) + "/c1/status",
+           R"({"metadata":{"labels":{"x":"y"}},"status":{"reservedFor":[{"resource":"pods","name":"p","uid":"u"}]}})",
+           "application/merge-patch+json");
+  EXPECT_EQ(r.code, 422) << r.body;
+  r = call("PATCH", std::string(kClaims) + "/c1", R"({"metadata":{"labels":{"app":"b"}}})", "application/merge-patch+json");
+  ASSERT_EQ(r.code, 200);
+  Json o = json(r);
+  EXPECT_EQ(get_string(o, {"metadata", "labels", "app"}), "b");
+  EXPECT_EQ(find(o, {"metadata", "generation"})->GetInt64(), 1);  // metadata-only change
+}
+
+TEST_F(ApiServerTest, ListSelectorsLimitAndContinue) {
+  for (int i = 0; i < 5; ++i) {
+    std::string c = kClaim;
+    c.replace(c.find("\"c1\""), 4, "\"c" + std::to_string(i) + "\"");
+    if (i % 2) c.replace(c.find("\"app\":\"a\""), 9, "\"app\":\"b\"");
+    ASSERT_EQ(call("POST", kClaims, c).code, 201);
+  }
+  auto names = [&](const Response& r) {
+    std::vector<std::string> out;
+    Json l = json(r);
+    for (const auto& it : find(l, {"items"})->GetArray()) out.push_back(get_string(it, {"metadata", "name"}));
+    return out;
+  };
+  EXPECT_EQ(names(call("GET", std::string(kClaims) + "?labelSelector=app%3Db")), (std::vector<std::string>{}));
+  EXPECT_EQ(names(call("GET", std::string(kClaims) + "?labelSelector=app=b")), (std::vector<std::string>{"c1", "c3"}));
+  EXPECT_EQ(names(call("GET", std::string(kClaims) + "?labelSelector=app!=b")), (std::vector<std::string>{"c0", "c2", "c4"}));
+  EXPECT_EQ(names(call("GET", std::string(kClaims) + "?fieldSelector=metadata.name=c4")), (std::vector<std::string>{"c4"}));
+  EXPECT_EQ(call("GET", std::string(kClaims) + "?fieldSelector=spec.foo=x").code, 400);
+  Response p1 = call("GET", std::string(kClaims) + "?limit=2");
+  EXPECT_EQ(names(p1), (std::vector<std::string>{"c0", "c1"}));
+  Json l1 = json(p1);
+  std::string token = get_string(l1, {"metadata", "continue"});
+  ASSERT_FALSE(token.empty());
+  EXPECT_EQ(find(l1, {"metadata", "remainingItemCount"})->GetInt64(), 3);
+  Response p2 = call("GET", std::string(kClaims) + "?limit=2&continue=" + token);
+  EXPECT_EQ(names(p2), (std::vector<std::string>{"c2", "c3"}));
+  EXPECT_EQ(names(call("GET", "/apis/resource.k8s.io/v1/resourceclaims")).size(), 5u);
+}
+
+TEST_F(ApiServerTest, AuthenticationAndNodeRestriction) {
+  EXPECT_EQ(call("GET", kClaims, "", "", Identity{}).code, 401);
+  EXPECT_EQ(call("GET", "/healthz", "", "", Identity{}).code, 200);
+  Identity node{"system:node:n1", false, "n1"};
+  std::string slice = R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice","metadata":{"name":"s-NODE"},
+    "spec":{"driver":"gpu.example.com","pool":{"name":"NODE","generation":1,"resourceSliceCount":1},"nodeName":"NODE","devices":[{"name":"gpu-0"}]}})";
+  auto for_node = [&](const std::string& n) {
+    std::string s = slice;
+    for (size_t p; (p = s.find("NODE")) != std::string::npos;) s.replace(p, 4, n);
+    return s;
+  };
+  EXPECT_EQ(call("POST", "/apis/resource.k8s.io/v1/resourceslices", for_node("n1"), "application/json", node).code, 201);
+  Response other = call("POST", "/apis/resource.k8s.io/v1/resourceslices", for_node("n2"), "application/json", node);
+  EXPECT_EQ(other.code, 403) << other.body;
+  EXPECT_EQ(get_string(json(other), {"reason"}), "Forbidden");
+  EXPECT_EQ(call("POST", kClaims, kClaim, "application/json", node).code, 403);
+  EXPECT_EQ(call("GET", kClaims, "", "", node).code, 200);
+}
+
+TEST_F(ApiServerTest, FinalizersDelayDeletionAndOwnersCollectDependents) {
+  std::string owner = kClaim;
+  owner.replace(owner.find("\"labels\""), 8, R"("finalizers":["example.com/keep"],"labels")");
+  ASSERT_EQ(call("POST", kClaims, owner).code, 201);
+  Response d = call("DELETE", std::string(kClaims) + "/c1");
+  ASSERT_EQ(d.code, 200);
+  EXPECT_EQ(get_string(json(d), {"metadata", "deletionTimestamp"}), "2026-01-01T00:00:00Z");
+  EXPECT_EQ(call("GET", std::string(kClaims) + "/c1").code, 200);
+  Response p = call("PATCH", std::string(kClaims) + "/c1", R"([{"op":"remove","path":"/metadata/finalizers"}])",
+                    "application/json-patch+json");
+  EXPECT_EQ(p.code, 200) << p.body;
+  EXPECT_EQ(call("GET", std::string(kClaims) + "/c1").code, 404);
+
+  ASSERT_EQ(call("POST", kClaims, kClaim).code, 201);
+  std::string uid = get_string(json(call("GET", std::string(kClaims) + "/c1")), {"metadata", "uid"});
+  std::string dep = kClaim;
+  dep.replace(dep.find("\"c1\""), 4, "\"dep\",\"ownerReferences\":[{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"name\":\"c1\",\"uid\":\"" + uid + "\"}]");
+  ASSERT_EQ(call("POST", kClaims, dep).code, 201);
+  ASSERT_EQ(call("DELETE", std::string(kClaims) + "/c1").code, 200);
+  EXPECT_EQ(call("GET", std::string(kClaims) + "/dep").code, 404);
+}
+
+TEST_F(ApiServerTest, GenerateNameAndDryRun) {
+  std::string g = kClaim;
+  g.replace(g.find("\"name\":\"c1\""), 11, "\"generateName\":\"claim-\"");
+  Response dry = call("POST", std::string(kClaims) + "?dryRun=All", g);
+  ASSERT_EQ(dry.code, 201);
+  EXPECT_EQ(get_string(json(dry), {"metadata", "name"}), "claim-xyz12");
+  EXPECT_EQ(call("GET", std::string(kClaims) + "/claim-xyz12").code, 404);
+  EXPECT_EQ(call("POST", kClaims, g).code, 201);
+  EXPECT_EQ(call("GET", std::string(kClaims) + "/claim-xyz12").code, 200);
+}
+
+TEST_F(ApiServerTest, TableOutputForClaims) {
+  ASSERT_EQ(call("POST", kClaims, kClaim).code, 201);
+  Response r = call("GET", kClaims, "", "", {"admin", true, ""}, "application/json;as=Table;v=v1;g=meta.k8s.io");
+  ASSERT_EQ(r.code, 200);
+  Json t = json(r);
+  EXPECT_EQ(get_string(t, {"kind"}), "Table");
+  std::vector<std::string> cols;
+  for (const auto& c : find(t, {"columnDefinitions"})->GetArray()) cols.push_back(get_string(c, {"name"}));
+  EXPECT_EQ(cols, (std::vector<std::string>{"Name", "State", "Age"}));
+  const JsonValue& cells = (*find(t, {"rows"}))[0]["cells"];
+  EXPECT_EQ(std::string(cells[0].GetString()), "c1");
+  EXPECT_EQ(std::string(cells[1].GetString()), "pending");
+  EXPECT_EQ(std::string(cells[2].GetString()), "0s");
+}
+
+TEST_F(ApiServerTest, WatchStreamsAddedModifiedDeleted) {
+  Request r;
+  r.method = "GET";
+  r.path = kClaims;
+  r.query = {{"watch", "1"}, {"resourceVersion", "5"}};
+  r.identity = {"admin", true, ""};
+  auto out = api_->handle(r);
+  ASSERT_NE(out.watch, nullptr) << out.response.body;
+  std::mutex mu;
+  std::condition_variable cv;
+  out.watch->set_notify([&] { cv.notify_all(); });
+  ASSERT_EQ(call("POST", kClaims, kClaim).code, 201);
+  ASSERT_EQ(call("PATCH", std::string(kClaims) + "/c1", R"({"metadata":{"labels":{"x":"1"}}})", "application/merge-patch+json").code, 200);
+  ASSERT_EQ(call("DELETE", std::string(kClaims) + "/c1").code, 200);
+  std::vector<std::string> lines;
+  std::unique_lock<std::mutex> l(mu);
+  for (int i = 0; i < 100 && lines.size() < 3; ++i) {
+    out.watch->take(lines);
+    cv.wait_for(l, std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(lines.size(), 3u);
+  std::vector<std::string> types;
+  for (const auto& line : lines) types.push_back(get_string(json(Response{200, "", line, {}}), {"type"}));
+  EXPECT_EQ(types, (std::vector<std::string>{"ADDED", "MODIFIED", "DELETED"}));
+}
+
+TEST_F(ApiServerTest, DiscoveryListsResourceGroup) {
+  Response r = call("GET", "/apis/resource.k8s.io/v1");
+  ASSERT_EQ(r.code, 200);
+  Json d = json(r);
+  std::vector<std::string> names;
+  for (const auto& res : find(d, {"resources"})->GetArray()) names.push_back(get_string(res, {"name"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"deviceclasses", "resourceclaims", "resourceclaims/status",
+                                             "resourceclaimtemplates", "resourceslices"}));
+  EXPECT_EQ(get_string(json(call("GET", "/version")), {"gitVersion"}), "v1.36.0-draplane");
+}
+
+TEST_F(ApiServerTest, BetaVersionsAreServedByConversion) {
+  const std::string beta1 = "/apis/resource.k8s.io/v1beta1/namespaces/default/resourceclaims";
+  const std::string beta2 = "/apis/resource.k8s.io/v1beta2/namespaces/default/resourceclaims";
+  std::string flat = R"({"apiVersion":"resource.k8s.io/v1beta1","kind":"ResourceClaim","metadata":{"name":"b1"},
+    "spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"gpu.example.com","count":2}]}}})";
+  Response r = call("POST", beta1, flat);
+  ASSERT_EQ(r.code, 201) << r.body;
+  Json o = json(r);
+  EXPECT_EQ(get_string(o, {"apiVersion"}), "resource.k8s.io/v1beta1");
+  const JsonValue* req0 = &(*find(o, {"spec", "devices", "requests"}))[0];
+  EXPECT_EQ(get_string(*req0, {"deviceClassName"}), "gpu.example.com");
+  EXPECT_EQ(get_string(*req0, {"allocationMode"}), "ExactCount");  // defaulted in v1, shown flat
+  EXPECT_EQ(find(*req0, {"exactly"}), nullptr);
+  // Stored as v1: the v1 and v1beta2 URLs show requests[].exactly.
+  for (const std::string& url : {std::string(kClaims) + "/b1", beta2 + "/b1"}) {
+    SCOPED_TRACE(url);
+    Response g = call("GET", url);
+    ASSERT_EQ(g.code, 200) << g.body;
+    Json v = json(g);
+    EXPECT_EQ(get_string(v, {"apiVersion"}), url.find("v1beta2") != std::string::npos ? "resource.k8s.io/v1beta2"
+                                                                                         : "resource.k8s.io/v1");
+    const JsonValue& q = (*find(v, {"spec", "devices", "requests"}))[0];
+    EXPECT_EQ(find(q, {"exactly", "count"})->GetInt64(), 2);
+    EXPECT_EQ(get_string(v, {"metadata", "uid"}), get_string(o, {"metadata", "uid"}));
+  }
+  auto stored = store_->get("/registry/resourceclaims/default/b1");
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_NE(stored->value.find(R"("apiVersion":"resource.k8s.io/v1")"), std::string::npos) << stored->value;
+  // A v1 claim listed through v1beta1 comes back flat.
+  ASSERT_EQ(call("POST", kClaims, kClaim).code, 201);
+  Response l = call("GET", beta1);
+  ASSERT_EQ(l.code, 200);
+  Json list = json(l);
+  EXPECT_EQ(get_string(list, {"apiVersion"}), "resource.k8s.io/v1beta1");
+  EXPECT_EQ(get_string(list, {"kind"}), "ResourceClaimList");
+  ASSERT_EQ(find(list, {"items"})->Size(), 2u);
+  for (const auto& item : find(list, {"items"})->GetArray()) {
+    EXPECT_EQ(get_string(item, {"apiVersion"}), "resource.k8s.io/v1beta1");
+    EXPECT_EQ(get_string(item["spec"]["devices"]["requests"][0], {"deviceClassName"}), "gpu.example.com");
+  }
+  // Merge patch of the v1beta1 form (a flat field), and the reply in v1beta1.
+  Response p = call("PATCH", beta1 + "/b1", R"({"metadata":{"labels":{"x":"y"}}})", "application/merge-patch+json");
+  ASSERT_EQ(p.code, 200) << p.body;
+  EXPECT_EQ(get_string(json(p), {"metadata", "labels", "x"}), "y");
+  EXPECT_EQ(get_string(json(p), {"apiVersion"}), "resource.k8s.io/v1beta1");
+  p = call("PATCH", beta1 + "/b1", R"({"spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"other"}]}}})",
+           "application/merge-patch+json");
+  EXPECT_EQ(p.code, 422) << p.body;
+  EXPECT_NE(p.body.find("field is immutable"), std::string::npos) << p.body;
+  // Validation names the v1 field path (as kube-apiserver validates the internal, v1-shaped type).
+  std::string bad = flat;
+  bad.replace(bad.find("\"b1\""), 4, "\"bad\"");
+  bad.replace(bad.find("\"count\":2"), 9, "\"count\":-1");
+  Response inv = call("POST", beta1, bad);
+  ASSERT_EQ(inv.code, 422) << inv.body;
+  EXPECT_EQ(get_string((*find(json(inv), {"details", "causes"}))[0], {"field"}), "spec.devices.requests[0].exactly.count");
+  // Unknown fields keep the path of the version that was written.
+  std::string unknown = flat;
+  unknown.replace(unknown.find("\"count\":2"), 9, "\"cout\":2");
+  Response u = call("POST", beta1 + "?fieldValidation=Strict", unknown);
+  EXPECT_EQ(u.code, 400) << u.body;
+  EXPECT_EQ(get_string(json(u), {"message"}),
+            R"(ResourceClaim in version "v1beta1" cannot be handled as a ResourceClaim: strict decoding error: )"
+            R"(unknown field "spec.devices.requests[0].cout")");
+  // The body's apiVersion must be the URL's.
+  Response mismatch = call("POST", beta1, kClaim);
+  EXPECT_EQ(mismatch.code, 400);
+  EXPECT_EQ(get_string(json(mismatch), {"message"}),
+            "the API version in the data (resource.k8s.io/v1) does not match the expected API version "
+            "(resource.k8s.io/v1beta1)");
+  // Delete through v1beta2 returns the object in v1beta2.
+  Response d = call("DELETE", beta2 + "/b1");
+  ASSERT_EQ(d.code, 200) << d.body;
+  EXPECT_EQ(get_string(json(d), {"apiVersion"}), "resource.k8s.io/v1beta2");
+  EXPECT_EQ(call("GET", std::string(kClaims) + "/b1").code, 404);
+}
+
+TEST_F(ApiServerTest, BetaSlicesWatchAndStatus) {
+  Request w;
+  w.method = "GET";
+  w.path = "/apis/resource.k8s.io/v1beta1/resourceslices";
+  w.query = {{"watch", "1"}, {"resourceVersion", "4"}};
+  w.identity = {"admin", true, ""};
+  auto out = api_->handle(w);
+  ASSERT_NE(out.watch, nullptr) << out.response.body;
+  std::string slice = R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice","metadata":{"name":"s"},
+    "spec":{"driver":"gpu.example.com","pool":{"name":"n","generation":1,"resourceSliceCount":1},"nodeName":"n",
+    "devices":[{"name":"gpu-0","attributes":{"model":{"string":"A100"}}}]}})";
+  ASSERT_EQ(call("POST", "/apis/resource.k8s.io/v1/resourceslices", slice).code, 201);
+  std::vector<std::string> lines;
+  for (int i = 0; i < 100 && lines.empty(); ++i) {
+    out.watch->take(lines);
+    if (lines.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(lines.size(), 1u);
+  Json ev = json(Response{200, "", lines[0], {}});
+  EXPECT_EQ(get_string(ev, {"type"}), "ADDED");
+  EXPECT_EQ(get_string(ev, {"object", "apiVersion"}), "resource.k8s.io/v1beta1");
+  const JsonValue& dev = (*find(ev, {"object", "spec", "devices"}))[0];
+  EXPECT_EQ(get_string(dev, {"basic", "attributes", "model", "string"}), "A100");
+  EXPECT_EQ(find(dev, {"attributes"}), nullptr);
+  // A v1beta1 slice body (basic) written through v1beta1 reads back flat in v1.
+  std::string beta = R"({"apiVersion":"resource.k8s.io/v1beta1","kind":"ResourceSlice","metadata":{"name":"s2"},
+    "spec":{"driver":"gpu.example.com","pool":{"name":"n2","generation":1,"resourceSliceCount":1},"nodeName":"n2",
+    "devices":[{"name":"gpu-0","basic":{"capacity":{"memory":{"value":"40Gi"}}}}]}})";
+  ASSERT_EQ(call("POST", "/apis/resource.k8s.io/v1beta1/resourceslices", beta).code, 201);
+  Json v1 = json(call("GET", "/apis/resource.k8s.io/v1/resourceslices/s2"));
+  EXPECT_EQ(get_string((*find(v1, {"spec", "devices"}))[0], {"capacity", "memory", "value"}), "40Gi");
+  // Status through v1beta1 (PUT of the whole beta object with a status).
+  std::string claim = R"({"apiVersion":"resource.k8s.io/v1beta1","kind":"ResourceClaim","metadata":{"name":"c"},
+    "spec":{"devices":{"requests":[{"name":"gpu","deviceClassName":"gpu.example.com"}]}}})";
+  const std::string claims = "/apis/resource.k8s.io/v1beta1/namespaces/default/resourceclaims";
+  ASSERT_EQ(call("POST", claims, claim).code, 201);
+  Response st = call("PATCH", claims + "/c/status",
+                     R"({"status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.example.com","pool":"n","device":"gpu-0"}]}}}})",
+                     "application/merge-patch+json");
+  ASSERT_EQ(st.code, 200) << st.body;
+  EXPECT_EQ(get_string(json(st), {"apiVersion"}), "resource.k8s.io/v1beta1");
+  Json c1 = json(call("GET", std::string(kClaims) + "/c"));
+  EXPECT_EQ(get_string((*find(c1, {"status", "allocation", "devices", "results"}))[0], {"device"}), "gpu-0");
+}
+
+TEST_F(ApiServerTest, FieldValidationStrictWarnIgnore) {
+  // Two unknown fields and a duplicate one.
+  std::string body = R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"NAME","colour":"red"},
+    "spec":{"devices":{"requests":[{"name":"gpu","name":"gpu","exactly":{"deviceClassName":"gpu.example.com","cout":2}}]}}})";
+  auto named = [&](const std::string& n) {
+    std::string b = body;
+    b.replace(b.find("NAME"), 4, n);
+    return b;
+  };
+  const std::vector<std::string> problems = {
+      R"(unknown field "metadata.colour")", R"(duplicate field "spec.devices.requests[0].name")",
+      R"(unknown field "spec.devices.requests[0].exactly.cout")"};
+  auto sorted = [](std::vector<std::string> v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  Response strict = call("POST", std::string(kClaims) + "?fieldValidation=Strict", named("s"));
+  ASSERT_EQ(strict.code, 400) << strict.body;
+  std::string msg = get_string(json(strict), {"message"});
+  EXPECT_EQ(msg.rfind(R"(ResourceClaim in version "v1" cannot be handled as a ResourceClaim: strict decoding error: )", 0), 0u)
+      << msg;
+  for (const auto& p : problems) EXPECT_NE(msg.find(p), std::string::npos) << p << " in " << msg;
+  EXPECT_EQ(call("GET", std::string(kClaims) + "/s").code, 404);
+
+  for (const char* mode : {"?fieldValidation=Warn", ""}) {  // Warn is the default
+    SCOPED_TRACE(mode);
+    std::string name = *mode ? "w" : "default";
+    Response warn = call("POST", std::string(kClaims) + mode, named(name));
+    ASSERT_EQ(warn.code, 201) << warn.body;
+    EXPECT_EQ(sorted(warn.warnings), sorted(problems));
+    Json o = json(warn);
+    EXPECT_EQ(find(o, {"metadata", "colour"}), nullptr);
+    EXPECT_EQ(find((*find(o, {"spec", "devices", "requests"}))[0], {"exactly", "cout"}), nullptr);
+    auto stored = store_->get("/registry/resourceclaims/default/" + name);
+    ASSERT_TRUE(stored.has_value());
+    EXPECT_EQ(stored->value.find("colour"), std::string::npos) << stored->value;
+  }
+  Response ignore = call("POST", std::string(kClaims) + "?fieldValidation=Ignore", named("i"));
+  ASSERT_EQ(ignore.code, 201) << ignore.body;
+  EXPECT_TRUE(ignore.warnings.empty());
+  EXPECT_EQ(ignore.body.find("colour"), std::string::npos);
+
+  // Patches and updates take the parameter too.
+  Response p = call("PATCH", std::string(kClaims) + "/i", R"({"metadata":{"shade":"blue","labels":{"a":"b"}}})",
+                    "application/merge-patch+json");
+  ASSERT_EQ(p.code, 200) << p.body;
+  EXPECT_EQ(p.warnings, (std::vector<std::string>{R"(unknown field "metadata.shade")"}));
+  EXPECT_EQ(get_string(json(p), {"metadata", "labels", "a"}), "b");
+  p = call("PATCH", std::string(kClaims) + "/i?fieldValidation=Strict", R"({"metadata":{"shade":"blue"}})",
+           "application/merge-patch+json");
+  EXPECT_EQ(p.code, 400) << p.body;
+  EXPECT_NE(get_string(json(p), {"message"}).find(R"(strict decoding error: unknown field "metadata.shade")"),
+            std::string::npos);
+  Json cur = json(call("GET", std::string(kClaims) + "/i"));
+  set_string(*find(cur, {"metadata"}), "shade", "green", cur.GetAllocator());
+  Response put = call("PUT", std::string(kClaims) + "/i?fieldValidation=Strict", to_string(cur));
+  EXPECT_EQ(put.code, 400) << put.body;
+  put = call("PUT", std::string(kClaims) + "/i?fieldValidation=Ignore", to_string(cur));
+  EXPECT_EQ(put.code, 200) << put.body;
+  EXPECT_TRUE(put.warnings.empty());
+
+  struct Case {
+    std::string method, target, body, content_type, message;
+  };
+  const std::vector<Case> bad = {
+      {"POST", std::string(kClaims) + "?fieldValidation=Loud", named("x"), "application/json",
+       R"(CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Loud": supported values: "Ignore", "Strict", "Warn")"},
+      {"PUT", std::string(kClaims) + "/i?fieldValidation=strict", to_string(cur), "application/json",
+       R"(UpdateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "strict": supported values: "Ignore", "Strict", "Warn")"},
+      {"PATCH", std::string(kClaims) + "/i?fieldValidation=x", "{}", "application/merge-patch+json",
+       R"(PatchOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "x": supported values: "Ignore", "Strict", "Warn")"},
+  };
+  for (const auto& c : bad) {
+    SCOPED_TRACE(c.method);
+    Response r = call(c.method, c.target, c.body, c.content_type);
+    EXPECT_EQ(r.code, 422) << r.body;
+    Json st = json(r);
+    EXPECT_EQ(get_string(st, {"reason"}), "Invalid");
+    EXPECT_EQ(get_string(st, {"message"}), c.message);
+    EXPECT_EQ(get_string((*find(st, {"details", "causes"}))[0], {"field"}), "fieldValidation");
+  }
+}
+
+TEST(WarningHeader, QuotesAreEscaped) {
+  EXPECT_EQ(warning_header(R"(unknown field "spec.x")"), R"(299 - "unknown field \"spec.x\"")");
+  EXPECT_EQ(warning_header(R"(a\b)"), R"(299 - "a\\b")");
+}
+
+// The fields numbered `number` of a protobuf message.
+std::vector<pb::Field> pb_fields(std::string_view msg, uint32_t number) {
+  std::vector<pb::Field> out;
+  pb::Reader r(msg);
+  pb::Field f;
+  for (auto more = r.next(f); more.has_value() && *more; more = r.next(f)) {
+    if (f.number == number) out.push_back(f);
+  }
+  return out;
+}
+std::string pb_string(std::string_view msg, uint32_t number) {
+  auto f = pb_fields(msg, number);
+  return f.empty() ? std::string() : std::string(f[0].bytes);
+}
+
+TEST_F(ApiServerTest, OpenApiV2AsJsonAndProtobuf) {
+  const std::string claim_path = "/apis/resource.k8s.io/v1beta1/namespaces/{namespace}/resourceclaims/{name}";
+  Response j = call("GET", "/openapi/v2");
+  ASSERT_EQ(j.code, 200);
+  EXPECT_EQ(j.content_type, "application/json");
+  Json doc = json(j);
+  EXPECT_EQ(get_string(doc, {"swagger"}), "2.0");
+  const JsonValue* patch = find(doc, {"paths", claim_path, "patch"});
+  ASSERT_NE(patch, nullptr);
+  EXPECT_EQ(get_string(*patch, {"x-kubernetes-group-version-kind", "version"}), "v1beta1");
+  EXPECT_EQ(get_string(*patch, {"x-kubernetes-action"}), "patch");
+  std::vector<std::string> params;
+  for (const auto& p : find(*patch, {"parameters"})->GetArray()) params.push_back(get_string(p, {"name"}));
+  EXPECT_EQ(params, (std::vector<std::string>{"body", "dryRun", "fieldManager", "fieldValidation", "force"}));
+  EXPECT_NE(find(doc, {"paths", "/api/v1/namespaces/{name}/status", "put"}), nullptr);
+  EXPECT_NE(find(doc, {"definitions", "io.k8s.api.resource.v1.ResourceClaim"}), nullptr);
+
+  // kubectl 1.27/1.28: Accept: application/com.github.proto-openapi.spec.v2@v1.0+protobuf.
+  Response p = call("GET", "/openapi/v2", "", "", {"admin", true, ""},
+                    "application/com.github.proto-openapi.spec.v2@v1.0+protobuf");
+  ASSERT_EQ(p.code, 200);
+  EXPECT_EQ(p.content_type, "application/com.github.proto-openapi.spec.v2.v1.0+protobuf");
+  EXPECT_EQ(pb_string(p.body, 1), "2.0");                         // Document.swagger
+  EXPECT_EQ(pb_string(pb_string(p.body, 2), 2), "v1.36.0-draplane");  // Document.info.version
+  std::string paths = pb_string(p.body, 8);
+  std::string item;  // PathItem of claim_path
+  size_t n_paths = 0;
+  for (const auto& named : pb_fields(paths, 2)) {
+    ++n_paths;
+    if (pb_string(named.bytes, 1) == claim_path) item = pb_string(named.bytes, 2);
+  }
+  EXPECT_EQ(n_paths, find(doc, {"paths"})->MemberCount());
+  ASSERT_FALSE(item.empty());
+  std::string op = pb_string(item, 8);  // PathItem.patch
+  EXPECT_EQ(pb_string(op, 5), "patchResourceV1beta1NamespacedResourceClaim");
+  std::map<std::string, std::string> ext;  // Operation.vendor_extension: NamedAny{name, Any{yaml=2}}
+  for (const auto& named : pb_fields(op, 13)) ext[pb_string(named.bytes, 1)] = pb_string(pb_string(named.bytes, 2), 2);
+  EXPECT_EQ(ext["x-kubernetes-group-version-kind"], "group: resource.k8s.io\nkind: ResourceClaim\nversion: v1beta1\n");
+  EXPECT_EQ(ext["x-kubernetes-action"], "patch\n");
+  std::vector<std::string> query;  // ParametersItem.parameter.non_body_parameter.query_parameter_sub_schema.name
+  for (const auto& it : pb_fields(op, 8)) {
+    std::string q = pb_string(pb_string(pb_string(it.bytes, 1), 2), 3);
+    if (!q.empty()) query.push_back(pb_string(q, 4));
+  }
+  EXPECT_EQ(query, (std::vector<std::string>{"dryRun", "fieldManager", "fieldValidation", "force"}));
+  size_t n_defs = pb_fields(pb_string(p.body, 9), 1).size();
+  EXPECT_EQ(n_defs, find(doc, {"definitions"})->MemberCount());
+}
+
+TEST_F(ApiServerTest, ProtobufNamespaceAndYamlBodies) {
+  // kubectl create namespace foo: a protobuf v1 Namespace.
+  pb::Writer meta;
+  meta.bytes(1, "foo").bytes(2, "").bytes(3, "").message(11, std::move(pb::Writer().bytes(1, "team").bytes(2, "ml")));
+  pb::Writer ns;
+  ns.message(1, meta).message(2, pb::Writer()).message(3, std::move(pb::Writer().bytes(1, "")));
+  auto envelope = [](const std::string& av, const std::string& kind, const std::string& raw) {
+    pb::Writer u;
+    u.message(1, std::move(pb::Writer().bytes(1, av).bytes(2, kind))).bytes(2, raw);
+    return std::string("k8s\0", 4) + u.data();
+  };
+  const char* kProtobuf = "application/vnd.kubernetes.protobuf";
+  Response r = call("POST", "/api/v1/namespaces", envelope("v1", "Namespace", ns.data()), kProtobuf);
+  ASSERT_EQ(r.code, 201) << r.body;
+  Json o = json(r);
+  EXPECT_EQ(get_string(o, {"metadata", "name"}), "foo");
+  EXPECT_EQ(get_string(o, {"metadata", "labels", "team"}), "ml");
+  EXPECT_EQ(get_string(o, {"metadata", "labels", "kubernetes.io/metadata.name"}), "foo");
+  EXPECT_EQ(get_string(o, {"status", "phase"}), "Active");
+  EXPECT_EQ(call("GET", "/api/v1/namespaces/foo").code, 200);
+  // Other kinds: 415 naming the kind; a malformed body: 400 naming the problem.
+  Response pc = call("POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
+                     envelope("scheduling.k8s.io/v1", "PriorityClass", ""), kProtobuf);
+  EXPECT_EQ(pc.code, 415);
+  EXPECT_EQ(get_string(json(pc), {"reason"}), "UnsupportedMediaType");
+  EXPECT_EQ(get_string(json(pc), {"message"}),
+            "the body of the request was in an unknown format - accepted media types include: application/json, "
+            "application/yaml, and application/vnd.kubernetes.protobuf for v1 Namespace only (this body is "
+            "scheduling.k8s.io/v1 PriorityClass); send PriorityClass as JSON");
+  Response bad = call("POST", "/api/v1/namespaces", std::string("k8s\0\x0a\x09", 6), kProtobuf);
+  EXPECT_EQ(bad.code, 400);
+  EXPECT_EQ(get_string(json(bad), {"message"}),
+            "protobuf: envelope: protobuf: field 1 at byte 0 is 9 bytes long but only 0 remain");
+
+  // YAML create and update.
+  std::string yaml = "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: y1\nspec:\n"
+                     "  devices:\n    requests:\n    - name: gpu\n      exactly: {deviceClassName: gpu.example.com, count: 2}\n";
+  r = call("POST", kClaims, yaml, "application/yaml");
+  ASSERT_EQ(r.code, 201) << r.body;
+  EXPECT_EQ(find((*find(json(r), {"spec", "devices", "requests"}))[0], {"exactly", "count"})->GetInt64(), 2);
+  std::string put = yaml;
+  put.replace(put.find("  name: y1\n"), 11, "  name: y1\n  labels: {a: b}\n");
+  r = call("PUT", std::string(kClaims) + "/y1", put, "application/yaml; charset=utf-8");
+  ASSERT_EQ(r.code, 200) << r.body;
+  EXPECT_EQ(get_string(json(r), {"metadata", "labels", "a"}), "b");
+  r = call("POST", kClaims, "kind: ResourceClaim\nmetadata: {name: [\n", "application/yaml");
+  EXPECT_EQ(r.code, 400);
+  EXPECT_NE(get_string(json(r), {"message"}).find("line"), std::string::npos) << r.body;
+  // A YAML apply patch (server-side apply from a client that sends YAML).
+  std::string apply = yaml;
+  apply.replace(apply.find("  name: y1\n"), 11, "  name: y2\n");
+  r = call("PATCH", std::string(kClaims) + "/y2?fieldManager=test", apply, "application/apply-patch+yaml");
+  EXPECT_EQ(r.code, 201) << r.body;
+  EXPECT_EQ(call("GET", std::string(kClaims) + "/y2").code, 200);
+}
+
+TEST_F(ApiServerTest, DiscoveryPrefersV1OverBetaVersions) {
+  Json groups = json(call("GET", "/apis"));
+  const JsonValue* resource = nullptr;
+  for (const auto& g : find(groups, {"groups"})->GetArray()) {
+    if (get_string(g, {"name"}) == "resource.k8s.io") resource = &g;
+  }
+  ASSERT_NE(resource, nullptr);
+  std::vector<std::string> versions;
+  for (const auto& v : (*resource)["versions"].GetArray()) versions.push_back(get_string(v, {"groupVersion"}));
+  EXPECT_EQ(versions, (std::vector<std::string>{"resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1"}));
+  EXPECT_EQ(get_string(*resource, {"preferredVersion", "version"}), "v1");
+  Json g = json(call("GET", "/apis/resource.k8s.io"));
+  EXPECT_EQ(get_string(g, {"preferredVersion", "groupVersion"}), "resource.k8s.io/v1");
+  EXPECT_EQ(find(g, {"versions"})->Size(), 3u);
+  for (const char* v : {"v1beta1", "v1beta2"}) {
+    SCOPED_TRACE(v);
+    Json d = json(call("GET", std::string("/apis/resource.k8s.io/") + v));
+    EXPECT_EQ(get_string(d, {"groupVersion"}), std::string("resource.k8s.io/") + v);
+    std::vector<std::string> names;
+    for (const auto& res : find(d, {"resources"})->GetArray()) names.push_back(get_string(res, {"name"}));
+    EXPECT_EQ(names, (std::vector<std::string>{"deviceclasses", "resourceclaims", "resourceclaims/status",
+                                               "resourceclaimtemplates", "resourceslices"}));
+  }
+}
+
+}  // namespace
+}  // namespace draplane::server

@@ -1,0 +1,25 @@
+# End-to-end tests of `draplane server` with real clients (label "e2e").
+find_program(KUBECTL kubectl)
+if(TARGET draplane)
+  if(KUBECTL)
+    add_test(NAME server_kubectl_e2e
+             COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/server_kubectl.sh $<TARGET_FILE:draplane> ${CMAKE_SOURCE_DIR})
+    set_tests_properties(server_kubectl_e2e PROPERTIES LABELS "e2e;server" TIMEOUT 180 SKIP_RETURN_CODE 77)
+    # Every versioned kubectl (kubectl.1.27 ... 1.33) found on PATH or beside kubectl.
+    add_test(NAME server_kubectl_versions_e2e
+             COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/server_kubectl_versions.sh $<TARGET_FILE:draplane> ${CMAKE_SOURCE_DIR})
+    set_tests_properties(server_kubectl_versions_e2e PROPERTIES LABELS "e2e;server" TIMEOUT 240 SKIP_RETURN_CODE 77)
+  endif()
+  add_test(NAME server_python_e2e COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/server_python.sh $<TARGET_FILE:draplane>)
+  set_tests_properties(server_python_e2e PROPERTIES LABELS "e2e;server" TIMEOUT 120 SKIP_RETURN_CODE 77)
+  add_test(NAME server_crash_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/server_crash.py $<TARGET_FILE:draplane> 5 1)
+  set_tests_properties(server_crash_e2e PROPERTIES LABELS "e2e;server" TIMEOUT 180)
+endif()
+
+# `draplane up` with kubectl: examples, allocations, pod output, freeing devices,
+# H100 before A100 (fails, does not skip, without kubectl: scripts/setup installs one).
+if(TARGET draplane)
+  add_test(NAME up_kubectl_e2e
+           COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_kubectl.py $<TARGET_FILE:draplane> ${CMAKE_SOURCE_DIR})
+  set_tests_properties(up_kubectl_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 400)
+endif()
