@@ -108,7 +108,7 @@ void build_pool(const Snapshot& s, PoolView& p, std::vector<uint32_t> targeting,
 
 }  // namespace
 
-Result<NodeView> NodeView::build(const Snapshot& snapshot, const api::Node& node) {
+Result<NodeView> NodeView::build(const Snapshot& snapshot, const api::Node& node, ForeignPoolStates* foreign) {
   NodeView v;
   v.snapshot_ = &snapshot;
   v.node_ = &node;
@@ -164,7 +164,44 @@ Result<NodeView> NodeView::build(const Snapshot& snapshot, const api::Node& node
     p.pool = key.second;
     const auto& first = slices[entry.second.front()].spec.pool;
     int64_t want = first.resourceSliceCount;
-    if (static_cast<int64_t>(entry.second.size()) == want) {
+    bool offers_devices = false;
+    for (uint32_t si : entry.second) offers_devices = offers_devices || slices[si].spec.sharedCounters.empty();
+    if (!offers_devices) {
+      // Only the pool's state matters here (see ForeignPoolStates).
+      p.foreign = true;
+      ForeignPoolStates::State st;
+      auto cached = foreign != nullptr ? foreign->states_.find(key) : ForeignPoolStates::Map::iterator();
+      if (foreign != nullptr && cached != foreign->states_.end()) {
+        st = cached->second;
+        if (st.incomplete) p.incomplete = true;
+      } else {
+        PoolView full;
+        bool obsolete = false;
+        if (static_cast<int64_t>(entry.second.size()) == want) {
+          build_pool(snapshot, full, entry.second, nullptr);
+        } else {
+          std::vector<uint32_t> all;
+          for (uint32_t si : snapshot.slices_of_pool(key.first, key.second)) {
+            int64_t g = slices[si].spec.pool.generation;
+            if (g > entry.first) obsolete = true;
+            if (g == entry.first) all.push_back(si);
+          }
+          if (static_cast<int64_t>(all.size()) != want) {
+            st.incomplete = true;
+          } else if (!obsolete) {
+            build_pool(snapshot, full, entry.second, &all);
+          }
+        }
+        st.obsolete = obsolete;
+        st.invalid = full.invalid;
+        st.reason = full.invalid_reason;
+        if (foreign != nullptr) foreign->states_.emplace(key, st);
+        p.incomplete = st.incomplete;
+      }
+      if (st.obsolete) continue;
+      p.invalid = st.invalid;
+      p.invalid_reason = st.reason;
+    } else if (static_cast<int64_t>(entry.second.size()) == want) {
       build_pool(snapshot, p, entry.second, nullptr);
     } else {
       // Look at every slice of the pool: a newer generation elsewhere makes the

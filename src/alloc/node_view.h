@@ -11,7 +11,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "alloc/snapshot.h"
@@ -27,6 +29,9 @@ struct PoolView {
   bool invalid = false;
   std::string invalid_reason;
   bool binding_conditions = false;
+  // Offers the node no devices (only counter slices target it): counters and
+  // slices are left empty, only the state above is set.
+  bool foreign = false;
   std::vector<uint32_t> slices;        // device slices targeting the node, sorted by name
   std::vector<uint32_t> other_slices;  // device slices of the pool not targeting the node
   // Shared counters, flattened: counter_names[i] = "set/counter".
@@ -49,11 +54,36 @@ struct Candidate {
   uint32_t counters_begin = 0, counters_end = 0;  // range in NodeView::counter_uses
 };
 
+// The state (valid or why not) of pools that offer a node no devices: with
+// Kubernetes 1.36 every node sees every pool's counter-only slices, and such a
+// pool still matters through its state (an invalid pool fails allocations, an
+// incomplete one fails allocationMode All), but not through its counters. That
+// state depends only on the slices, so the views of one Snapshot share it.
+// Not synchronized; clear() whenever the snapshot is rebuilt.
+class ForeignPoolStates {
+ public:
+  void clear() { states_.clear(); }
+  size_t size() const { return states_.size(); }
+
+ private:
+  friend class NodeView;
+  struct State {
+    bool obsolete = false;  // a newer generation exists: the pool is ignored
+    bool incomplete = false;
+    bool invalid = false;
+    std::string reason;
+  };
+  using Map = std::map<std::pair<std::string, std::string>, State>;
+  Map states_;
+};
+
 class NodeView {
  public:
   // Gathers the pools for `node`. Error (kInvalid) only for a node selector
   // that cannot be parsed, as upstream ("failed to perform node selection ...").
-  static Result<NodeView> build(const Snapshot& snapshot, const api::Node& node);
+  // `foreign` (optional) memoizes the state of pools offering the node no devices.
+  static Result<NodeView> build(const Snapshot& snapshot, const api::Node& node,
+                                ForeignPoolStates* foreign = nullptr);
 
   const Snapshot& snapshot() const { return *snapshot_; }
   const api::Node& node() const { return *node_; }

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 namespace draplane::client {
 namespace {
@@ -147,42 +148,40 @@ class BeastRestClient final : public RestClient {
 
   Result<Response> request(std::string_view method, std::string_view target, std::string_view body,
                            std::string_view content_type) override {
-    std::lock_guard<std::mutex> lock(mu_);
     // A kept-alive connection may have been closed by the server: retry once on a
     // fresh connection when the failure happened on a reused one.
     for (int attempt = 0; attempt < 2; ++attempt) {
-      bool reused = conn_ != nullptr;
-      if (!conn_) {
-        conn_ = std::make_unique<Connection>(ep_, tls_.get());
-        auto st = conn_->connect();
-        if (!st) {
-          conn_.reset();
-          return st.error();
-        }
+      std::unique_ptr<Connection> conn = take_idle();
+      bool reused = conn != nullptr;
+      if (!conn) {
+        conn = std::make_unique<Connection>(ep_, tls_.get());
+        auto st = conn->connect();
+        if (!st) return st.error();
       }
       auto req = make_request(method, target, body, content_type);
-      auto res = conn_->with_stream([&](auto& stream) -> Result<Response> {
+      bool keep = true;
+      auto res = conn->with_stream([&](auto& stream) -> Result<Response> {
         beast::error_code ec;
-        conn_->expires_after(kRequestTimeout);
+        conn->expires_after(kRequestTimeout);
         http::write(stream, req, ec);
-        if (ec) return conn_->unavailable("write", ec);
+        if (ec) return conn->unavailable("write", ec);
         beast::flat_buffer buffer;
         http::response_parser<http::string_body> parser;
         parser.body_limit(512ull * 1024 * 1024);
         http::read(stream, buffer, parser, ec);
-        if (ec) return conn_->unavailable("read", ec);
+        if (ec) return conn->unavailable("read", ec);
         auto& msg = parser.get();
         Response out;
         out.status = static_cast<int>(msg.result_int());
         out.body = std::move(msg.body());
         out.content_type = std::string(msg[http::field::content_type]);
-        if (!msg.keep_alive()) keep_ = false;
+        if (!msg.keep_alive()) keep = false;
         return out;
       });
-      if (!res.has_value() || !keep_) {
-        conn_.reset();
-        keep_ = true;
-        if (!res.has_value() && reused && attempt == 0) continue;
+      if (res.has_value() && keep) {
+        put_idle(std::move(conn));
+      } else if (!res.has_value() && reused && attempt == 0) {
+        continue;
       }
       return res;
     }
@@ -288,9 +287,23 @@ class BeastRestClient final : public RestClient {
   Endpoint ep_;
   std::unique_ptr<ssl::context> tls_;
   std::string token_;
+  // Concurrent requests each take a connection: an idle kept-alive one, else a
+  // new one; at most kMaxIdle stay open between requests.
+  static constexpr size_t kMaxIdle = 16;
+  std::unique_ptr<Connection> take_idle() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (idle_.empty()) return nullptr;
+    auto c = std::move(idle_.back());
+    idle_.pop_back();
+    return c;
+  }
+  void put_idle(std::unique_ptr<Connection> c) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (idle_.size() < kMaxIdle) idle_.push_back(std::move(c));
+  }
+
   std::mutex mu_;
-  std::unique_ptr<Connection> conn_;
-  bool keep_ = true;
+  std::vector<std::unique_ptr<Connection>> idle_;
 };
 
 }  // namespace

@@ -7,8 +7,9 @@
 // Conflict -> kConflict, 422 -> kInvalid, 410 -> kGone, 401/403, 5xx and
 // connection failures -> kUnavailable).
 //
-// Thread-safety: one RestClient may be used from several threads; requests are
-// serialized on one keep-alive connection (reconnecting when the server closed it).
+// Thread-safety: one RestClient may be used from several threads; concurrent
+// requests run in parallel, each on its own keep-alive connection (a small pool
+// of idle ones is kept; one the server closed is replaced).
 // watch() opens its own connection per call, so watches run beside requests.
 #pragma once
 

@@ -215,6 +215,7 @@ Result<void> LocalCluster::Impl::start_components() {
     ASSIGN_OR_RETURN(alloc::Policy policy, alloc::parse_policy(options.policy));
     sched::RunnerOptions ro;
     ro.scheduler.policy = policy;
+    ro.scheduler.bind_workers = 16;
     ro.logger = logger("scheduler", "scheduler");
     control_threads.emplace_back([this, watch, write, ro] {
       auto r = sched::run_scheduler(*watch, *write, ro, stop_control);

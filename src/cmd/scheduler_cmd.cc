@@ -21,6 +21,7 @@ struct SchedulerFlags {
   std::string context;
   std::string name = "draplane";
   std::string policy = "packing";
+  int bind_workers = 16;
   bool only_named = false;
   bool verbose = false;
 };
@@ -52,6 +53,7 @@ int run(const SchedulerFlags& f) {
   o.scheduler.name = f.name;
   o.scheduler.serve_default = !f.only_named;
   o.scheduler.policy = *policy;
+  o.scheduler.bind_workers = f.bind_workers;
   auto r = sched::run_scheduler(**watch_client, **write_client, o, stop);
   if (!r) {
     std::cerr << "error: " << r.error().message() << "\n";
@@ -69,6 +71,10 @@ void add_scheduler(CLI::App& app, int& exit_code) {
   cmd->add_option("--context", flags->context, "kubeconfig context (default: current-context)");
   cmd->add_option("--name", flags->name, "spec.schedulerName served")->capture_default_str();
   cmd->add_option("--policy", flags->policy, "device choice within a node: packing | first-fit")->capture_default_str();
+  cmd->add_option("--bind-workers", flags->bind_workers,
+                  "threads writing claim allocations and bindings while the next pods are scheduled (0: inline)")
+      ->check(CLI::Range(0, 256))
+      ->capture_default_str();
   cmd->add_flag("--only-named", flags->only_named,
                 "serve only pods naming this scheduler (not \"\" or default-scheduler)");
   cmd->add_flag("-v,--verbose", flags->verbose, "debug logging");

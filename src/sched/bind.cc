@@ -64,19 +64,17 @@ Scheduler::Reservation Scheduler::reserve(CycleState& cs, const NodeFit& fit) {
   return r;
 }
 
-CycleResult Scheduler::commit(CycleState& cs, const NodeFit& fit, Reservation& reservation) {
+Scheduler::BindOutcome Scheduler::write_reservation(const CycleState& cs, const NodeFit& fit,
+                                                    const Reservation& reservation) {
   const api::Pod& pod = cs.pod;
-  std::vector<ClaimWrite>& to_write = reservation.writes;
-  std::vector<std::pair<api::ResourceClaim, bool>> written;
+  std::vector<ClaimWrite> to_write = reservation.writes;
+  BindOutcome out;
   auto fail = [&](const Status& st, const std::string& what) {
-    unreserve(pod, written, reservation.reserved_keys);
-    cache_.forget_bound(cs.pod_key);
-    if (st.code() == Code::kConflict) ++stats_.conflicts;
-    ++stats_.retries;
-    queue_.backoff(cs.pod_key, clock_.now());
-    std::string msg = what + ": " + st.message();
-    log_->debug("pod {}: {}; retrying after backoff", cs.pod_key, msg);
-    return CycleResult{Outcome::kRetry, cs.pod_key, fit.node, msg};
+    out.ok = false;
+    out.status = st;
+    out.what = what;
+    out.rollback = rollback_writes(pod, out.written);
+    return out;
   };
 
   // PreBind, extended resources: create the claim, record it in the pod's
@@ -94,7 +92,7 @@ CycleResult Scheduler::commit(CycleState& cs, const NodeFit& fit, Reservation& r
     w.claim.status.allocation = fit.results.back();
     w.claim.status.reservedFor = {consumer(pod)};
     if (!ps.has_value()) {
-      written.emplace_back(*created, true);
+      out.written.push_back({*created, true, false});
       return fail(ps.error(), "record extendedResourceClaimStatus");
     }
     to_write.push_back(std::move(w));
@@ -113,44 +111,81 @@ CycleResult Scheduler::commit(CycleState& cs, const NodeFit& fit, Reservation& r
     }
     auto stored = binder_.update_claim_status(w.claim);
     if (!stored.has_value()) return fail(stored.error(), "update status of resourceclaim " + name);
+    out.written.push_back({std::move(*stored), w.newly_allocated, w.extended});
+  }
+
+  auto b = binder_.bind(pod, fit.node);
+  if (!b.has_value()) return fail(b.error(), "bind to node " + fit.node);
+  out.ok = true;
+  return out;
+}
+
+CycleResult Scheduler::finish_binding(const CycleState& cs, const NodeFit& fit, const Reservation& reservation,
+                                      const BindOutcome& out) {
+  if (!out.ok) {
+    const api::Pod& pod = cs.pod;
+    for (const auto& key : reservation.reserved_keys) cache_.forget_claim(key);
+    for (const auto& [key, stored] : out.rollback) {
+      if (stored) cache_.assume_claim(*stored);
+      else cache_.forget_claim(key);
+    }
+    cache_.forget_bound(cs.pod_key);
+    if (out.status.code() == Code::kConflict) ++stats_.conflicts;
+    ++stats_.retries;
+    auto now = clock_.now();
+    // An event may have dropped the pod from the queue while its binding was in
+    // flight (it looked bound); it is pending again.
+    const api::Pod* cached = cache_.pod(cs.pod_key);
+    if (!queue_.contains(cs.pod_key) && cached != nullptr && is_ours_pending(*cached)) {
+      queue_.add(cs.pod_key, cached->spec.priority.value_or(0), now, false);
+    }
+    queue_.backoff(cs.pod_key, now);
+    std::string msg = out.what + ": " + out.status.message();
+    log_->debug("pod {}: {}; retrying after backoff", cs.pod_key, msg);
+    (void)pod;
+    return CycleResult{Outcome::kRetry, cs.pod_key, fit.node, msg};
+  }
+  for (const auto& w : out.written) {
     if (w.extended && !reservation.extended_placeholder.empty()) {
       // Forget the placeholder before the real claim counts: the snapshot
       // keeps one in-use record per device, not a count of holders.
       cache_.forget_claim(reservation.extended_placeholder);
     }
-    cache_.assume_claim(*stored);
-    written.emplace_back(std::move(*stored), w.newly_allocated);
+    cache_.assume_claim(w.stored);
   }
-
-  auto b = binder_.bind(pod, fit.node);
-  if (!b.has_value()) return fail(b.error(), "bind to node " + fit.node);
   queue_.remove(cs.pod_key);
   ++stats_.bound;
   log_->debug("pod {} bound to {}", cs.pod_key, fit.node);
   return CycleResult{Outcome::kBound, cs.pod_key, fit.node, ""};
 }
 
-void Scheduler::unreserve(const api::Pod& pod, const std::vector<std::pair<api::ResourceClaim, bool>>& written,
-                          const std::vector<std::string>& reserved_keys) {
-  for (const auto& key : reserved_keys) cache_.forget_claim(key);
-  for (const auto& [stored, ours] : written) {
-    api::ResourceClaim r = stored;
+CycleResult Scheduler::commit(CycleState& cs, const NodeFit& fit, Reservation& reservation) {
+  BindOutcome out = write_reservation(cs, fit, reservation);
+  return finish_binding(cs, fit, reservation, out);
+}
+
+std::vector<std::pair<std::string, std::optional<api::ResourceClaim>>> Scheduler::rollback_writes(
+    const api::Pod& pod, const std::vector<WrittenClaim>& written) {
+  std::vector<std::pair<std::string, std::optional<api::ResourceClaim>>> out;
+  for (const auto& w : written) {
+    api::ResourceClaim r = w.stored;
     auto& rf = r.status.reservedFor;
     rf.erase(std::remove_if(rf.begin(), rf.end(),
                             [&](const auto& c) { return c.resource == "pods" && c.uid == pod.metadata.uid; }),
              rf.end());
-    if (ours && rf.empty()) r.status.allocation.reset();
+    if (w.newly_allocated && rf.empty()) r.status.allocation.reset();
     std::string key = object_key(r.metadata);
     auto res = binder_.update_claim_status(r);
     if (res.has_value()) {
-      cache_.assume_claim(*res);
+      out.emplace_back(key, std::move(*res));
     } else {
       // The claim controller drops reservations of pods that are not bound.
       log_->warn("unreserve resourceclaim {} for pod {}/{}: {}", key, pod.metadata.namespace_, pod.metadata.name,
                  res.error().message());
-      cache_.forget_claim(key);
+      out.emplace_back(key, std::nullopt);
     }
   }
+  return out;
 }
 
 void Scheduler::mark_unschedulable(const api::Pod& pod, const std::string& message) {

@@ -251,6 +251,7 @@ const alloc::Snapshot& ClusterCache::snapshot() {
     snapshot_stale_ = false;
     views_.clear();
     pool_nodes_.clear();
+    foreign_pools_.clear();
     ++snapshot_builds_;
   }
   return *snapshot_;
@@ -272,7 +273,7 @@ Result<const alloc::NodeView*> ClusterCache::node_view(const std::string& node_n
   if (it != views_.end()) return it->second.view.get();
   const api::Node* n = node(node_name);
   if (n == nullptr) return not_found_error("node \"" + node_name + "\" not found");
-  ASSIGN_OR_RETURN(alloc::NodeView view, alloc::NodeView::build(snap, *n));
+  ASSIGN_OR_RETURN(alloc::NodeView view, alloc::NodeView::build(snap, *n, &foreign_pools_));
   ViewEntry e;
   e.view = std::make_unique<alloc::NodeView>(std::move(view));
   for (const auto& c : e.view->candidates()) {

@@ -130,6 +130,8 @@ class ClusterCache {
   bool snapshot_stale_ = true;
   std::map<std::string, ViewEntry> views_;
   std::map<std::string, std::set<std::string>> pool_nodes_;  // "driver/pool" -> nodes with a view using it
+  // State of pools offering a node no devices, shared by all views of the snapshot.
+  alloc::ForeignPoolStates foreign_pools_;
   int64_t snapshot_builds_ = 0;
   int64_t view_builds_ = 0;
 };

@@ -171,6 +171,7 @@ CycleResult Scheduler::schedule_one() {
     return CycleResult{Outcome::kSkipped, *key, "", ""};
   }
   if (auto g = gang_of(cs.pod)) return schedule_gang(*key, g->name, g->min_member);
+  if (wait_for_in_flight_claim(cs)) return CycleResult{Outcome::kSkipped, *key, "", "a claim's write is in flight"};
   NodeFit best;
   std::string msg;
   if (!find_node(cs, best, &msg)) {
@@ -180,6 +181,11 @@ CycleResult Scheduler::schedule_one() {
     return CycleResult{Outcome::kUnschedulable, *key, "", msg};
   }
   Reservation r = reserve(cs, best);
+  if (options_.bind_workers > 0) {
+    std::string node = best.node;
+    bind_async(std::move(cs), std::move(best), std::move(r));
+    return CycleResult{Outcome::kBinding, *key, node, ""};
+  }
   return commit(cs, best, r);
 }
 

@@ -2,7 +2,7 @@
 // Claims: POST / PUT / PUT status under /apis/resource.k8s.io/v1; pods: the
 // binding subresource and a GET + PUT of pods/status (retried on conflict).
 //
-// Thread-safety: as the RestClient it uses (serialized requests).
+// Thread-safety: as the RestClient it uses (safe from several threads).
 #pragma once
 
 #include "client/rest_client.h"

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "sched/cycle_state.h"
+#include "sched/pod_claims.h"
 
 namespace draplane::sched {
 namespace {
@@ -43,9 +44,88 @@ Scheduler::Scheduler(Binder& binder, Clock& clock, SchedulerOptions options, std
       clock_(clock),
       options_(std::move(options)),
       log_(logger ? std::move(logger) : spdlog::default_logger()),
-      queue_(options_.queue) {}
+      queue_(options_.queue) {
+  for (int i = 0; i < options_.bind_workers; ++i) bind_threads_.emplace_back([this] { bind_worker(); });
+}
 
-Scheduler::~Scheduler() = default;
+Scheduler::~Scheduler() {
+  {
+    std::lock_guard<std::mutex> lock(bind_mu_);
+    bind_stop_ = true;
+  }
+  bind_cv_.notify_all();
+  for (auto& t : bind_threads_) t.join();
+}
+
+void Scheduler::bind_worker() {
+  while (true) {
+    std::function<void()> job;
+    {
+      std::unique_lock<std::mutex> lock(bind_mu_);
+      bind_cv_.wait(lock, [&] { return bind_stop_ || !bind_jobs_.empty(); });
+      if (bind_stop_) return;
+      job = std::move(bind_jobs_.front());
+      bind_jobs_.pop_front();
+    }
+    job();
+  }
+}
+
+void Scheduler::bind_async(CycleState cs, NodeFit fit, Reservation reservation) {
+  struct Job {
+    CycleState cs;
+    NodeFit fit;
+    Reservation reservation;
+    BindOutcome out;
+  };
+  auto job = std::make_shared<Job>(Job{std::move(cs), std::move(fit), std::move(reservation), {}});
+  std::vector<std::string> claim_keys;
+  for (const auto& w : job->reservation.writes) claim_keys.push_back(object_key(w.claim.metadata));
+  for (const auto& k : claim_keys) ++in_flight_claims_[k];
+  ++in_flight_;
+  auto complete = [this, job, claim_keys] {
+    finish_binding(job->cs, job->fit, job->reservation, job->out);
+    --in_flight_;
+    auto now = clock_.now();
+    for (const auto& k : claim_keys) {
+      auto it = in_flight_claims_.find(k);
+      if (it == in_flight_claims_.end() || --it->second > 0) continue;
+      in_flight_claims_.erase(it);
+      auto w = waiting_on_claim_.find(k);
+      if (w == waiting_on_claim_.end()) continue;
+      for (const auto& pod_key : w->second) {
+        queue_.remove(pod_key);
+        const api::Pod* p = cache_.pod(pod_key);
+        if (p != nullptr && is_ours_pending(*p)) queue_.add(pod_key, p->spec.priority.value_or(0), now, false);
+      }
+      waiting_on_claim_.erase(w);
+    }
+  };
+  {
+    std::lock_guard<std::mutex> lock(bind_mu_);
+    bind_jobs_.push_back([this, job, complete] {
+      job->out = write_reservation(job->cs, job->fit, job->reservation);
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        completions_.push_back(complete);
+      }
+      cv_.notify_one();
+    });
+  }
+  bind_cv_.notify_one();
+}
+
+bool Scheduler::wait_for_in_flight_claim(const CycleState& cs) {
+  if (in_flight_claims_.empty()) return false;
+  ResolvedClaims rc = resolve_claims(cs.pod, cache_);
+  for (const auto& k : rc.keys) {
+    if (in_flight_claims_.count(k)) {
+      waiting_on_claim_[k].push_back(cs.pod_key);
+      return true;
+    }
+  }
+  return false;
+}
 
 bool Scheduler::is_ours_pending(const api::Pod& pod) const {
   const std::string& s = pod.spec.schedulerName;
@@ -129,12 +209,15 @@ void Scheduler::wake() { cv_.notify_all(); }
 
 size_t Scheduler::drain() {
   std::deque<Event> batch;
+  std::deque<std::function<void()>> done;
   {
     std::lock_guard<std::mutex> lock(mu_);
     batch.swap(inbox_);
+    done.swap(completions_);
   }
   for (const auto& e : batch) handle(e);
-  return batch.size();
+  for (const auto& f : done) f();
+  return batch.size() + done.size();
 }
 
 int Scheduler::run_until_idle(int max_cycles) {
@@ -142,7 +225,12 @@ int Scheduler::run_until_idle(int max_cycles) {
   while (n < max_cycles) {
     drain();
     CycleResult r = schedule_one();
-    if (r.outcome == Outcome::kIdle) break;
+    if (r.outcome == Outcome::kIdle) {
+      if (in_flight_ == 0) break;
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return !completions_.empty(); });
+      continue;
+    }
     ++n;
   }
   return n;
@@ -154,7 +242,7 @@ void Scheduler::run(const std::atomic<bool>& stop) {
     CycleResult r = schedule_one();
     if (r.outcome != Outcome::kIdle) continue;
     std::unique_lock<std::mutex> lock(mu_);
-    if (!inbox_.empty() || stop.load()) continue;
+    if (!inbox_.empty() || !completions_.empty() || stop.load()) continue;
     // Sleep until an event, the next backoff, or a periodic check of `stop`.
     auto wait = std::chrono::milliseconds(200);
     if (auto next = queue_.next_ready()) {

@@ -23,10 +23,14 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "alloc/allocator.h"
@@ -55,6 +59,12 @@ struct SchedulerOptions {
   SchedulingQueue::Options queue;
   // Explanations listed in an Unschedulable message.
   int max_detail_lines = 3;
+  // Threads that write reservations and bindings (kube-scheduler's binding
+  // cycle, one goroutine per pod): the next pod's scheduling cycle runs while
+  // earlier pods' API writes are in flight. 0: written in the scheduling
+  // thread before the next cycle (deterministic; what unit tests use). The
+  // Binder must be thread-safe when this is > 0.
+  int bind_workers = 0;
 };
 
 // One informer event.
@@ -64,7 +74,8 @@ struct Event {
   api::Object object;
 };
 
-enum class Outcome { kIdle, kBound, kUnschedulable, kRetry, kSkipped };
+// kBinding: reserved, the binding cycle's writes are in flight (bind_workers > 0).
+enum class Outcome { kIdle, kBound, kBinding, kUnschedulable, kRetry, kSkipped };
 
 struct CycleResult {
   Outcome outcome = Outcome::kIdle;
@@ -102,6 +113,8 @@ class Scheduler {
   void wake();
 
   ClusterCache& cache() { return cache_; }
+  // Binding cycles whose API writes have not been applied yet.
+  int in_flight() const { return in_flight_; }
   const SchedulingQueue& queue() const { return queue_; }
   const SchedulerStats& stats() const { return stats_; }
   // True when the pod is addressed to this scheduler and waits for a node.
@@ -128,8 +141,34 @@ class Scheduler {
   // allocated by this cycle?) get the pod removed from reservedFor (and their
   // allocation cleared when it was ours and nobody else uses it); assumed ones
   // are forgotten.
-  void unreserve(const api::Pod& pod, const std::vector<std::pair<api::ResourceClaim, bool>>& written,
-                 const std::vector<std::string>& reserved_keys);
+  struct WrittenClaim {
+    api::ResourceClaim stored;
+    bool newly_allocated = false;
+    bool extended = false;
+  };
+  // What a binding cycle's API writes did.
+  struct BindOutcome {
+    bool ok = false;
+    Status status;     // !ok: the failed write's error
+    std::string what;  // !ok: which write
+    std::vector<WrittenClaim> written;
+    // !ok: the written claims with the pod's reservation taken back (stored
+    // object, or nullopt when that write failed too).
+    std::vector<std::pair<std::string, std::optional<api::ResourceClaim>>> rollback;
+  };
+  // The API writes of a reservation (PreBind + Bind), and on failure the
+  // writes that take it back; touches neither cache nor queue (any thread).
+  BindOutcome write_reservation(const CycleState& cs, const NodeFit& fit, const Reservation& reservation);
+  std::vector<std::pair<std::string, std::optional<api::ResourceClaim>>> rollback_writes(
+      const api::Pod& pod, const std::vector<WrittenClaim>& written);
+  // Applies a binding's outcome to cache, queue and stats (scheduling thread).
+  CycleResult finish_binding(const CycleState& cs, const NodeFit& fit, const Reservation& reservation,
+                             const BindOutcome& out);
+  // Hands the reservation to a bind worker.
+  void bind_async(CycleState cs, NodeFit fit, Reservation reservation);
+  void bind_worker();
+  // Pod `key` uses a claim whose write is in flight: park it until that lands.
+  bool wait_for_in_flight_claim(const CycleState& cs);
   void mark_unschedulable(const api::Pod& pod, const std::string& message);
 
   Binder& binder_;
@@ -144,6 +183,21 @@ class Scheduler {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Event> inbox_;
+  // Finished bindings, applied by drain() on the scheduling thread.
+  std::deque<std::function<void()>> completions_;
+
+  // Binding cycles in flight (scheduling thread): how many, the claims they
+  // write (another pod using one waits for the write to land, so it never
+  // writes on top of an unconfirmed version) and the pods waiting so.
+  int in_flight_ = 0;
+  std::map<std::string, int> in_flight_claims_;
+  std::map<std::string, std::vector<std::string>> waiting_on_claim_;
+
+  std::mutex bind_mu_;
+  std::condition_variable bind_cv_;
+  std::deque<std::function<void()>> bind_jobs_;
+  bool bind_stop_ = false;
+  std::vector<std::thread> bind_threads_;
 };
 
 }  // namespace draplane::sched
