@@ -13,9 +13,10 @@ std::string event_line(const char* type, const std::string& object_json) {
 
 class Stream final : public WatchStream {
  public:
-  Stream(ListParams params, int timeout, const ResourceInfo& served, bool table, std::function<int64_t()> now)
+  Stream(ListParams params, int timeout, const ResourceInfo& served, bool table, std::function<int64_t()> now,
+         std::shared_ptr<WatchEventCache> cache)
       : params_(std::move(params)), timeout_(timeout), served_(served), table_of_(table ? &served : nullptr),
-        now_(std::move(now)) {}
+        now_(std::move(now)), cache_(std::move(cache)) {}
 
   // The event's object (in the watched version): the object itself, or a
   // one-row Table for kubectl get -w.
@@ -61,23 +62,16 @@ class Stream final : public WatchStream {
   // Store delivery thread.
   void on_events(const std::vector<store::Event>& events, const Status& status) {
     for (const auto& ev : events) {
+      auto d = cache_->get(ev);
       if (ev.type == store::EventType::kPut) {
-        auto obj = parse_json(ev.kv.value);
-        if (!obj.has_value()) continue;
-        bool now_in = selected(params_, *obj);
-        bool was_in = false;
-        if (ev.prev) {
-          auto prev = parse_json(ev.prev->value);
-          was_in = prev.has_value() && selected(params_, *prev);
-        }
-        set_resource_version(*obj, ev.kv.mod_revision);
-        if (now_in) push(event_line(ev.prev && was_in ? "MODIFIED" : "ADDED", render(*obj)));
-        else if (was_in) push(event_line("DELETED", render(*obj)));
+        if (!d->object) continue;
+        bool now_in = selected(params_, *d->object);
+        bool was_in = d->prev && selected(params_, *d->prev);
+        if (now_in) push(event_line(ev.prev && was_in ? "MODIFIED" : "ADDED", render(*d, false)));
+        else if (was_in) push(event_line("DELETED", render(*d, false)));
       } else if (ev.prev) {
-        auto prev = parse_json(ev.prev->value);
-        if (!prev.has_value() || !selected(params_, *prev)) continue;
-        set_resource_version(*prev, ev.kv.mod_revision);
-        push(event_line("DELETED", render(*prev)));
+        if (!d->prev || !selected(params_, *d->prev)) continue;
+        push(event_line("DELETED", render(*d, true)));
       }
     }
     if (!status.ok()) {
@@ -85,6 +79,14 @@ class Stream final : public WatchStream {
       push(event_line("ERROR", status_json(e)));
       end();
     }
+  }
+
+  // A decoded event's object (or previous value) as this stream sends it.
+  std::string render(const WatchEventCache::Entry& d, bool prev) {
+    if (table_of_ == nullptr) return d.rendered(served_, prev);
+    Json copy;
+    copy.CopyFrom(prev ? *d.prev : *d.object, copy.GetAllocator());
+    return render(copy);
   }
 
   std::unique_ptr<store::WatchHandle> handle_;
@@ -95,6 +97,7 @@ class Stream final : public WatchStream {
   const ResourceInfo& served_;
   const ResourceInfo* table_of_;
   std::function<int64_t()> now_;
+  std::shared_ptr<WatchEventCache> cache_;
   std::mutex mu_;
   std::vector<std::string> pending_;
   std::function<void()> notify_;
@@ -124,7 +127,8 @@ ApiServer::Outcome ApiServer::Impl::watch(const Request& req, const Target& t) {
   std::string send_initial = q("sendInitialEvents");
   const std::string& rv = params->resource_version;
   bool initial = send_initial == "true" || (send_initial.empty() && (rv.empty() || rv == "0"));
-  auto stream = std::make_unique<Stream>(*params, timeout, *t.resource, wants_table(req.accept), opts_.now);
+  auto stream = std::make_unique<Stream>(*params, timeout, *t.resource, wants_table(req.accept), opts_.now,
+                                         watch_events_);
   Stream* s = stream.get();
   int64_t from = 0;
   std::string prefix = t.prefix();

@@ -2,7 +2,10 @@
 // (api_server.cc), CRUD (api_crud.cc) and watch (api_watch.cc) share it.
 #pragma once
 
+#include <memory>
+
 #include "server/internal/api_impl.h"
+#include "server/internal/watch_event_cache.h"
 
 namespace draplane::server {
 
@@ -46,6 +49,8 @@ class ApiServer::Impl {
   store::Store& store_;
   ApiServerOptions opts_;
   Metrics* metrics_;
+  // Shared by all watch streams: each store event decoded once.
+  std::shared_ptr<WatchEventCache> watch_events_ = std::make_shared<WatchEventCache>();
 };
 
 // Parsed list/watch options shared by list and watch.
