@@ -69,7 +69,7 @@ void BM_PodsToRunning(benchmark::State& state) {
     (void)(*admin)->post("/apis/resource.k8s.io/v1/namespaces/bench/resourceclaimtemplates", kTemplate);
 
     std::mutex mu;
-    std::map<std::string, Clock::time_point> created, running;
+    std::map<std::string, Clock::time_point> created, claimed, bound, running;
     std::atomic<bool> stop_watch{false};
     std::thread watcher([&] {
       auto w = client::RestClient::create((*c)->admin_config());
@@ -78,6 +78,13 @@ void BM_PodsToRunning(benchmark::State& state) {
         ev.Parse(line.data(), line.size());
         if (ev.HasParseError() || !ev.HasMember("object")) return true;
         const auto& obj = ev["object"];
+        {
+          // Stage times: claim made by the controller, pod bound by the scheduler.
+          std::lock_guard<std::mutex> l(mu);
+          std::string n = obj["metadata"]["name"].GetString();
+          if (obj.HasMember("status") && obj["status"].HasMember("resourceClaimStatuses")) claimed.emplace(n, Clock::now());
+          if (obj.HasMember("spec") && obj["spec"].HasMember("nodeName")) bound.emplace(n, Clock::now());
+        }
         if (!obj.HasMember("status") || !obj["status"].HasMember("phase")) return true;
         std::string phase = obj["status"]["phase"].GetString();
         // A pod that ran its second before the agent reported it may go straight to Succeeded.
@@ -108,6 +115,7 @@ void BM_PodsToRunning(benchmark::State& state) {
       });
     }
     for (auto& t : creators) t.join();
+    auto all_created = Clock::now();
     auto deadline = Clock::now() + std::chrono::seconds(300);
     while (Clock::now() < deadline) {
       {
@@ -127,6 +135,20 @@ void BM_PodsToRunning(benchmark::State& state) {
       last = std::max(last, t);
     }
     std::sort(lat.begin(), lat.end());
+    // Median time of each stage after the previous one.
+    auto stage = [&](std::map<std::string, Clock::time_point>& from, std::map<std::string, Clock::time_point>& to) {
+      std::vector<double> d;
+      for (const auto& [name, t] : to) {
+        auto f = from.find(name);
+        if (f != from.end()) d.push_back(std::chrono::duration<double, std::milli>(t - f->second).count());
+      }
+      std::sort(d.begin(), d.end());
+      return d.empty() ? 0.0 : d[d.size() / 2];
+    };
+    state.counters["create_s"] = std::chrono::duration<double>(all_created - start).count();
+    state.counters["claim_p50_ms"] = stage(created, claimed);
+    state.counters["bind_p50_ms"] = stage(claimed, bound);
+    state.counters["start_p50_ms"] = stage(bound, running);
     double secs = std::chrono::duration<double>(last - start).count();
     state.counters["pods_running"] = static_cast<double>(running.size());
     state.counters["create_errors"] = failed.load();

@@ -20,7 +20,7 @@ namespace {
 struct ControllerFlags {
   std::string kubeconfig;
   std::string context;
-  int workers = 2;
+  int workers = 8;
   bool verbose = false;
 };
 

@@ -38,7 +38,7 @@
 namespace draplane::controllers {
 
 struct ControllerOptions {
-  int workers = 2;
+  int workers = 8;
   // Logger; nullptr logs nothing.
   std::shared_ptr<spdlog::logger> logger;
 };

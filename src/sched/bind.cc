@@ -193,7 +193,25 @@ void Scheduler::mark_unschedulable(const api::Pod& pod, const std::string& messa
     if (c.type == "PodScheduled" && c.status == "False" && c.reason == "Unschedulable" && c.message == message) return;
   }
   std::string now = clock_.rfc3339();
+  if (options_.bind_workers > 0) {
+    // Off the scheduling thread, like the binding cycle: hundreds of waiting
+    // pods must not each hold the next cycle for a GET and a PUT.
+    // Bindings go first; a newer message for the same pod replaces a queued one.
+    std::string key = object_key(pod.metadata);
+    std::lock_guard<std::mutex> lock(bind_mu_);
+    auto [it, inserted] = status_writes_.try_emplace(key);
+    it->second = StatusWrite{pod, message, now};
+    if (inserted) status_order_.push_back(key);
+    bind_cv_.notify_one();
+    return;
+  }
+  write_unschedulable(pod, message, now);
+}
+
+void Scheduler::write_unschedulable(const api::Pod& pod, const std::string& message, const std::string& now) {
   auto r = binder_.update_pod_status(pod, [&](api::Pod& p) {
+    // Bound meanwhile (an earlier attempt's message arriving late): leave it.
+    if (!p.spec.nodeName.empty()) return;
     api::PodCondition* cond = nullptr;
     for (auto& c : p.status.conditions) {
       if (c.type == "PodScheduled") cond = &c;

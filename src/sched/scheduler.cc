@@ -4,6 +4,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <pthread.h>
+
 #include <type_traits>
 
 #include "sched/cycle_state.h"
@@ -58,14 +60,22 @@ Scheduler::~Scheduler() {
 }
 
 void Scheduler::bind_worker() {
+  pthread_setname_np(pthread_self(), "sched-bind");
   while (true) {
     std::function<void()> job;
     {
       std::unique_lock<std::mutex> lock(bind_mu_);
-      bind_cv_.wait(lock, [&] { return bind_stop_ || !bind_jobs_.empty(); });
+      bind_cv_.wait(lock, [&] { return bind_stop_ || !bind_jobs_.empty() || !status_order_.empty(); });
       if (bind_stop_) return;
-      job = std::move(bind_jobs_.front());
-      bind_jobs_.pop_front();
+      if (!bind_jobs_.empty()) {
+        job = std::move(bind_jobs_.front());
+        bind_jobs_.pop_front();
+      } else {
+        auto it = status_writes_.find(status_order_.front());
+        status_order_.pop_front();
+        job = [this, w = std::move(it->second)] { write_unschedulable(w.pod, w.message, w.now); };
+        status_writes_.erase(it);
+      }
     }
     job();
   }
@@ -237,6 +247,7 @@ int Scheduler::run_until_idle(int max_cycles) {
 }
 
 void Scheduler::run(const std::atomic<bool>& stop) {
+  pthread_setname_np(pthread_self(), "scheduler");
   while (!stop.load()) {
     drain();
     CycleResult r = schedule_one();

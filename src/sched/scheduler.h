@@ -170,6 +170,8 @@ class Scheduler {
   // Pod `key` uses a claim whose write is in flight: park it until that lands.
   bool wait_for_in_flight_claim(const CycleState& cs);
   void mark_unschedulable(const api::Pod& pod, const std::string& message);
+  // The PodScheduled=False condition write (any thread).
+  void write_unschedulable(const api::Pod& pod, const std::string& message, const std::string& now);
 
   Binder& binder_;
   Clock& clock_;
@@ -196,6 +198,13 @@ class Scheduler {
   std::mutex bind_mu_;
   std::condition_variable bind_cv_;
   std::deque<std::function<void()>> bind_jobs_;
+  // Queued PodScheduled=False writes, by pod key (taken after bind_jobs_).
+  struct StatusWrite {
+    api::Pod pod;
+    std::string message, now;
+  };
+  std::map<std::string, StatusWrite> status_writes_;
+  std::deque<std::string> status_order_;
   bool bind_stop_ = false;
   std::vector<std::thread> bind_threads_;
 };

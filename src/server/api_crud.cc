@@ -499,7 +499,7 @@ Result<Json> ApiServer::Impl::delete_object(const Target& t, Stored cur, bool dr
   if (t.resource->resource == "namespaces") delete_namespace_contents(t.name);
   ASSIGN_OR_RETURN(store::WriteResult w, store_.remove(t.key(), cur.mod_revision));
   if (!w.succeeded) return Status(Code::kConflict, "modified concurrently");
-  collect_dependents(uid, t.resource->namespaced ? t.namespace_ : "");
+  collect_dependents(uid, t.resource->namespaced ? t.namespace_ : "", w.revision);
   return std::move(obj);
 }
 
@@ -618,11 +618,49 @@ Reply ApiServer::Impl::bind(const Request& req, const Target& t) {
   return json_reply(201, R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":201})");
 }
 
-void ApiServer::Impl::collect_dependents(const std::string& owner_uid, const std::string& namespace_) {
+void ApiServer::Impl::collect_dependents(const std::string& owner_uid, const std::string& namespace_,
+                                         int64_t revision) {
   if (owner_uid.empty()) return;
+  // Deletes `obj` when `owner_uid` was its only owner, else drops that reference.
+  auto collect = [&](const ResourceInfo& r, Stored cur, const std::string& key) {
+    Json& obj = cur.object;
+    JsonValue* refs = find(obj, {"metadata", "ownerReferences"});
+    if (!refs || !refs->IsArray()) return;
+    size_t matching = 0;
+    for (const auto& ref : refs->GetArray()) matching += get_string(ref, {"uid"}) == owner_uid;
+    if (matching == 0) return;
+    Target dep{&r, get_string(obj, {"metadata", "namespace"}), get_string(obj, {"metadata", "name"}), ""};
+    if (matching == refs->Size()) {
+      (void)delete_object(dep, std::move(cur), false);
+    } else {
+      // Other owners remain: only drop the reference to the deleted one.
+      for (rapidjson::SizeType i = 0; i < refs->Size();) {
+        if (get_string((*refs)[i], {"uid"}) == owner_uid) refs->Erase(refs->Begin() + i);
+        else ++i;
+      }
+      (void)store_.update(key, stored_form(obj), cur.mod_revision);
+    }
+  };
+  auto in_scope = [&](const ResourceInfo& r) {
+    if (r.converted) return false;  // same objects as the storage version
+    return namespace_.empty() || r.namespaced;  // cluster objects cannot depend on namespaced owners
+  };
+  if (auto keys = owners_ ? owners_->dependents(owner_uid, revision) : std::nullopt) {
+    for (const auto& key : *keys) {
+      const ResourceInfo* res = nullptr;
+      for (const auto& r : all_resources()) {
+        if (in_scope(r) && key.rfind(r.key_prefix(), 0) == 0) res = &r;
+      }
+      if (res == nullptr) continue;
+      if (res->namespaced && !namespace_.empty() && key.rfind(res->key_prefix() + namespace_ + "/", 0) != 0) continue;
+      auto cur = load(key);
+      if (cur.has_value()) collect(*res, std::move(*cur), key);
+    }
+    return;
+  }
+  // No index (not started, or it stopped): scan.
   for (const auto& r : all_resources()) {
-    if (r.converted) continue;  // same objects as the storage version
-    if (!namespace_.empty() && !r.namespaced) continue;  // cluster objects cannot depend on namespaced owners
+    if (!in_scope(r)) continue;
     std::string prefix = r.key_prefix() + (namespace_.empty() || !r.namespaced ? "" : namespace_ + "/");
     auto l = store_.list(prefix);
     if (!l.has_value()) continue;
@@ -630,22 +668,7 @@ void ApiServer::Impl::collect_dependents(const std::string& owner_uid, const std
       if (kv.value.find(owner_uid) == std::string::npos) continue;  // cheap pre-filter
       auto obj = parse_json(kv.value);
       if (!obj.has_value()) continue;
-      JsonValue* refs = find(*obj, {"metadata", "ownerReferences"});
-      if (!refs || !refs->IsArray()) continue;
-      size_t matching = 0;
-      for (const auto& ref : refs->GetArray()) matching += get_string(ref, {"uid"}) == owner_uid;
-      if (matching == 0) continue;
-      Target dep{&r, get_string(*obj, {"metadata", "namespace"}), get_string(*obj, {"metadata", "name"}), ""};
-      if (matching == refs->Size()) {
-        (void)delete_object(dep, Stored{std::move(obj).value(), kv.mod_revision}, false);
-      } else {
-        // Other owners remain: only drop the reference to the deleted one.
-        for (rapidjson::SizeType i = 0; i < refs->Size();) {
-          if (get_string((*refs)[i], {"uid"}) == owner_uid) refs->Erase(refs->Begin() + i);
-          else ++i;
-        }
-        (void)store_.update(kv.key, stored_form(*obj), kv.mod_revision);
-      }
+      collect(r, Stored{std::move(obj).value(), kv.mod_revision}, kv.key);
     }
   }
 }

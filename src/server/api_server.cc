@@ -97,6 +97,11 @@ Status ApiServer::Impl::bootstrap() {
     auto r = store_.create(key, body);
     if (!r.has_value() && r.error().code() != Code::kAlreadyExists) return r.error();
   }
+  if (!owners_) {
+    auto idx = std::make_unique<OwnerIndex>(store_);
+    if (Status st = idx->start("/registry/"); !st.ok()) return st;
+    owners_ = std::move(idx);
+  }
   return Status();
 }
 

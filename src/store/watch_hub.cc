@@ -1,5 +1,7 @@
 #include "store/internal/watch_hub.h"
 
+#include <pthread.h>
+
 #include <atomic>
 
 namespace draplane::store::internal {
@@ -86,6 +88,7 @@ void WatchHub::cancel(uint64_t id) {
 }
 
 void WatchHub::run() {
+  pthread_setname_np(pthread_self(), "watch-hub");
   for (;;) {
     std::vector<std::pair<std::shared_ptr<Watcher>, std::vector<Event>>> batches;
     bool stop = false;

@@ -228,6 +228,33 @@ TEST_F(ApiServerTest, FinalizersDelayDeletionAndOwnersCollectDependents) {
   EXPECT_EQ(call("GET", std::string(kClaims) + "/dep").code, 404);
 }
 
+TEST_F(ApiServerTest, DeletingOneOfTwoOwnersOnlyDropsItsReference) {
+  // Through the owner index (bootstrap started it): the dependent written just
+  // before the delete must be found, and a second owner keeps it alive.
+  std::string a = kClaim, b = kClaim;
+  b.replace(b.find("\"c1\""), 4, "\"c2\"");
+  ASSERT_EQ(call("POST", kClaims, a).code, 201);
+  ASSERT_EQ(call("POST", kClaims, b).code, 201);
+  std::string uid1 = get_string(json(call("GET", std::string(kClaims) + "/c1")), {"metadata", "uid"});
+  std::string uid2 = get_string(json(call("GET", std::string(kClaims) + "/c2")), {"metadata", "uid"});
+  auto ref = [](const std::string& name, const std::string& uid) {
+    return R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","name":")" + name + R"(","uid":")" + uid + "\"}";
+  };
+  std::string dep = kClaim;
+  dep.replace(dep.find("\"c1\""), 4, "\"dep\",\"ownerReferences\":[" + ref("c1", uid1) + "," + ref("c2", uid2) + "]");
+  ASSERT_EQ(call("POST", kClaims, dep).code, 201);
+  ASSERT_EQ(call("DELETE", std::string(kClaims) + "/c1").code, 200);
+  Response kept = call("GET", std::string(kClaims) + "/dep");
+  ASSERT_EQ(kept.code, 200);
+  auto kept_obj = json(kept);
+  const JsonValue* refs = find(kept_obj, {"metadata", "ownerReferences"});
+  ASSERT_NE(refs, nullptr);
+  ASSERT_EQ(refs->Size(), 1u);
+  EXPECT_EQ(get_string((*refs)[0], {"uid"}), uid2);
+  ASSERT_EQ(call("DELETE", std::string(kClaims) + "/c2").code, 200);
+  EXPECT_EQ(call("GET", std::string(kClaims) + "/dep").code, 404);
+}
+
 TEST_F(ApiServerTest, GenerateNameAndDryRun) {
   std::string g = kClaim;
   g.replace(g.find("\"name\":\"c1\""), 11, "\"generateName\":\"claim-\"");

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "server/internal/api_impl.h"
+#include "server/internal/owner_index.h"
 #include "server/internal/watch_event_cache.h"
 
 namespace draplane::server {
@@ -37,7 +38,8 @@ class ApiServer::Impl {
   // Deletes `key` now, or marks it terminating when it has finalizers. Then
   // collects dependents (ownerReferences) and namespace contents.
   Result<Json> delete_object(const Target& t, Stored cur, bool dry_run);
-  void collect_dependents(const std::string& owner_uid, const std::string& namespace_);
+  // `revision`: the owner's delete (the index must have seen every change before it).
+  void collect_dependents(const std::string& owner_uid, const std::string& namespace_, int64_t revision);
   void delete_namespace_contents(const std::string& namespace_);
   Result<Stored> load(const std::string& key, int64_t revision = 0);
 
@@ -51,6 +53,8 @@ class ApiServer::Impl {
   Metrics* metrics_;
   // Shared by all watch streams: each store event decoded once.
   std::shared_ptr<WatchEventCache> watch_events_ = std::make_shared<WatchEventCache>();
+  // Dependents by owner UID, for cascading deletes; started by bootstrap().
+  std::unique_ptr<OwnerIndex> owners_;
 };
 
 // Parsed list/watch options shared by list and watch.

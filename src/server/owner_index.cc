@@ -1,0 +1,99 @@
+#include "server/internal/owner_index.h"
+
+#include <chrono>
+
+#include "server/json_util.h"
+
+namespace draplane::server {
+namespace {
+
+std::vector<std::string> owner_uids(const std::string& value) {
+  std::vector<std::string> out;
+  if (value.find("\"ownerReferences\"") == std::string::npos) return out;  // most objects
+  auto obj = parse_json(value);
+  if (!obj.has_value() || !obj->IsObject()) return out;
+  auto meta = obj->FindMember("metadata");
+  if (meta == obj->MemberEnd() || !meta->value.IsObject()) return out;
+  auto refs = meta->value.FindMember("ownerReferences");
+  if (refs == meta->value.MemberEnd() || !refs->value.IsArray()) return out;
+  for (const auto& r : refs->value.GetArray()) {
+    if (!r.IsObject()) continue;
+    auto uid = r.FindMember("uid");
+    if (uid != r.MemberEnd() && uid->value.IsString()) out.emplace_back(uid->value.GetString(), uid->value.GetStringLength());
+  }
+  return out;
+}
+
+}  // namespace
+
+OwnerIndex::~OwnerIndex() {
+  std::unique_ptr<store::WatchHandle> w;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    w = std::move(watch_);
+    running_ = false;
+  }
+  w.reset();  // no callback runs after this
+}
+
+void OwnerIndex::apply(const std::string& key, const std::string* value) {
+  auto old = owners_.find(key);
+  if (old != owners_.end()) {
+    for (const auto& uid : old->second) {
+      auto it = by_owner_.find(uid);
+      if (it == by_owner_.end()) continue;
+      it->second.erase(key);
+      if (it->second.empty()) by_owner_.erase(it);
+    }
+    owners_.erase(old);
+  }
+  if (value == nullptr) return;
+  auto uids = owner_uids(*value);
+  if (uids.empty()) return;
+  for (const auto& uid : uids) by_owner_[uid].insert(key);
+  owners_.emplace(key, std::move(uids));
+}
+
+Status OwnerIndex::start(const std::string& prefix) {
+  auto l = store_.list(prefix);
+  if (!l.has_value()) return l.error();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& kv : l->items) apply(kv.key, &kv.value);
+    applied_ = l->revision;
+    running_ = true;
+  }
+  auto h = store_.watch(prefix, l->revision + 1, [this](const std::vector<store::Event>& events, const Status& end) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (const auto& ev : events) {
+        apply(ev.kv.key, ev.type == store::EventType::kPut ? &ev.kv.value : nullptr);
+        applied_ = std::max(applied_, ev.kv.mod_revision);
+      }
+      if (!end.ok()) running_ = false;  // callers scan from now on
+    }
+    cv_.notify_all();
+  });
+  if (!h.has_value()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    running_ = false;
+    return h.error();
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  watch_ = std::move(h).value();
+  return Status();
+}
+
+std::optional<std::vector<std::string>> OwnerIndex::dependents(const std::string& owner_uid, int64_t revision,
+                                                               int timeout_ms) {
+  std::unique_lock<std::mutex> lock(mu_);
+  bool caught_up = cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
+                                [&] { return !running_ || applied_ >= revision; });
+  if (!running_ || !caught_up) return std::nullopt;
+  std::vector<std::string> out;
+  auto it = by_owner_.find(owner_uid);
+  if (it != by_owner_.end()) out.assign(it->second.begin(), it->second.end());
+  return out;
+}
+
+}  // namespace draplane::server
