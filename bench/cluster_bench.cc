@@ -14,6 +14,8 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -69,7 +71,7 @@ void BM_PodsToRunning(benchmark::State& state) {
     (void)(*admin)->post("/apis/resource.k8s.io/v1/namespaces/bench/resourceclaimtemplates", kTemplate);
 
     std::mutex mu;
-    std::map<std::string, Clock::time_point> created, claimed, bound, running;
+    std::map<std::string, Clock::time_point> created, claimed, bound, running, done, released;
     std::atomic<bool> stop_watch{false};
     std::thread watcher([&] {
       auto w = client::RestClient::create((*c)->admin_config());
@@ -87,11 +89,30 @@ void BM_PodsToRunning(benchmark::State& state) {
         }
         if (!obj.HasMember("status") || !obj["status"].HasMember("phase")) return true;
         std::string phase = obj["status"]["phase"].GetString();
+        if (phase == "Succeeded" || phase == "Failed") {
+          std::lock_guard<std::mutex> l(mu);
+          done.emplace(obj["metadata"]["name"].GetString(), Clock::now());
+        }
         // A pod that ran its second before the agent reported it may go straight to Succeeded.
         if (phase != "Running" && phase != "Succeeded") return true;
         std::lock_guard<std::mutex> l(mu);
         running.emplace(obj["metadata"]["name"].GetString(), Clock::now());
         return static_cast<int>(running.size()) < pods;
+      }, &stop_watch, 100);
+    });
+    // Claims deleted (released): "p-<n>-gpu-<suffix>" belongs to pod "p-<n>".
+    std::thread claim_watcher([&] {
+      auto w = client::RestClient::create((*c)->admin_config());
+      (void)(*w)->watch("/apis/resource.k8s.io/v1/namespaces/bench/resourceclaims?watch=1", [&](std::string_view line) {
+        rapidjson::Document ev;
+        ev.Parse(line.data(), line.size());
+        if (ev.HasParseError() || !ev.HasMember("type") || std::string(ev["type"].GetString()) != "DELETED") return true;
+        std::string n = ev["object"]["metadata"]["name"].GetString();
+        auto cut = n.find("-gpu-");
+        if (cut == std::string::npos) return true;
+        std::lock_guard<std::mutex> l(mu);
+        released.emplace(n.substr(0, cut), Clock::now());
+        return true;
       }, &stop_watch, 100);
     });
     std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the watch is open
@@ -128,6 +149,7 @@ void BM_PodsToRunning(benchmark::State& state) {
     state.PauseTiming();
     stop_watch = true;
     watcher.join();
+    claim_watcher.join();
     std::vector<double> lat;
     Clock::time_point last = start;
     for (const auto& [name, t] : running) {
@@ -149,6 +171,8 @@ void BM_PodsToRunning(benchmark::State& state) {
     state.counters["claim_p50_ms"] = stage(created, claimed);
     state.counters["bind_p50_ms"] = stage(claimed, bound);
     state.counters["start_p50_ms"] = stage(bound, running);
+    state.counters["run_p50_ms"] = stage(running, done);
+    state.counters["release_p50_ms"] = stage(done, released);
     double secs = std::chrono::duration<double>(last - start).count();
     state.counters["pods_running"] = static_cast<double>(running.size());
     state.counters["create_errors"] = failed.load();
@@ -162,7 +186,12 @@ void BM_PodsToRunning(benchmark::State& state) {
     }
     (void)end;
     (*c)->stop();
-    std::filesystem::remove_all(dir);
+    // DRAPLANE_BENCH_KEEP=1 keeps the data dir (component logs under logs/).
+    if (const char* keep = std::getenv("DRAPLANE_BENCH_KEEP"); keep != nullptr && std::string(keep) == "1") {
+      std::fprintf(stderr, "kept %s\n", dir.c_str());
+    } else {
+      std::filesystem::remove_all(dir);
+    }
     state.ResumeTiming();
   }
 }

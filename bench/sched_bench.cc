@@ -7,6 +7,8 @@
 
 #include <set>
 
+#include "node/sim.h"
+#include "node/slices.h"
 #include "sched/scheduler.h"
 
 namespace draplane::sched {
@@ -62,6 +64,29 @@ void add_cluster(Scheduler& s, int nodes, int gpus) {
   }
 }
 
+// The cluster as `draplane up` publishes it: per node the NVIDIA driver's pool
+// for sim:<gpus>xH100 (a counter-set slice, then one slice per GPU with the
+// full GPU and its MIG placements consuming the counters) and its classes.
+bool add_sim_cluster(Scheduler& s, int nodes, int gpus) {
+  for (const auto& cls : node::device_classes()) s.handle(Event{Event::Op::kUpsert, cls});
+  for (int n = 0; n < nodes; ++n) {
+    std::string name = "node-" + std::to_string(n);
+    api::Node node;
+    node.metadata.name = name;
+    node.metadata.resourceVersion = "1";
+    node.status.allocatable["pods"] = api::Quantity::from_int(110);
+    s.handle(Event{Event::Op::kUpsert, node});
+    auto inv = node::parse_sim_spec(std::to_string(gpus) + "xH100", node::SimOptions{});
+    if (!inv.has_value()) return false;
+    node::SliceOptions so;
+    so.node_name = name;
+    auto slices = node::build_slices(*inv, so);
+    if (!slices.has_value()) return false;
+    for (auto& sl : *slices) s.handle(Event{Event::Op::kUpsert, sl});
+  }
+  return true;
+}
+
 void add_pods(Scheduler& s, int pods) {
   for (int i = 0; i < pods; ++i) {
     std::string name = "pod-" + std::to_string(i);
@@ -92,18 +117,29 @@ void add_pods(Scheduler& s, int pods) {
   }
 }
 
-// args: nodes, gpus per node, pods
+// args: nodes, gpus per node, pods, 1 = the simulated NVIDIA driver's slices,
+// 1 = first-fit policy (else packing)
 void BM_ScheduleClaimPods(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));
   const int gpus = static_cast<int>(state.range(1));
   const int pods = static_cast<int>(state.range(2));
+  const bool sim = state.range(3) != 0;
+  SchedulerOptions so;
+  if (state.range(4) != 0) so.policy = alloc::Policy::kFirstFit;
   int64_t total = 0;
   for (auto _ : state) {
     state.PauseTiming();
     FakeClock clock;
     NoopBinder binder;
-    auto s = std::make_unique<Scheduler>(binder, clock);
-    add_cluster(*s, nodes, gpus);
+    auto s = std::make_unique<Scheduler>(binder, clock, so);
+    if (sim) {
+      if (!add_sim_cluster(*s, nodes, gpus)) {
+        state.SkipWithError("simulated inventory failed");
+        break;
+      }
+    } else {
+      add_cluster(*s, nodes, gpus);
+    }
     add_pods(*s, pods);
     s->cache().snapshot();  // the inventory is built once, before the pods arrive
     state.ResumeTiming();
@@ -123,9 +159,12 @@ void BM_ScheduleClaimPods(benchmark::State& state) {
   state.counters["pods_per_s"] = benchmark::Counter(static_cast<double>(total), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_ScheduleClaimPods)
-    ->Args({100, 8, 800})    // every pod fits
-    ->Args({100, 8, 2000})   // 800 fit, 1200 unschedulable (full scans with explanations)
-    ->Args({500, 10, 2000})  // scheduler_perf's DRA shape
+    ->Args({100, 8, 800, 0, 0})    // every pod fits
+    ->Args({100, 8, 2000, 0, 0})   // 800 fit, 1200 unschedulable (full scans with explanations)
+    ->Args({500, 10, 2000, 0, 0})  // scheduler_perf's DRA shape
+    ->Args({100, 8, 800, 1, 0})    // as draplane up publishes (MIG placements, counters)
+    ->Args({100, 8, 2000, 1, 0})
+    ->Args({100, 8, 800, 1, 1})    // the same, first-fit (cluster_bench's policy)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(2);
 

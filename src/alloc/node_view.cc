@@ -17,6 +17,18 @@ bool is_allocated(const Snapshot& s, uint32_t device) {
   return u != nullptr && (u->dedicated || u->shared || u->has_capacity);
 }
 
+// available = total minus what allocated devices of the pool consume (a shared
+// device once); overdrawn when any counter goes negative.
+void count_consumption(const Snapshot& s, PoolView& p) {
+  p.available = p.total;
+  for (const auto& c : p.consumers) {
+    if (!is_allocated(s, c.device)) continue;
+    for (uint32_t k = c.begin; k < c.end; ++k) p.available[p.consumer_uses[k].counter] -= p.consumer_uses[k].amount;
+  }
+  p.overdrawn = false;
+  for (__int128 v : p.available) p.overdrawn = p.overdrawn || v < 0;
+}
+
 // Builds one complete pool from the node's slices (and, when the node's slices
 // alone were not complete, every slice of the pool at that generation).
 void build_pool(const Snapshot& s, PoolView& p, std::vector<uint32_t> targeting,
@@ -85,20 +97,26 @@ void build_pool(const Snapshot& s, PoolView& p, std::vector<uint32_t> targeting,
       }
     }
   }
-  // Subtract what allocated devices of the pool consume (a shared device once).
+  // Every device of the pool that consumes counters, with what it consumes, so
+  // that refresh_allocations() can recount without the names.
   for (const auto* list : {&p.slices, &p.other_slices}) {
     for (uint32_t si : *list) {
       for (uint32_t di = 0; di < slices[si].spec.devices.size(); ++di) {
-        uint32_t dev = s.first_device(si) + di;
-        if (!is_allocated(s, dev)) continue;
-        for (const auto& use : slices[si].spec.devices[di].consumesCounters) {
+        const auto& uses = slices[si].spec.devices[di].consumesCounters;
+        if (uses.empty()) continue;
+        PoolView::Consumer c;
+        c.device = s.first_device(si) + di;
+        c.begin = static_cast<uint32_t>(p.consumer_uses.size());
+        for (const auto& use : uses) {
           const auto& idx = sets[use.counterSet];
-          for (const auto& [cname, c] : use.counters) p.available[idx.at(cname)] -= c.value.nanos();
+          for (const auto& [cname, q] : use.counters) p.consumer_uses.push_back(CounterUse{idx.at(cname), q.value.nanos()});
         }
+        c.end = static_cast<uint32_t>(p.consumer_uses.size());
+        p.consumers.push_back(c);
       }
     }
   }
-  for (__int128 v : p.available) p.overdrawn = p.overdrawn || v < 0;
+  count_consumption(s, p);
   for (uint32_t si : p.slices) {
     for (const auto& d : slices[si].spec.devices) {
       p.binding_conditions = p.binding_conditions || !d.bindingConditions.empty();
@@ -107,6 +125,43 @@ void build_pool(const Snapshot& s, PoolView& p, std::vector<uint32_t> targeting,
 }
 
 }  // namespace
+
+void NodeView::refresh_allocations() {
+  for (auto& p : pools_) {
+    if (!p.foreign && !p.invalid && !p.incomplete && !p.total.empty()) count_consumption(*snapshot_, p);
+  }
+  order_packing();
+}
+
+void NodeView::order_packing() {
+  // Static preference per candidate (lower first), ties in upstream order:
+  // shareable devices already shared, then devices of partly used counter
+  // sets, then plain devices, then untouched shareable ones and untouched
+  // partitionable capacity (keep whole GPUs free).
+  const Snapshot& s = *snapshot_;
+  std::vector<int> score(candidates_.size(), 2);
+  for (uint32_t c = 0; c < candidates_.size(); ++c) {
+    const auto& d = s.device(candidates_[c].device);
+    const auto* u = s.in_use(s.devices()[candidates_[c].device].key);
+    bool multi = d.allowMultipleAllocations.value_or(false);
+    if (multi) {
+      score[c] = (u != nullptr && (u->shared || u->has_capacity)) ? 0 : 3;
+    } else if (candidates_[c].counters_begin != candidates_[c].counters_end) {
+      const auto& pool = pools_[candidates_[c].pool];
+      bool partly_used = false;
+      for (uint32_t k = candidates_[c].counters_begin; k < candidates_[c].counters_end; ++k) {
+        uint32_t idx = counter_uses_[k].counter;
+        // A counter below its set value means that set is already partly used.
+        partly_used = partly_used || pool.available[idx] < pool.total[idx];
+      }
+      score[c] = partly_used ? 1 : 4;
+    }
+  }
+  packing_order_.resize(candidates_.size());
+  for (uint32_t c = 0; c < candidates_.size(); ++c) packing_order_[c] = c;
+  std::stable_sort(packing_order_.begin(), packing_order_.end(),
+                   [&](uint32_t a, uint32_t b) { return score[a] < score[b]; });
+}
 
 Result<NodeView> NodeView::build(const Snapshot& snapshot, const api::Node& node, ForeignPoolStates* foreign) {
   NodeView v;
@@ -259,6 +314,7 @@ Result<NodeView> NodeView::build(const Snapshot& snapshot, const api::Node& node
       }
     }
   }
+  v.order_packing();
   return v;
 }
 

@@ -7,7 +7,7 @@
 //
 // A NodeView borrows the Snapshot and the Node: both must outlive it. The
 // scheduler may build one per (snapshot, node) and reuse it for many pods.
-// Thread-safety: immutable after build().
+// Thread-safety: immutable after build() except for refresh_allocations().
 #pragma once
 
 #include <cstdint>
@@ -21,6 +21,11 @@
 #include "common/result.h"
 
 namespace draplane::alloc {
+
+struct CounterUse {
+  uint32_t counter;  // index into PoolView::available
+  __int128 amount;
+};
 
 struct PoolView {
   std::string driver;
@@ -39,12 +44,15 @@ struct PoolView {
   std::vector<__int128> total;      // set value
   std::vector<__int128> available;  // set value minus consumption of allocated devices
   bool overdrawn = false;           // some available counter is already negative
+  // The pool's devices that consume counters (for refresh_allocations()):
+  // Snapshot device index and its range in consumer_uses.
+  struct Consumer {
+    uint32_t device = 0;
+    uint32_t begin = 0, end = 0;
+  };
+  std::vector<Consumer> consumers;
+  std::vector<CounterUse> consumer_uses;
   std::string id() const { return driver + "/" + pool; }
-};
-
-struct CounterUse {
-  uint32_t counter;  // index into PoolView::available
-  __int128 amount;
 };
 
 struct Candidate {
@@ -85,21 +93,32 @@ class NodeView {
   static Result<NodeView> build(const Snapshot& snapshot, const api::Node& node,
                                 ForeignPoolStates* foreign = nullptr);
 
+  // Recounts the pools' available counters after allocations in the snapshot
+  // changed (the candidates do not depend on them): cheaper than a rebuild.
+  // Not thread-safe against concurrent readers of this view.
+  void refresh_allocations();
+
   const Snapshot& snapshot() const { return *snapshot_; }
   const api::Node& node() const { return *node_; }
   const std::vector<PoolView>& pools() const { return pools_; }
   // Devices of complete, valid pools in search order.
   const std::vector<Candidate>& candidates() const { return candidates_; }
   const std::vector<CounterUse>& counter_uses() const { return counter_uses_; }
+  // Candidates in the packing policy's order, as of build() or the last
+  // refresh_allocations().
+  const std::vector<uint32_t>& packing_order() const { return packing_order_; }
   bool any_invalid() const { return any_invalid_; }
   bool any_incomplete() const { return any_incomplete_; }
 
  private:
+  void order_packing();
+
   const Snapshot* snapshot_ = nullptr;
   const api::Node* node_ = nullptr;
   std::vector<PoolView> pools_;
   std::vector<Candidate> candidates_;
   std::vector<CounterUse> counter_uses_;
+  std::vector<uint32_t> packing_order_;
   bool any_invalid_ = false;
   bool any_incomplete_ = false;
 };

@@ -15,6 +15,10 @@ bool Search::matching_infeasible() {
   // request): a bipartite matching of request units to usable devices must
   // cover every unit. Admin-access requests may reuse devices: left out.
   const auto& cands = view_.candidates();
+  // One demand is covered by feasible_by_count: skip the scan of every candidate.
+  size_t demands = 0;
+  for (const auto& slots : slots_) demands += slots.size();
+  if (demands < 2) return false;
   std::vector<int> need;                       // per demand
   std::vector<std::vector<uint32_t>> adj;      // per demand: usable candidates
   size_t total = 0;

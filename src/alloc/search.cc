@@ -204,30 +204,7 @@ Result<void> Search::prepare() {
     }
   }
   if (options_.policy == Policy::kPacking) {
-    // Static preference per candidate (lower first), ties in upstream order.
-    const auto& cands = view_.candidates();
-    std::vector<int> score(cands.size(), 2);
-    for (uint32_t c = 0; c < cands.size(); ++c) {
-      const auto& d = snap_.device(cands[c].device);
-      const auto* u = snap_.in_use(snap_.devices()[cands[c].device].key);
-      bool multi = d.allowMultipleAllocations.value_or(false);
-      if (multi) {
-        score[c] = (u != nullptr && (u->shared || u->has_capacity)) ? 0 : 3;
-      } else if (cands[c].counters_begin != cands[c].counters_end) {
-        const auto& pool = view_.pools()[cands[c].pool];
-        bool partly_used = false;
-        for (uint32_t k = cands[c].counters_begin; k < cands[c].counters_end; ++k) {
-          uint32_t idx = view_.counter_uses()[k].counter;
-          // A counter below its set value means that set is already partly used.
-          partly_used = partly_used || pool.available[idx] < pool.total[idx];
-        }
-        score[c] = partly_used ? 1 : 4;
-      }
-    }
-    std::vector<uint32_t> order(cands.size());
-    for (uint32_t c = 0; c < cands.size(); ++c) order[c] = c;
-    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return score[a] < score[b]; });
-    for (auto& rd : reqs_) rd.order = order;
+    for (auto& rd : reqs_) rd.order = &view_.packing_order();
   }
   return {};
 }
@@ -537,7 +514,7 @@ Outcome Search::one(int claim, int request, int sub, int dev_index, bool alloc_s
   }
   const uint32_t n = static_cast<uint32_t>(view_.candidates().size());
   for (uint32_t pos = start; pos < n; ++pos) {
-    uint32_t c = r.order.empty() ? pos : r.order[pos];
+    uint32_t c = r.order == nullptr ? pos : (*r.order)[pos];
     if (r.admin ? allocating_for_claim(c, claim) : in_use(c)) continue;
     bool ok = false;
     if (selectable(r, c, ok) == Outcome::kError) return Outcome::kError;

@@ -190,12 +190,19 @@ void ClusterCache::sync_counted(const std::string& claim_key) {
 void ClusterCache::invalidate_pools_of(const api::AllocationResult& allocation) {
   std::set<std::string> pools;
   for (const auto& r : allocation.devices.results) pools.insert(r.driver + "/" + r.pool);
+  std::set<std::string> nodes;
   for (const auto& p : pools) {
     auto it = pool_nodes_.find(p);
-    if (it == pool_nodes_.end()) continue;
-    std::set<std::string> nodes = std::move(it->second);
-    pool_nodes_.erase(it);
-    for (const auto& n : nodes) drop_view(n);
+    if (it != pool_nodes_.end()) nodes.insert(it->second.begin(), it->second.end());
+  }
+  // The views' candidates do not depend on allocations: recount their counters
+  // and free devices rather than rebuild them.
+  for (const auto& n : nodes) {
+    auto v = views_.find(n);
+    if (v == views_.end()) continue;
+    ++view_drops_[n];
+    v->second.view->refresh_allocations();
+    v->second.free = count_free(*v->second.view);
   }
 }
 
@@ -257,7 +264,23 @@ const alloc::Snapshot& ClusterCache::snapshot() {
   return *snapshot_;
 }
 
+int ClusterCache::count_free(const alloc::NodeView& view) const {
+  const alloc::Snapshot& snap = view.snapshot();
+  int free = 0;
+  for (const auto& c : view.candidates()) {
+    if (c.node_ok && snap.in_use(snap.devices()[c.device].key) == nullptr) ++free;
+  }
+  return free;
+}
+
+uint64_t ClusterCache::view_epoch(const std::string& node) const {
+  auto it = view_drops_.find(node);
+  uint64_t drops = it == view_drops_.end() ? 0 : it->second;
+  return (static_cast<uint64_t>(snapshot_builds_) << 32) ^ drops;
+}
+
 void ClusterCache::drop_view(const std::string& node) {
+  ++view_drops_[node];
   auto it = views_.find(node);
   if (it == views_.end()) return;
   for (const auto& p : it->second.view->pools()) {
@@ -276,10 +299,7 @@ Result<const alloc::NodeView*> ClusterCache::node_view(const std::string& node_n
   ASSIGN_OR_RETURN(alloc::NodeView view, alloc::NodeView::build(snap, *n, &foreign_pools_));
   ViewEntry e;
   e.view = std::make_unique<alloc::NodeView>(std::move(view));
-  for (const auto& c : e.view->candidates()) {
-    const auto* u = snap.in_use(snap.devices()[c.device].key);
-    if (c.node_ok && u == nullptr) ++e.free;
-  }
+  e.free = count_free(*e.view);
   // Only pools that offer this node devices depend on what is allocated: the
   // counter-only slices of other nodes' pools (every view sees them, as Kubernetes
   // 1.36 does) must not make each allocation anywhere rebuild every node's view.

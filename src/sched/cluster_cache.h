@@ -6,8 +6,9 @@
 // Device inventory: one alloc::Snapshot. Slice and class events mark it stale
 // and it is rebuilt on the next read (they are rare next to pods). Claim
 // allocations, real or assumed, are applied to the live snapshot incrementally
-// (Snapshot::add_allocation / remove_allocation) and only the NodeViews of the
-// pools they touch are rebuilt, so scheduling a pod never rebuilds the inventory.
+// (Snapshot::add_allocation / remove_allocation) and the NodeViews of the
+// pools they touch recount their counters (NodeView::refresh_allocations), so
+// scheduling a pod rebuilds neither the inventory nor a view.
 //
 // Assumed claims: after the scheduler writes (or is about to write) a claim's
 // allocation/reservedFor it calls assume_claim(); claim() then returns the
@@ -96,6 +97,13 @@ class ClusterCache {
 
   // Counters for tests and benchmarks.
   int64_t snapshot_builds() const { return snapshot_builds_; }
+  // Changes whenever what node_view(node) shows may have changed (its view was
+  // dropped: the node, or an allocation in a pool it uses, changed; or the
+  // snapshot was rebuilt). Read after node_view(): a failed allocation on the
+  // node stays failed while this is unchanged.
+  uint64_t view_epoch(const std::string& node) const;
+  // Devices of the view neither allocated nor assumed.
+  int count_free(const alloc::NodeView& view) const;
   int64_t view_builds() const { return view_builds_; }
 
  private:
@@ -133,6 +141,7 @@ class ClusterCache {
   // State of pools offering a node no devices, shared by all views of the snapshot.
   alloc::ForeignPoolStates foreign_pools_;
   int64_t snapshot_builds_ = 0;
+  std::map<std::string, uint64_t> view_drops_;  // per node
   int64_t view_builds_ = 0;
 };
 

@@ -4,6 +4,8 @@
 // once and reused by every pod until the inventory changes.
 #include <spdlog/spdlog.h>
 
+#include <chrono>
+
 #include "alloc/node_selector.h"
 #include "sched/cycle_state.h"
 #include "sched/fit_error.h"
@@ -33,8 +35,12 @@ bool Scheduler::prefilter(CycleState& cs, std::string* waiting) {
   for (const auto& key : rc.keys) {
     const api::ResourceClaim* c = cache_.claim(key);
     if (!ext_name.empty() && c->metadata.name == ext_name) cs.extended_claim_exists = true;
-    if (c->status.allocation) cs.allocated.push_back(*c);
-    else cs.pending.push_back(*c);
+    if (c->status.allocation) {
+      cs.allocated.push_back(*c);
+    } else {
+      cs.pending.push_back(*c);
+      cs.claims_signature += key + "/" + c->metadata.uid + "@" + c->metadata.resourceVersion + ";";
+    }
   }
   if (!cs.extended_claim_exists) cs.extended = extended_needs(cs.pod);
   return true;
@@ -102,21 +108,40 @@ bool Scheduler::fit_node(CycleState& cs, const api::Node& node, NodeFit& fit, st
     *reason = view.error().message();
     return false;
   }
+  uint64_t epoch = cache_.view_epoch(name);
+  PodFailMemo& memo = fail_memo_[cs.pod_key];
+  if (memo.claims_signature != cs.claims_signature) {
+    memo.claims_signature = cs.claims_signature;
+    memo.nodes.clear();
+  }
+  if (auto m = memo.nodes.find(name); m != memo.nodes.end()) {
+    if (m->second.epoch == epoch && m->second.node_version == node.metadata.resourceVersion && m->second.mask == mask) {
+      *reason = kReasonCannotAllocate;
+      *detail = m->second.detail;
+      return false;
+    }
+  }
+  auto remember = [&](const std::string& why) {
+    memo.nodes[name] = FailMemo{epoch, node.metadata.resourceVersion, mask, why};
+  };
   alloc::Options opts;
   opts.policy = options_.policy;
   opts.max_steps = options_.max_steps;
   opts.share_id_seed = share_seed_;
+  ++stats_.allocator_runs;
   auto a = alloc::allocate(**view, claims, opts);
   if (!a.has_value()) {
     // Broken input for this node (unknown class, CEL error, invalid pool): the
     // pod waits with the allocator's message, as upstream.
     *reason = kReasonCannotAllocate;
     *detail = a.error().message();
+    remember(*detail);
     return false;
   }
   if (!a->fits) {
     *reason = kReasonCannotAllocate;
     *detail = join(a->reasons, "; ");
+    if (!a->timed_out) remember(*detail);
     return false;
   }
   fit.score = a->score;
@@ -163,6 +188,11 @@ CycleResult Scheduler::schedule_one() {
   auto now = clock_.now();
   auto key = queue_.pop(now);
   if (!key) return {};
+  struct Timer {
+    double& total;
+    std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+    ~Timer() { total += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+  } timer{stats_.cycle_seconds};
   ++stats_.cycles;
   ++share_seed_;
   CycleState cs;
@@ -180,6 +210,7 @@ CycleResult Scheduler::schedule_one() {
     mark_unschedulable(cs.pod, msg);
     return CycleResult{Outcome::kUnschedulable, *key, "", msg};
   }
+  fail_memo_.erase(*key);
   Reservation r = reserve(cs, best);
   if (options_.bind_workers > 0) {
     std::string node = best.node;

@@ -27,6 +27,9 @@ struct Scheduler::CycleState {
   // Extended claims built so far, keyed by which needs DRA serves ('0'/'1' per need).
   std::map<std::string, api::ResourceClaim> extended_claims;
   std::map<std::string, std::vector<api::ContainerExtendedResourceRequest>> extended_mappings;
+  // The pending claims' identities and versions: a node's remembered failure
+  // holds only for the same claims.
+  std::string claims_signature;
 };
 
 struct Scheduler::NodeFit {

@@ -74,8 +74,10 @@ Result<void> run_scheduler(client::RestClient& client, client::RestClient& binde
     scheduler.run(stop);
     waker.join();
     const auto& st = scheduler.stats();
-    log->info("scheduler stopped: {} bound, {} unschedulable attempts, {} retries ({} conflicts)", st.bound,
-              st.unschedulable, st.retries, st.conflicts);
+    log->info("scheduler stopped: {} cycles, {} bound, {} unschedulable attempts, {} retries ({} conflicts), "
+              "{} allocator runs, {} view builds; {:.2f} s in cycles, {:.2f} s applying {} events",
+              st.cycles, st.bound, st.unschedulable, st.retries, st.conflicts, st.allocator_runs,
+              scheduler.cache().view_builds(), st.cycle_seconds, st.event_seconds, st.events);
   }
   pods->stop();
   claims->stop();

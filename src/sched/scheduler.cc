@@ -6,6 +6,8 @@
 
 #include <pthread.h>
 
+#include <chrono>
+
 #include <type_traits>
 
 #include "sched/cycle_state.h"
@@ -76,9 +78,28 @@ void Scheduler::bind_worker() {
         job = [this, w = std::move(it->second)] { write_unschedulable(w.pod, w.message, w.now); };
         status_writes_.erase(it);
       }
+      ++bind_busy_;
     }
     job();
+    {
+      std::lock_guard<std::mutex> lock(bind_mu_);
+      --bind_busy_;
+    }
+    bind_cv_.notify_all();
   }
+}
+
+void Scheduler::quiesce() {
+  if (options_.bind_workers > 0) {
+    std::unique_lock<std::mutex> lock(bind_mu_);
+    bind_cv_.wait(lock, [&] { return bind_jobs_.empty() && status_order_.empty() && bind_busy_ == 0; });
+  }
+  std::deque<std::function<void()>> done;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    done.swap(completions_);
+  }
+  for (const auto& f : done) f();
 }
 
 void Scheduler::bind_async(CycleState cs, NodeFit fit, Reservation reservation) {
@@ -151,6 +172,7 @@ void Scheduler::on_pod(const api::Pod* old_pod, const api::Pod* pod, bool delete
     bool was_bound = !cache_.bound_node(key).empty();
     cache_.delete_pod(key);
     queue_.remove(key);
+    fail_memo_.erase(key);
     if (was_bound) queue_.move_all(now);  // a pod slot (and its devices, later) frees up
     return;
   }
@@ -163,6 +185,7 @@ void Scheduler::on_pod(const api::Pod* old_pod, const api::Pod* pod, bool delete
     queue_.add(key, cached->spec.priority.value_or(0), now, relevant);
   } else {
     queue_.remove(key);
+    fail_memo_.erase(key);
     if (was_active_bound && !pod_is_active(*cached)) queue_.move_all(now);
   }
 }
@@ -225,8 +248,11 @@ size_t Scheduler::drain() {
     batch.swap(inbox_);
     done.swap(completions_);
   }
+  auto t0 = std::chrono::steady_clock::now();
   for (const auto& e : batch) handle(e);
   for (const auto& f : done) f();
+  stats_.events += static_cast<int64_t>(batch.size());
+  stats_.event_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return batch.size() + done.size();
 }
 

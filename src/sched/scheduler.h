@@ -86,6 +86,11 @@ struct CycleResult {
 
 struct SchedulerStats {
   int64_t cycles = 0, bound = 0, unschedulable = 0, retries = 0, conflicts = 0;
+  int64_t allocator_runs = 0;  // (pod, node) allocations tried
+  // Time on the scheduling thread (profiling the whole system): applying
+  // events, and scheduling cycles.
+  double event_seconds = 0, cycle_seconds = 0;
+  int64_t events = 0;
 };
 
 class Scheduler {
@@ -115,6 +120,9 @@ class Scheduler {
   ClusterCache& cache() { return cache_; }
   // Binding cycles whose API writes have not been applied yet.
   int in_flight() const { return in_flight_; }
+  // Waits until the bind workers have nothing queued or running, then applies
+  // the finished bindings (scheduling thread; tests and shutdown).
+  void quiesce();
   const SchedulingQueue& queue() const { return queue_; }
   const SchedulerStats& stats() const { return stats_; }
   // True when the pod is addressed to this scheduler and waits for a node.
@@ -182,6 +190,19 @@ class Scheduler {
   SchedulerStats stats_;
   uint64_t share_seed_ = 1;
 
+  // Failed allocations per waiting pod and node, valid while the node's view
+  // epoch, the node object and the pod's pending claims are unchanged: a retry
+  // after a device freed on one node re-runs the allocator there only.
+  struct FailMemo {
+    uint64_t epoch = 0;
+    std::string node_version, mask, detail;
+  };
+  struct PodFailMemo {
+    std::string claims_signature;
+    std::map<std::string, FailMemo> nodes;
+  };
+  std::map<std::string, PodFailMemo> fail_memo_;
+
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Event> inbox_;
@@ -206,6 +227,7 @@ class Scheduler {
   std::map<std::string, StatusWrite> status_writes_;
   std::deque<std::string> status_order_;
   bool bind_stop_ = false;
+  int bind_busy_ = 0;  // workers running a job
   std::vector<std::thread> bind_threads_;
 };
 

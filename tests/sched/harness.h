@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <mutex>
 #include <map>
 #include <set>
 #include <string>
@@ -29,8 +30,11 @@ class FakeApi : public Binder {
   int bind_failures_to_inject = 0;
   int status_writes = 0;
   int created = 0;
+  // The scheduler's bind workers call in from their threads (bind_workers > 0).
+  std::recursive_mutex mu;
 
   Result<api::ResourceClaim> create_claim(const api::ResourceClaim& claim) override {
+    std::lock_guard<std::recursive_mutex> l(mu);
     api::ResourceClaim c = claim;
     c.metadata.name = c.metadata.generateName + "x" + std::to_string(++created);
     c.metadata.uid = "uid-" + c.metadata.name;
@@ -41,6 +45,7 @@ class FakeApi : public Binder {
     return c;
   }
   Result<api::ResourceClaim> update_claim(const api::ResourceClaim& claim) override {
+    std::lock_guard<std::recursive_mutex> l(mu);
     auto it = claims.find(object_key(claim.metadata));
     if (it == claims.end()) return not_found_error("resourceclaims \"" + claim.metadata.name + "\" not found");
     if (it->second.metadata.resourceVersion != claim.metadata.resourceVersion) return conflict_error("stale");
@@ -52,6 +57,7 @@ class FakeApi : public Binder {
     return c;
   }
   Result<api::ResourceClaim> update_claim_status(const api::ResourceClaim& claim) override {
+    std::lock_guard<std::recursive_mutex> l(mu);
     auto it = claims.find(object_key(claim.metadata));
     if (it == claims.end()) return not_found_error("resourceclaims \"" + claim.metadata.name + "\" not found");
     if (conflicts_to_inject > 0) {
@@ -67,6 +73,7 @@ class FakeApi : public Binder {
     return it->second;
   }
   Result<void> bind(const api::Pod& pod, const std::string& node) override {
+    std::lock_guard<std::recursive_mutex> l(mu);
     if (bind_failures_to_inject > 0) {
       --bind_failures_to_inject;
       return Status(Code::kUnavailable, "connection refused");
@@ -79,6 +86,7 @@ class FakeApi : public Binder {
     return {};
   }
   Result<void> update_pod_status(const api::Pod& pod, const std::function<void(api::Pod&)>& mutate) override {
+    std::lock_guard<std::recursive_mutex> l(mu);
     auto& p = pods.at(object_key(pod.metadata));
     mutate(p);
     p.metadata.resourceVersion = std::to_string(++rv);
@@ -110,6 +118,7 @@ struct Harness {
   }
   // Delivers pending watch events.
   void deliver() {
+    sched.quiesce();
     while (!api.events.empty()) {
       Event e = std::move(api.events.front());
       api.events.pop_front();

@@ -364,6 +364,98 @@ TEST(Scheduler, TwoHundredPodsRaceForSixteenGpus) {
   EXPECT_EQ(h.sched.cache().snapshot_builds(), 1);  // incremental: no rebuild per pod
 }
 
+// The same race with the binding cycles on worker threads: the next pods are
+// scheduled while earlier writes are in flight, and no device goes twice.
+TEST(Scheduler, AsyncBindingNeverGivesADeviceTwice) {
+  SchedulerOptions o;
+  o.bind_workers = 4;
+  Harness h(o);
+  h.add(node("n1"));
+  h.add(node("n2"));
+  h.add(gpu_slice("n1", 8));
+  h.add(gpu_slice("n2", 8));
+  h.add(gpu_class());
+  for (int i = 0; i < 60; ++i) {
+    std::string name = "p" + std::to_string(i);
+    h.add(claim(name));
+    h.add(pod(name, {name}));
+  }
+  h.sched.run_until_idle();
+  h.deliver();
+  EXPECT_EQ(h.sched.in_flight(), 0);
+  std::set<std::string> used;
+  int bound = 0;
+  for (int i = 0; i < 60; ++i) {
+    std::string name = "p" + std::to_string(i);
+    if (!h.pod(name).spec.nodeName.empty()) ++bound;
+    for (const auto& d : devices_of(h.claim(name))) {
+      EXPECT_TRUE(used.insert(d).second) << "device given twice: " << d;
+      EXPECT_EQ(d.substr(0, 2), h.pod(name).spec.nodeName);
+    }
+  }
+  EXPECT_EQ(bound, 16);
+  EXPECT_EQ(used.size(), 16u);
+  EXPECT_EQ(h.sched.stats().bound, 16);
+  // The waiting pods got their condition from a worker too.
+  EXPECT_EQ(h.condition_message("p59").rfind("Unschedulable: 0/2 nodes are available", 0), 0u)
+      << h.condition_message("p59");
+}
+
+// A failed binding write on a worker takes the reservation back and retries.
+TEST(Scheduler, AsyncBindFailureRetriesAfterBackoff) {
+  SchedulerOptions o;
+  o.bind_workers = 2;
+  Harness h(o);
+  h.add(node("n1"));
+  h.add(gpu_slice("n1", 1));
+  h.add(gpu_class());
+  h.add(claim("c"));
+  h.add(pod("p", {"c"}));
+  h.api.bind_failures_to_inject = 1;
+  h.sched.run_until_idle();
+  h.deliver();
+  EXPECT_EQ(h.pod("p").spec.nodeName, "");
+  EXPECT_FALSE(h.claim("c").status.allocation) << "the written allocation is taken back";
+  EXPECT_EQ(h.sched.stats().retries, 1);
+  h.clock.advance(std::chrono::seconds(2));
+  h.sched.run_until_idle();
+  h.deliver();
+  EXPECT_EQ(h.pod("p").spec.nodeName, "n1");
+  EXPECT_TRUE(h.claim("c").status.allocation);
+}
+
+// A waiting pod retried after a device frees on one node runs the allocator
+// there only: its failures elsewhere hold while those nodes' views are unchanged.
+TEST(Scheduler, RetryRunsAllocatorOnlyWhereDevicesChanged) {
+  Harness h;
+  for (const char* n : {"n1", "n2", "n3"}) {
+    h.add(node(n));
+    h.add(gpu_slice(n, 1));
+  }
+  h.add(gpu_class());
+  for (int i = 0; i < 3; ++i) {
+    std::string name = "p" + std::to_string(i);
+    h.add(claim(name));
+    h.add(pod(name, {name}));
+  }
+  h.run();
+  h.add(claim("late"));
+  h.add(pod("late", {"late"}));
+  h.run();
+  ASSERT_EQ(h.pod("late").spec.nodeName, "");
+  int64_t runs = h.sched.stats().allocator_runs;
+  const std::string freed_node = h.pod("p1").spec.nodeName;
+  // p1 ends: its claim is deallocated and the pod deleted.
+  api::ResourceClaim c1 = h.claim("p1");
+  c1.status = {};
+  h.sched.handle(Event{Event::Op::kDelete, h.pod("p1")});
+  h.add(c1);
+  h.clock.advance(std::chrono::seconds(2));
+  h.run();
+  EXPECT_EQ(h.pod("late").spec.nodeName, freed_node);
+  EXPECT_EQ(h.sched.stats().allocator_runs - runs, 1) << "only the node whose device freed is tried again";
+}
+
 TEST(Scheduler, FirstAvailablePrefersH100AcrossNodes) {
   Harness h;
   h.add(node("a-node"));

@@ -37,7 +37,7 @@ struct ReqData {
   const std::vector<api::DeviceToleration>* tolerations = nullptr;
   const api::CapacityRequirements* capacity = nullptr;
   std::vector<uint32_t> all_devices;  // candidate indexes (mode All)
-  std::vector<uint32_t> order;        // candidate visiting order (packing); empty = natural
+  const std::vector<uint32_t>* order = nullptr;  // candidate visiting order (packing); null = natural
   std::vector<uint8_t> match;         // per candidate: 255 unknown, else Snapshot::Match
   std::unordered_map<uint32_t, std::string> errors;
 };
