@@ -276,7 +276,7 @@ TEST_F(ApiServerTest, WatchStreamsAddedModifiedDeleted) {
   }
   ASSERT_EQ(lines.size(), 3u);
   std::vector<std::string> types;
-  for (const auto& line : lines) types.push_back(get_string(json(Response{200, "", line, {}}), {"type"}));
+  for (const auto& line : lines) types.push_back(get_string(json(Response{200, "", line, {}, {}}), {"type"}));
   EXPECT_EQ(types, (std::vector<std::string>{"ADDED", "MODIFIED", "DELETED"}));
 }
 
@@ -386,7 +386,7 @@ TEST_F(ApiServerTest, BetaSlicesWatchAndStatus) {
     if (lines.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ASSERT_EQ(lines.size(), 1u);
-  Json ev = json(Response{200, "", lines[0], {}});
+  Json ev = json(Response{200, "", lines[0], {}, {}});
   EXPECT_EQ(get_string(ev, {"type"}), "ADDED");
   EXPECT_EQ(get_string(ev, {"object", "apiVersion"}), "resource.k8s.io/v1beta1");
   const JsonValue& dev = (*find(ev, {"object", "spec", "devices"}))[0];
@@ -644,6 +644,109 @@ TEST_F(ApiServerTest, DiscoveryPrefersV1OverBetaVersions) {
     EXPECT_EQ(names, (std::vector<std::string>{"deviceclasses", "resourceclaims", "resourceclaims/status",
                                                "resourceclaimtemplates", "resourceslices"}));
   }
+}
+
+TEST_F(ApiServerTest, AggregatedDiscoveryWhenAcceptPrefersIt) {
+  const std::string v2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+  const std::string v2beta1 = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList";
+  // What client-go sends: v2, then v2beta1, then plain JSON.
+  Response r = call("GET", "/apis", "", "", {"admin", true, ""}, v2 + "," + v2beta1 + ",application/json");
+  ASSERT_EQ(r.code, 200) << r.body;
+  EXPECT_EQ(r.content_type, v2);
+  Json d = json(r);
+  EXPECT_EQ(get_string(d, {"kind"}), "APIGroupDiscoveryList");
+  EXPECT_EQ(get_string(d, {"apiVersion"}), "apidiscovery.k8s.io/v2");
+  std::vector<std::string> groups;
+  const JsonValue* resource_group = nullptr;
+  for (const auto& g : find(d, {"items"})->GetArray()) {
+    groups.push_back(get_string(g, {"metadata", "name"}));
+    if (groups.back() == "resource.k8s.io") resource_group = &g;
+  }
+  // kube-apiserver's APIService priorities order the groups.
+  EXPECT_EQ(groups, (std::vector<std::string>{"scheduling.k8s.io", "coordination.k8s.io", "resource.k8s.io"}));
+  ASSERT_NE(resource_group, nullptr);
+  const JsonValue& versions = *find(*resource_group, {"versions"});
+  ASSERT_EQ(versions.Size(), 3u);
+  EXPECT_EQ(get_string(versions[0], {"version"}), "v1");
+  EXPECT_EQ(get_string(versions[1], {"version"}), "v1beta2");
+  EXPECT_EQ(get_string(versions[2], {"version"}), "v1beta1");
+  EXPECT_EQ(get_string(versions[0], {"freshness"}), "Current");
+  const JsonValue* claims = nullptr;
+  std::vector<std::string> names;
+  for (const auto& res : find(versions[0], {"resources"})->GetArray()) {
+    names.push_back(get_string(res, {"resource"}));
+    if (names.back() == "resourceclaims") claims = &res;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"deviceclasses", "resourceclaims", "resourceclaimtemplates", "resourceslices"}));
+  ASSERT_NE(claims, nullptr);
+  EXPECT_EQ(to_string(*claims),
+            R"({"resource":"resourceclaims","responseKind":{"group":"","version":"","kind":"ResourceClaim"},)"
+            R"("scope":"Namespaced","singularResource":"resourceclaim",)"
+            R"("verbs":["create","delete","deletecollection","get","list","patch","update","watch"],)"
+            R"("subresources":[{"subresource":"status","responseKind":{"group":"","version":"","kind":"ResourceClaim"},)"
+            R"("verbs":["get","patch","update"]}]})");
+
+  // /api: the core group (no name), with short names, categories and subresources.
+  r = call("GET", "/api", "", "", {"admin", true, ""}, v2 + "," + v2beta1 + ",application/json");
+  ASSERT_EQ(r.code, 200) << r.body;
+  EXPECT_EQ(r.content_type, v2);
+  d = json(r);
+  ASSERT_EQ(find(d, {"items"})->Size(), 1u);
+  const JsonValue& core = (*find(d, {"items"}))[0];
+  EXPECT_EQ(find(core, {"metadata", "name"}), nullptr);
+  const JsonValue& core_v1 = (*find(core, {"versions"}))[0];
+  EXPECT_EQ(get_string(core_v1, {"version"}), "v1");
+  const JsonValue* pods = nullptr;
+  const JsonValue* ns = nullptr;
+  names.clear();
+  for (const auto& res : find(core_v1, {"resources"})->GetArray()) {
+    names.push_back(get_string(res, {"resource"}));
+    if (names.back() == "pods") pods = &res;
+    if (names.back() == "namespaces") ns = &res;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"events", "namespaces", "nodes", "pods"}));
+  ASSERT_NE(pods, nullptr);
+  ASSERT_NE(ns, nullptr);
+  EXPECT_EQ(to_string(*find(*pods, {"shortNames"})), R"(["po"])");
+  EXPECT_EQ(to_string(*find(*pods, {"categories"})), R"(["all"])");
+  std::vector<std::string> subs;
+  for (const auto& s : find(*pods, {"subresources"})->GetArray()) subs.push_back(get_string(s, {"subresource"}));
+  EXPECT_EQ(subs, (std::vector<std::string>{"binding", "log", "status"}));
+  EXPECT_EQ(get_string((*find(*pods, {"subresources"}))[0], {"responseKind", "kind"}), "Binding");
+  EXPECT_EQ(to_string(*find(*ns, {"verbs"})), R"(["create","delete","get","list","patch","update","watch"])");
+  EXPECT_EQ(get_string(*ns, {"scope"}), "Cluster");
+
+  // v2beta1 alone: the same document as apidiscovery.k8s.io/v2beta1.
+  r = call("GET", "/apis", "", "", {"admin", true, ""}, v2beta1 + ",application/json");
+  EXPECT_EQ(r.content_type, v2beta1);
+  EXPECT_EQ(get_string(json(r), {"apiVersion"}), "apidiscovery.k8s.io/v2beta1");
+  // Unknown discovery versions and other transformations fall through to plain JSON.
+  for (const std::string& accept :
+       {std::string("application/json"), std::string(""), "application/json," + v2,
+        std::string("application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList,application/json"),
+        "application/json;q=0.9," + v2 + ";q=0.5", std::string("application/vnd.kubernetes.protobuf,*/*")}) {
+    SCOPED_TRACE(accept);
+    r = call("GET", "/apis", "", "", {"admin", true, ""}, accept);
+    EXPECT_EQ(r.content_type, "application/json");
+    EXPECT_EQ(get_string(json(r), {"kind"}), "APIGroupList");
+  }
+  r = call("GET", "/apis", "", "", {"admin", true, ""}, "application/json;q=0.5," + v2 + ";q=0.9");
+  EXPECT_EQ(r.content_type, v2);
+
+  // ETag and If-None-Match.
+  r = call("GET", "/apis", "", "", {"admin", true, ""}, v2);
+  std::string etag;
+  for (const auto& [k, v] : r.headers) {
+    if (k == "ETag") etag = v;
+  }
+  ASSERT_FALSE(etag.empty());
+  Request again;
+  again.method = "GET";
+  again.path = "/apis";
+  again.accept = v2;
+  again.if_none_match = etag;
+  again.identity = {"admin", true, ""};
+  EXPECT_EQ(api_->handle(again).response.code, 304);
 }
 
 }  // namespace

@@ -77,6 +77,13 @@ std::string served_text(const ResourceInfo& r, std::string stored_json);
 std::string openapi_v2_json(const std::string& server_version);
 std::string openapi_v2_protobuf(const std::string& server_version);
 
+// The apidiscovery.k8s.io version ("v2" or "v2beta1") of the aggregated
+// discovery document when the Accept header prefers one of
+// `application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList` (or
+// v2beta1) to plain JSON (q-values, then order, as kube-apiserver negotiates);
+// nullopt for the legacy APIVersions / APIGroupList.
+std::optional<std::string> negotiate_aggregated_discovery(const std::string& accept);
+
 // Discovery and OpenAPI documents; nullopt when `path` is not a discovery path.
 std::optional<Reply> discovery(const Request& req, const ApiServerOptions& opts);
 
