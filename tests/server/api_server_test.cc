@@ -749,5 +749,101 @@ TEST_F(ApiServerTest, AggregatedDiscoveryWhenAcceptPrefersIt) {
   EXPECT_EQ(api_->handle(again).response.code, 304);
 }
 
+// Sum of the values of the series of `name` whose label set contains every one of `labels`.
+double metric_sum(const std::string& text, const std::string& name, const std::vector<std::string>& labels) {
+  double sum = 0;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    start = end + 1;
+    if (line.rfind(name + "{", 0) != 0) continue;
+    size_t close = line.rfind('}');
+    std::string set = line.substr(name.size() + 1, close - name.size() - 1);
+    bool all = true;
+    for (const auto& l : labels) all = all && set.find(l) != std::string::npos;
+    if (all) sum += std::stod(line.substr(close + 2));
+  }
+  return sum;
+}
+
+TEST(ApiServerMetrics, RequestAndStoreLatencyHistograms) {
+  auto store = store::new_memory_store();
+  Metrics metrics;
+  ApiServerOptions o;
+  o.now = [] { return int64_t{1767225600}; };
+  int uids = 0;
+  o.new_uid = [&] { return "uid-" + std::to_string(++uids); };
+  o.random_suffix = [] { return "abcde"; };
+  ApiServer api(*store, o, &metrics);
+  ASSERT_TRUE(api.bootstrap().ok());
+  auto call = [&](const std::string& method, const std::string& path, const std::string& body = "",
+                  const std::string& ct = "application/json") {
+    Request r;
+    r.method = method;
+    r.path = path;
+    r.body = body;
+    r.content_type = ct;
+    r.accept = "application/json";
+    r.identity = {"admin", true, ""};
+    return api.handle(r).response;
+  };
+  const std::string claims = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims";
+  ASSERT_EQ(call("POST", claims, kClaim).code, 201);
+  ASSERT_EQ(call("GET", claims + "/c1").code, 200);
+  ASSERT_EQ(call("GET", claims + "/missing").code, 404);
+  ASSERT_EQ(call("GET", claims).code, 200);
+  ASSERT_EQ(call("PATCH", claims + "/c1", R"({"metadata":{"labels":{"x":"y"}}})", "application/merge-patch+json").code, 200);
+  ASSERT_EQ(call("DELETE", claims + "/c1").code, 200);
+  ASSERT_EQ(call("GET", "/api/v1/nodes").code, 200);
+
+  Request scrape;
+  scrape.method = "GET";
+  scrape.path = "/metrics";
+  scrape.identity = {"admin", true, ""};
+  Response m = api.handle(scrape).response;
+  ASSERT_EQ(m.code, 200);
+  EXPECT_EQ(m.content_type, "text/plain; version=0.0.4");
+  const std::string& t = m.body;
+  EXPECT_NE(t.find("# TYPE etcd_request_duration_seconds histogram\n"), std::string::npos);
+  EXPECT_NE(t.find("# TYPE apiserver_request_duration_seconds histogram\n"), std::string::npos);
+  const std::string rc = R"(group="resource.k8s.io",resource="resourceclaims")";
+  for (const char* op : {"create", "get", "list", "update", "delete"}) {
+    SCOPED_TRACE(op);
+    std::string opl = std::string("operation=\"") + op + "\"";
+    EXPECT_GT(metric_sum(t, "etcd_request_duration_seconds_count", {opl, rc}), 0) << t;
+    EXPECT_GT(metric_sum(t, "etcd_requests_total", {opl, rc}), 0);
+    EXPECT_GT(metric_sum(t, "etcd_request_duration_seconds_bucket", {opl, rc, "le=\"+Inf\""}), 0);
+  }
+  // The 404 get is an answer, not a store error; nothing failed.
+  EXPECT_EQ(t.find("etcd_request_errors_total{"), std::string::npos);
+  // Bootstrap's namespace writes and the namespace lookups of the create are core resources.
+  EXPECT_GT(metric_sum(t, "etcd_request_duration_seconds_count", {R"(operation="get")", R"(group="",resource="namespaces")"}), 0);
+  EXPECT_GT(metric_sum(t, "etcd_request_duration_seconds_count", {R"(operation="list")", R"(resource="nodes")"}), 0);
+
+  struct Want {
+    std::string verb, scope, code;
+  };
+  for (const Want& w : std::vector<Want>{{"POST", "namespace", "201"}, {"GET", "resource", "200"},
+                                         {"GET", "resource", "404"}, {"LIST", "namespace", "200"},
+                                         {"PATCH", "resource", "200"}, {"DELETE", "resource", "200"}}) {
+    SCOPED_TRACE(w.verb + " " + w.code);
+    std::vector<std::string> labels = {"verb=\"" + w.verb + "\"", R"(group="resource.k8s.io",version="v1",resource="resourceclaims",subresource="")",
+                                       "scope=\"" + w.scope + "\"", R"(component="apiserver")"};
+    std::vector<std::string> with_code = labels;
+    with_code.push_back("code=\"" + w.code + "\"");
+    EXPECT_GT(metric_sum(t, "apiserver_request_total", with_code), 0) << t;
+    EXPECT_GT(metric_sum(t, "apiserver_request_duration_seconds_count", labels), 0);
+    EXPECT_GT(metric_sum(t, "apiserver_request_duration_seconds_bucket", {labels[0], labels[1], "le=\"60\""}), 0);
+  }
+  EXPECT_GT(metric_sum(t, "apiserver_request_total", {R"(verb="LIST")", R"(resource="nodes")", R"(scope="cluster")"}), 0);
+  // Histogram invariants: buckets are cumulative and +Inf equals _count.
+  EXPECT_EQ(metric_sum(t, "apiserver_request_duration_seconds_bucket", {"le=\"+Inf\""}),
+            metric_sum(t, "apiserver_request_duration_seconds_count", {}));
+  EXPECT_LE(metric_sum(t, "etcd_request_duration_seconds_bucket", {"le=\"0.005\""}),
+            metric_sum(t, "etcd_request_duration_seconds_bucket", {"le=\"0.025\""}));
+}
+
 }  // namespace
 }  // namespace draplane::server

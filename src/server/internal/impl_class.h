@@ -3,13 +3,18 @@
 #pragma once
 
 #include "server/internal/api_impl.h"
+#include "server/metered_store.h"
 
 namespace draplane::server {
 
 class ApiServer::Impl {
  public:
+  // With metrics, every store call goes through a metered_store (store latency).
   Impl(store::Store& store, ApiServerOptions options, Metrics* metrics)
-      : store_(store), opts_(std::move(options)), metrics_(metrics) {}
+      : metered_(metrics ? metered_store(store, *metrics) : nullptr),
+        store_(metered_ ? *metered_ : store),
+        opts_(std::move(options)),
+        metrics_(metrics) {}
 
   Outcome handle(const Request& req);
   Status bootstrap();
@@ -43,6 +48,7 @@ class ApiServer::Impl {
 
   std::string now_text() const { return rfc3339(opts_.now()); }
 
+  std::unique_ptr<store::Store> metered_;  // before store_, which may refer to it
   store::Store& store_;
   ApiServerOptions opts_;
   Metrics* metrics_;
