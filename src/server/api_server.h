@@ -46,6 +46,7 @@ struct Request {
   std::string accept;
   std::string content_type;
   std::string if_none_match;  // If-None-Match (discovery ETags)
+  std::string user_agent;     // names the field manager of writes without ?fieldManager=
   std::string body;
   Identity identity;
 };

@@ -167,6 +167,7 @@ class HttpServer::Impl {
         r.accept = std::string(req[http::field::accept]);
         r.content_type = std::string(req[http::field::content_type]);
         r.if_none_match = std::string(req[http::field::if_none_match]);
+        r.user_agent = std::string(req[http::field::user_agent]);
         r.body = std::move(req.body());
         std::string auth(req[http::field::authorization]);
         bool bad_token = false;

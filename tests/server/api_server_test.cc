@@ -749,6 +749,128 @@ TEST_F(ApiServerTest, AggregatedDiscoveryWhenAcceptPrefersIt) {
   EXPECT_EQ(api_->handle(again).response.code, 304);
 }
 
+TEST_F(ApiServerTest, ServerSideApplyTracksFieldManagers) {
+  const std::string c1 = std::string(kClaims) + "/c1";
+  ASSERT_EQ(call("POST", std::string(kClaims) + "?fieldManager=creator", kClaim).code, 201);
+  Json o = json(call("GET", c1));
+  const JsonValue* mf = find(o, {"metadata", "managedFields"});
+  ASSERT_NE(mf, nullptr);
+  ASSERT_EQ(mf->Size(), 1u);
+  EXPECT_EQ(to_string((*mf)[0]),
+            R"({"manager":"creator","operation":"Update","apiVersion":"resource.k8s.io/v1","time":"2026-01-01T00:00:00Z",)"
+            R"("fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{".":{},"f:app":{}}},)"
+            R"("f:spec":{"f:devices":{"f:requests":{}}}}})");
+  const char* yaml = "application/apply-patch+yaml";
+  auto status_of = [](const Response& r) { return get_string(json(r), {"message"}); };
+  // Options and body checks.
+  Response r = call("PATCH", c1, R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"c1"}})", yaml);
+  EXPECT_EQ(r.code, 422);
+  EXPECT_EQ(status_of(r), R"(PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch)");
+  r = call("PATCH", c1 + "?force=true", R"({"metadata":{"labels":{"x":"y"}}})", "application/merge-patch+json");
+  EXPECT_EQ(r.code, 422);
+  EXPECT_EQ(status_of(r), R"(PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch)");
+  r = call("PATCH", c1 + "?fieldManager=ci", R"({"apiVersion":"resource.k8s.io/v1beta1","kind":"ResourceClaim","metadata":{"name":"c1"}})", yaml);
+  EXPECT_EQ(r.code, 400);
+  EXPECT_EQ(status_of(r), "invalid object type: resource.k8s.io/v1beta1, Kind=ResourceClaim");
+  r = call("PATCH", c1 + "?fieldManager=ci",
+           R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"c1","managedFields":[]}})", yaml);
+  EXPECT_EQ(r.code, 400);
+  EXPECT_EQ(status_of(r), "metadata.managedFields must be nil");
+
+  // ci applies a label of its own: no conflict, no generation bump.
+  auto apply_labels = [&](const std::string& labels, const std::string& query) {
+    return call("PATCH", c1 + "?fieldManager=ci" + query,
+                "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: c1\n  labels: " + labels + "\n", yaml);
+  };
+  r = apply_labels("{x: '1'}", "");
+  ASSERT_EQ(r.code, 200) << r.body;
+  o = json(r);
+  EXPECT_EQ(find(o, {"metadata", "generation"})->GetInt64(), 1);
+  EXPECT_EQ(get_string(o, {"metadata", "labels", "x"}), "1");
+  std::vector<std::string> managers;
+  for (const auto& e : find(o, {"metadata", "managedFields"})->GetArray()) {
+    managers.push_back(get_string(e, {"manager"}) + "/" + get_string(e, {"operation"}));
+  }
+  EXPECT_EQ(managers, (std::vector<std::string>{"ci/Apply", "creator/Update"}));
+  std::string rv = get_string(o, {"metadata", "resourceVersion"});
+  // The same configuration again writes nothing.
+  r = apply_labels("{x: '1'}", "");
+  ASSERT_EQ(r.code, 200);
+  EXPECT_EQ(get_string(json(r), {"metadata", "resourceVersion"}), rv);
+
+  // Changing the creator's label is a conflict, a Status naming field and manager.
+  r = apply_labels("{x: '1', app: b}", "");
+  ASSERT_EQ(r.code, 409) << r.body;
+  Json s = json(r);
+  EXPECT_EQ(get_string(s, {"reason"}), "Conflict");
+  EXPECT_EQ(get_string(s, {"message"}),
+            R"(Apply failed with 1 conflict: conflict with "creator" using resource.k8s.io/v1: .metadata.labels.app)");
+  const JsonValue& cause = (*find(s, {"details", "causes"}))[0];
+  EXPECT_EQ(to_string(cause),
+            R"({"reason":"FieldManagerConflict","message":"conflict with \"creator\" using resource.k8s.io/v1","field":".metadata.labels.app"})");
+  EXPECT_EQ(get_string(json(call("GET", c1)), {"metadata", "labels", "app"}), "a");
+  // force=true takes it.
+  r = apply_labels("{x: '1', app: b}", "&force=true");
+  ASSERT_EQ(r.code, 200) << r.body;
+  o = json(r);
+  EXPECT_EQ(get_string(o, {"metadata", "labels", "app"}), "b");
+  for (const auto& e : find(o, {"metadata", "managedFields"})->GetArray()) {
+    if (get_string(e, {"manager"}) == "creator") {
+      EXPECT_EQ(to_string(*find(e, {"fieldsV1"})), R"({"f:metadata":{"f:labels":{}},"f:spec":{"f:devices":{"f:requests":{}}}})");
+    }
+  }
+  // Dropping x from the configuration removes it (nobody else owns it).
+  r = apply_labels("{app: b}", "");
+  ASSERT_EQ(r.code, 200) << r.body;
+  EXPECT_EQ(to_string(*find(json(r), {"metadata", "labels"})), R"({"app":"b"})");
+
+  // A merge patch is an Update by its field manager (the User-Agent's product here).
+  Request patch;
+  patch.method = "PATCH";
+  patch.path = c1;
+  patch.body = R"({"metadata":{"annotations":{"note":"n"}}})";
+  patch.content_type = "application/merge-patch+json";
+  patch.user_agent = "kubectl/v1.32.4 (linux/amd64) kubernetes/abc";
+  patch.identity = {"admin", true, ""};
+  Response pr = api_->handle(patch).response;
+  ASSERT_EQ(pr.code, 200) << pr.body;
+  bool found = false;
+  Json patched = json(pr);
+  for (const auto& e : find(patched, {"metadata", "managedFields"})->GetArray()) {
+    if (get_string(e, {"manager"}) == "kubectl") {
+      found = true;
+      EXPECT_EQ(to_string(*find(e, {"fieldsV1"})), R"({"f:metadata":{"f:annotations":{".":{},"f:note":{}}}})");
+    }
+  }
+  EXPECT_TRUE(found) << pr.body;
+
+  // A PUT with managedFields: [] resets them: only what this write changes is recorded.
+  o = json(call("GET", c1));
+  set_member(*find(o, {"metadata"}), "managedFields", JsonValue(rapidjson::kArrayType), o.GetAllocator());
+  r = call("PUT", c1 + "?fieldManager=resetter", to_string(o));
+  ASSERT_EQ(r.code, 200) << r.body;
+  EXPECT_EQ(find(json(r), {"metadata", "managedFields"}), nullptr) << r.body;
+
+  // Apply creates, owning exactly its configuration.
+  r = call("PATCH", std::string(kClaims) + "/c2?fieldManager=ci",
+           "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: c2\nspec:\n  devices:\n    requests:\n"
+           "    - name: gpu\n      exactly: {deviceClassName: gpu.example.com}\n", yaml);
+  ASSERT_EQ(r.code, 201) << r.body;
+  o = json(r);
+  ASSERT_EQ(find(o, {"metadata", "managedFields"})->Size(), 1u);
+  EXPECT_EQ(to_string((*find(o, {"metadata", "managedFields"}))[0]),
+            R"({"manager":"ci","operation":"Apply","apiVersion":"resource.k8s.io/v1","time":"2026-01-01T00:00:00Z",)"
+            R"("fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:devices":{"f:requests":{}}}}})");
+  // Re-applied by ci, the defaulted requests are ci's own: no conflict and no change.
+  rv = get_string(o, {"metadata", "resourceVersion"});
+  r = call("PATCH", std::string(kClaims) + "/c2?fieldManager=ci",
+           "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: c2\nspec:\n  devices:\n    requests:\n"
+           "    - name: gpu\n      exactly: {deviceClassName: gpu.example.com}\n", yaml);
+  ASSERT_EQ(r.code, 200) << r.body;
+  EXPECT_EQ(get_string(json(r), {"metadata", "resourceVersion"}), rv);
+  EXPECT_EQ(find(json(r), {"metadata", "generation"})->GetInt64(), 1);
+}
+
 // Sum of the values of the series of `name` whose label set contains every one of `labels`.
 double metric_sum(const std::string& text, const std::string& name, const std::vector<std::string>& labels) {
   double sum = 0;

@@ -64,6 +64,11 @@ std::optional<ApiError> typed_update(const ResourceInfo& r, const Json& old_obje
                                      const std::string& subresource, const std::string& now, FieldValidation fv,
                                      std::vector<std::string>& warnings);
 
+// `object` (of r's version) with the defaults the server would give it;
+// unchanged when it does not decode. Used for the last-applied configuration
+// of kubectl's client-side to server-side apply upgrade.
+void typed_default(const ResourceInfo& r, Json& object, const std::string& now);
+
 // Versions served by conversion (ResourceInfo::converted; identity otherwise):
 // the request body of r's version as the storage version v1 (400 naming the
 // problem when it does not convert), and a stored v1 object as r's version.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "server/internal/api_impl.h"
+#include "server/managed_fields.h"
 #include "server/metered_store.h"
 
 namespace draplane::server {
@@ -29,7 +30,9 @@ class ApiServer::Impl {
   // CRUD (api_crud.cc).
   Reply get(const Request& req, const Target& t);
   Reply list(const Request& req, const Target& t);
-  Reply create(const Request& req, const Target& t);
+  // `applied`: the managedFields of a create by server-side apply (else an
+  // Update entry of the request's field manager is recorded).
+  Reply create(const Request& req, const Target& t, const ssa::Managers* applied = nullptr);
   Reply update(const Request& req, const Target& t, const std::string& patch_type);
   Reply remove(const Request& req, const Target& t);
   Reply remove_collection(const Request& req, const Target& t);
