@@ -140,6 +140,125 @@ std::optional<std::string> with_resource_version(const std::string& stored, int6
   return out;
 }
 
+
+// ---- field management (server-side apply and managedFields)
+
+// The top-level fields a write owns: kube-apiserver's strategies reset status
+// on main-resource writes and everything but status on /status.
+ssa::Scope scope_of(const ResourceInfo& r, const std::string& subresource) {
+  if (subresource == "status") return ssa::Scope::kStatusOnly;
+  if (r.has_subresource("status") && r.kind != "Namespace") return ssa::Scope::kAllButStatus;
+  return ssa::Scope::kAll;
+}
+
+ssa::Writer writer_of(const Request& req, const ResourceInfo& r, const std::string& subresource) {
+  std::string manager = q(req, "fieldManager");
+  if (manager.empty()) manager = ssa::manager_from_user_agent(req.user_agent);
+  return ssa::Writer{manager, r.group_version(), subresource};
+}
+
+// PatchOptions / CreateOptions / UpdateOptions checks of fieldManager and force.
+std::optional<ApiError> check_manager_options(const Request& req, std::string_view options_kind, bool apply) {
+  api::FieldErrorList errs;
+  std::string manager = q(req, "fieldManager");
+  if (apply && manager.empty()) {
+    errs.push_back(api::field_required(api::FieldPath("fieldManager"), "is required for apply patch"));
+  }
+  if (!apply && options_kind == "PatchOptions" && req.query.count("force")) {
+    errs.push_back(api::field_forbidden(api::FieldPath("force"), "may not be specified for non-apply patch"));
+  }
+  if (manager.size() > 128) errs.push_back(api::field_too_long(api::FieldPath("fieldManager"), 128));
+  if (errs.empty()) return std::nullopt;
+  ResourceInfo options{"meta.k8s.io", "v1", "", "", std::string(options_kind), false, {}, {}, false};
+  return invalid(options, "", std::move(errs));
+}
+
+// The version check of an applied configuration (versionCheckManager) and its managedFields.
+std::optional<ApiError> check_applied(const ResourceInfo& r, const JsonValue& config) {
+  if (!config.IsObject()) return bad_request("the body of the request must be a JSON object");
+  std::string av = get_string(config, {"apiVersion"}), kind = get_string(config, {"kind"});
+  if (av != r.group_version() || kind != r.kind) {
+    size_t slash = av.find('/');
+    std::string gv = slash == std::string::npos ? "/" + av : av;
+    return bad_request("invalid object type: " + gv + ", Kind=" + kind);
+  }
+  const JsonValue* mf = find(config, {"metadata", "managedFields"});
+  if (mf != nullptr && !mf->IsNull()) return bad_request("metadata.managedFields must be nil");
+  return std::nullopt;
+}
+
+ApiError apply_conflict(const std::vector<ssa::Conflict>& conflicts) {
+  ApiError e = from_code(Code::kConflict, ssa::conflict_message(conflicts));
+  for (const auto& c : conflicts) {
+    e.other_causes.push_back({"FieldManagerConflict", "conflict with " + ssa::print_manager(c.manager_id),
+                              ssa::path_string(c.path)});
+  }
+  return e;
+}
+
+// `object` (storage version) as the request's version shows it, when that differs.
+const JsonValue& served_view(const ResourceInfo& r, const JsonValue& object, Json& holder) {
+  if (!r.converted) return object;
+  holder.CopyFrom(object, holder.GetAllocator());
+  to_served_version(r, holder);
+  return holder;
+}
+
+// What a create compares against: a new Go object of the kind as it
+// serializes, i.e. with its non-pointer structs present and empty (so that a
+// creator owns the fields in spec.devices, not spec.devices itself).
+Json empty_like(const ResourceInfo& r, const JsonValue& object) {
+  Json e(rapidjson::kObjectType);
+  auto& a = e.GetAllocator();
+  for (const char* k : {"metadata", "spec", "status"}) {
+    const JsonValue* v = find(object, {k});
+    if (v && v->IsObject()) e.AddMember(rapidjson::StringRef(k), JsonValue(rapidjson::kObjectType), a);
+  }
+  auto nested = [&](std::initializer_list<const char*> path) {
+    JsonValue* at = &e;
+    for (const char* k : path) at = &ensure_object(*at, k, a);
+  };
+  if (r.group == "resource.k8s.io") {
+    if (r.kind == "ResourceClaim") nested({"spec", "devices"});
+    if (r.kind == "ResourceClaimTemplate") {
+      nested({"spec", "metadata"});
+      nested({"spec", "spec", "devices"});
+    }
+    if (r.kind == "ResourceSlice") nested({"spec", "pool"});
+  }
+  return e;
+}
+
+// Records an Update by `req` in the managedFields of `obj` (final, storage
+// version) over `old` (nullptr for a create). The managers are the request's
+// own managedFields when it sent some (a reset when [] or [{}]; not on
+// subresources), else the live object's.
+void track_update(const ResourceInfo& r, const std::string& subresource, const Request& req, const JsonValue* old,
+                  const JsonValue* request_managed_fields, Json& obj, const std::string& now) {
+  ssa::Managers managers;
+  bool from_request = false;
+  if (subresource.empty() && request_managed_fields != nullptr && !request_managed_fields->IsNull()) {
+    if (ssa::is_reset(request_managed_fields)) {
+      from_request = true;
+    } else if (auto d = ssa::decode_managed_fields(request_managed_fields); d.has_value() && !d->empty()) {
+      managers = std::move(d).value();
+      from_request = true;
+    }
+  }
+  if (!from_request && old != nullptr) {
+    if (auto d = ssa::decode_managed_fields(find(*old, {"metadata", "managedFields"})); d.has_value()) {
+      managers = std::move(d).value();
+    }
+  }
+  Json old_holder, new_holder;
+  Json empty = empty_like(r, obj);
+  const JsonValue& live = old ? served_view(r, *old, old_holder) : static_cast<const JsonValue&>(empty);
+  const JsonValue& updated = served_view(r, obj, new_holder);
+  ssa::record_update(ssa::schema_for(r.group, r.kind), live, updated, managers, writer_of(req, r, subresource),
+                     scope_of(r, subresource), now);
+  ssa::encode_managed_fields(managers, obj);
+}
+
 }  // namespace
 
 Result<Stored> ApiServer::Impl::load(const std::string& key, int64_t revision) {
@@ -263,11 +382,14 @@ Reply ApiServer::Impl::list(const Request& req, const Target& t) {
   return json_reply(200, std::move(body));
 }
 
-Reply ApiServer::Impl::create(const Request& req, const Target& t) {
+Reply ApiServer::Impl::create(const Request& req, const Target& t, const ssa::Managers* applied) {
   const ResourceInfo& r = *t.resource;
   FieldValidation fv;
   if (auto e = parse_field_validation(req, req.method == "PATCH" ? "PatchOptions" : "CreateOptions", fv)) {
     return error_reply(*e);
+  }
+  if (applied == nullptr) {
+    if (auto e = check_manager_options(req, "CreateOptions", false)) return error_reply(*e);
   }
   std::vector<std::string> warnings;
   auto parsed = parse_json(req.body);
@@ -313,6 +435,10 @@ Reply ApiServer::Impl::create(const Request& req, const Target& t) {
                                                 " because it is being terminated"));
     }
   }
+  Json request_managed_fields;  // null unless the body set them
+  if (const JsonValue* mf = find(meta, {"managedFields"})) {
+    request_managed_fields.CopyFrom(*mf, request_managed_fields.GetAllocator());
+  }
   for (const char* k : {"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "managedFields"}) {
     remove_member(meta, k);
   }
@@ -334,6 +460,8 @@ Reply ApiServer::Impl::create(const Request& req, const Target& t) {
     set_string(st, "phase", "Active", a);
   }
   if (auto e = typed_create(r, obj, fv, warnings)) return error_reply(*e);
+  if (applied != nullptr) ssa::encode_managed_fields(*applied, obj);
+  else track_update(r, "", req, nullptr, &request_managed_fields, obj, now_text());
   if (auto e = authorize(req, t, "create", nullptr, &obj)) return error_reply(*e);
   if (dry_run(req)) return with_warnings(object_reply(r, 201, obj), std::move(warnings));
   Target named = t;
@@ -363,24 +491,44 @@ Reply ApiServer::Impl::update(const Request& req, const Target& t, const std::st
   }
   FieldValidation fv;
   if (auto e = parse_field_validation(req, is_patch ? "PatchOptions" : "UpdateOptions", fv)) return error_reply(*e);
+  if (auto e = check_manager_options(req, is_patch ? "PatchOptions" : "UpdateOptions", apply)) return error_reply(*e);
   auto body = parse_json(req.body);
   if (!body.has_value()) return error_reply(bad_request(body.error().message()));
+  if (apply) {
+    if (auto e = check_applied(r, *body)) return error_reply(*e);
+  }
+  bool force = q(req, "force") == "true" || q(req, "force") == "1";
+  const ssa::Schema& schema = ssa::schema_for(r.group, r.kind);
+  ssa::Writer writer = writer_of(req, r, t.subresource);
   for (int attempt = 0; attempt < 16; ++attempt) {
     std::vector<std::string> warnings;
     auto cur = load(t.key());
     if (!cur.has_value()) {
       if (cur.error().code() == Code::kNotFound && apply && t.subresource.empty()) {
+        // Apply creates: the configuration applied to an empty object.
+        ssa::Managers managers;
+        Json empty(rapidjson::kObjectType);
+        auto res = ssa::apply(schema, empty, *body, managers, writer, scope_of(r, ""), force, now_text());
+        if (!res.has_value()) return error_reply(bad_request(res.error().message()));
         Request create_req = req;
-        create_req.body = req.body;
+        create_req.body = to_string(res->object);
+        create_req.content_type = "application/json";
         Target coll = t;
         coll.name.clear();
-        return create(create_req, coll);
+        return create(create_req, coll, &managers);
       }
       if (cur.error().code() == Code::kNotFound) return error_reply(not_found(r, t.name));
       return error_reply(from_code(cur.error().code(), cur.error().message()));
     }
     Json obj;
     bool client_rv = false;
+    std::optional<ssa::Managers> applied;  // the managers after a server-side apply
+    Json request_managed_fields;           // of a PUT body
+    if (!is_patch && body->IsObject()) {
+      if (const JsonValue* mf = find(*body, {"metadata", "managedFields"})) {
+        request_managed_fields.CopyFrom(*mf, request_managed_fields.GetAllocator());
+      }
+    }
     if (!is_patch) {
       obj.CopyFrom(*body, obj.GetAllocator());
       client_rv = !get_string(obj, {"metadata", "resourceVersion"}).empty();
@@ -394,6 +542,18 @@ Reply ApiServer::Impl::update(const Request& req, const Target& t, const std::st
       auto& a = obj.GetAllocator();
       if (patch_type == "application/json-patch+json") {
         if (Status st = json_patch(obj, *body, a); !st.ok()) return error_reply(from_code(st.code(), st.message()));
+      } else if (apply) {
+        auto managers = ssa::decode_managed_fields(find(cur->object, {"metadata", "managedFields"}));
+        if (!managers.has_value()) {
+          return error_reply(from_code(Code::kInternal, "failed to decode managed fields: " + managers.error().message()));
+        }
+        std::string now = now_text();
+        auto defaults = [&r, &now](Json& o) { typed_default(r, o, now); };
+        auto res = ssa::apply(schema, obj, *body, *managers, writer, scope_of(r, t.subresource), force, now, defaults);
+        if (!res.has_value()) return error_reply(bad_request(res.error().message()));
+        if (!res->conflicts.empty()) return error_reply(apply_conflict(res->conflicts));
+        obj.CopyFrom(res->object, a);
+        applied = std::move(managers).value();
       } else if (patch_type == "application/strategic-merge-patch+json") {
         // Every kind served is built in (kube-apiserver refuses strategic merge
         // patches only for custom resources); lists outside core are atomic.
@@ -449,6 +609,26 @@ Reply ApiServer::Impl::update(const Request& req, const Target& t, const std::st
     }
     set_string(ensure_object(obj, "metadata", a), "resourceVersion", std::to_string(cur->mod_revision), a);
     if (auto e = typed_update(r, cur->object, obj, t.subresource, now_text(), fv, warnings)) return error_reply(*e);
+    if (t.subresource.empty()) {
+      // Generation again, now that defaults are in (an apply or patch may omit defaulted fields).
+      const JsonValue* g = find(old_meta, {"generation"});
+      int64_t gen = g && g->IsInt64() ? g->GetInt64() : 0;
+      if (!spec_equal(cur->object, obj)) ++gen;
+      if (g || gen != 0) set_member(ensure_object(obj, "metadata", obj.GetAllocator()), "generation", JsonValue(gen), obj.GetAllocator());
+    }
+    if (applied) {
+      ssa::encode_managed_fields(*applied, obj);
+    } else {
+      // A patch's result carries the live managedFields unless the patch changed them.
+      Json patched_managed_fields;
+      if (is_patch) {
+        if (const JsonValue* mf = find(obj, {"metadata", "managedFields"})) {
+          patched_managed_fields.CopyFrom(*mf, patched_managed_fields.GetAllocator());
+        }
+      }
+      track_update(r, t.subresource, req, &cur->object, is_patch ? &patched_managed_fields : &request_managed_fields,
+                   obj, now_text());
+    }
     if (auto e = authorize(req, t, is_patch ? "patch" : "update", &cur->object, &obj)) return error_reply(*e);
     if (equal_ignoring_rv(cur->object, obj)) return with_warnings(object_reply(r, 200, cur->object), std::move(warnings));
     bool terminating = !get_string(obj, {"metadata", "deletionTimestamp"}).empty();

@@ -52,15 +52,22 @@ std::string status_json(const ApiError& e) {
   w.Key("status"); w.String("Failure");
   w.Key("message"); w.String(e.message.c_str(), static_cast<rapidjson::SizeType>(e.message.size()));
   w.Key("reason"); w.String(e.reason.c_str());
-  if (!e.name.empty() || !e.kind.empty() || !e.causes.empty() || e.retry_after > 0) {
+  if (!e.name.empty() || !e.kind.empty() || !e.causes.empty() || !e.other_causes.empty() || e.retry_after > 0) {
     w.Key("details");
     w.StartObject();
     if (!e.name.empty()) { w.Key("name"); w.String(e.name.c_str()); }
     if (!e.group.empty()) { w.Key("group"); w.String(e.group.c_str()); }
     if (!e.kind.empty()) { w.Key("kind"); w.String(e.kind.c_str()); }
-    if (!e.causes.empty()) {
+    if (!e.causes.empty() || !e.other_causes.empty()) {
       w.Key("causes");
       w.StartArray();
+      for (const auto& c : e.other_causes) {
+        w.StartObject();
+        w.Key("reason"); w.String(c.reason.c_str(), static_cast<rapidjson::SizeType>(c.reason.size()));
+        w.Key("message"); w.String(c.message.c_str(), static_cast<rapidjson::SizeType>(c.message.size()));
+        w.Key("field"); w.String(c.field.c_str(), static_cast<rapidjson::SizeType>(c.field.size()));
+        w.EndObject();
+      }
       for (const auto& c : e.causes) {
         w.StartObject();
         w.Key("reason"); w.String(cause_reason(c.type).c_str());

@@ -20,6 +20,11 @@ struct ApiError {
   // details
   std::string name, group, kind;
   std::vector<api::FieldError> causes;
+  // Causes that are not field validation errors (FieldManagerConflict).
+  struct Cause {
+    std::string reason, message, field;
+  };
+  std::vector<Cause> other_causes;
   int retry_after = 0;
 };
 

@@ -77,11 +77,26 @@ ApiServer::Outcome ApiServer::handle(const Request& request) {
   Outcome out = impl_->handle(request);
   if (impl_->metrics_ != nullptr) {
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::string verb = out.watch ? "WATCH" : request.method;
-    std::string resource;
+    RequestLabels l;
+    const std::string& m = request.method;
+    l.verb = m;
     std::string err;
-    if (auto t = impl_->parse_target(request.path, &err)) resource = t->resource->resource;
-    impl_->metrics_->observe_request(verb, resource, out.response.code, secs);
+    if (auto t = impl_->parse_target(request.path, &err)) {
+      l.group = t->resource->group;
+      l.version = t->resource->version;
+      l.resource = t->resource->resource;
+      l.subresource = t->subresource;
+      l.scope = !t->name.empty() ? "resource" : !t->namespace_.empty() ? "namespace" : "cluster";
+      // kube-apiserver's reported verbs (endpoints/metrics CleanVerb).
+      bool named = !t->name.empty();
+      if (out.watch) l.verb = "WATCH";
+      else if (m == "GET" && !named) l.verb = "LIST";
+      else if (m == "DELETE" && !named) l.verb = "DELETECOLLECTION";
+      else if (m == "PATCH" && media_type(request.content_type) == "application/apply-patch+yaml") l.verb = "APPLY";
+      auto dr = request.query.find("dryRun");
+      l.dry_run = dr != request.query.end() && dr->second == "All";
+    }
+    impl_->metrics_->observe_request(l, out.response.code, secs);
   }
   return out;
 }

@@ -23,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/result.h"
@@ -44,6 +45,8 @@ struct Request {
   std::map<std::string, std::string> query;  // decoded
   std::string accept;
   std::string content_type;
+  std::string if_none_match;  // If-None-Match (discovery ETags)
+  std::string user_agent;     // names the field manager of writes without ?fieldManager=
   std::string body;
   Identity identity;
 };
@@ -53,6 +56,8 @@ struct Response {
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::string> warnings;  // Warning: 299 - "..." headers
+  // Further headers (ETag, Vary, Cache-Control, which then replaces the default).
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 // A running watch: JSON event lines produced by the store's delivery thread and

@@ -166,6 +166,8 @@ class HttpServer::Impl {
         split_target(std::string_view(req.target().data(), req.target().size()), r);
         r.accept = std::string(req[http::field::accept]);
         r.content_type = std::string(req[http::field::content_type]);
+        r.if_none_match = std::string(req[http::field::if_none_match]);
+        r.user_agent = std::string(req[http::field::user_agent]);
         r.body = std::move(req.body());
         std::string auth(req[http::field::authorization]);
         bool bad_token = false;
@@ -189,6 +191,7 @@ class HttpServer::Impl {
         res.set(http::field::content_type, out.response.content_type);
         res.set(http::field::cache_control, "no-cache, private");
         for (const auto& w : out.response.warnings) res.insert(http::field::warning, warning_header(w));
+        for (const auto& [k, v] : out.response.headers) res.set(k, v);
         res.keep_alive(req.keep_alive());
         res.body() = std::move(out.response.body);
         res.prepare_payload();

@@ -97,4 +97,18 @@ std::optional<ApiError> typed_update(const ResourceInfo& r, const Json& old_obje
   return reencode(*obj, object);
 }
 
+void typed_default(const ResourceInfo& r, Json& object, const std::string& now) {
+  if (!r.typed || !object.IsObject()) return;
+  Json copy;
+  copy.CopyFrom(object, copy.GetAllocator());
+  if (to_storage_version(r, copy)) return;
+  auto lenient = api::decode_object_lenient(to_string(copy));
+  if (!lenient.has_value()) return;
+  api::apply_defaults(lenient->object, api::DefaultOptions{now});
+  Json out;
+  if (reencode(lenient->object, out)) return;
+  to_served_version(r, out);
+  object.Swap(out);
+}
+
 }  // namespace draplane::server

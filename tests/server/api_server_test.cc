@@ -303,7 +303,7 @@ TEST_F(ApiServerTest, WatchStreamsAddedModifiedDeleted) {
   }
   ASSERT_EQ(lines.size(), 3u);
   std::vector<std::string> types;
-  for (const auto& line : lines) types.push_back(get_string(json(Response{200, "", line, {}}), {"type"}));
+  for (const auto& line : lines) types.push_back(get_string(json(Response{200, "", line, {}, {}}), {"type"}));
   EXPECT_EQ(types, (std::vector<std::string>{"ADDED", "MODIFIED", "DELETED"}));
 }
 
@@ -413,7 +413,7 @@ TEST_F(ApiServerTest, BetaSlicesWatchAndStatus) {
     if (lines.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ASSERT_EQ(lines.size(), 1u);
-  Json ev = json(Response{200, "", lines[0], {}});
+  Json ev = json(Response{200, "", lines[0], {}, {}});
   EXPECT_EQ(get_string(ev, {"type"}), "ADDED");
   EXPECT_EQ(get_string(ev, {"object", "apiVersion"}), "resource.k8s.io/v1beta1");
   const JsonValue& dev = (*find(ev, {"object", "spec", "devices"}))[0];
@@ -671,6 +671,327 @@ TEST_F(ApiServerTest, DiscoveryPrefersV1OverBetaVersions) {
     EXPECT_EQ(names, (std::vector<std::string>{"deviceclasses", "resourceclaims", "resourceclaims/status",
                                                "resourceclaimtemplates", "resourceslices"}));
   }
+}
+
+TEST_F(ApiServerTest, AggregatedDiscoveryWhenAcceptPrefersIt) {
+  const std::string v2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+  const std::string v2beta1 = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList";
+  // What client-go sends: v2, then v2beta1, then plain JSON.
+  Response r = call("GET", "/apis", "", "", {"admin", true, ""}, v2 + "," + v2beta1 + ",application/json");
+  ASSERT_EQ(r.code, 200) << r.body;
+  EXPECT_EQ(r.content_type, v2);
+  Json d = json(r);
+  EXPECT_EQ(get_string(d, {"kind"}), "APIGroupDiscoveryList");
+  EXPECT_EQ(get_string(d, {"apiVersion"}), "apidiscovery.k8s.io/v2");
+  std::vector<std::string> groups;
+  const JsonValue* resource_group = nullptr;
+  for (const auto& g : find(d, {"items"})->GetArray()) {
+    groups.push_back(get_string(g, {"metadata", "name"}));
+    if (groups.back() == "resource.k8s.io") resource_group = &g;
+  }
+  // kube-apiserver's APIService priorities order the groups.
+  EXPECT_EQ(groups, (std::vector<std::string>{"scheduling.k8s.io", "coordination.k8s.io", "resource.k8s.io"}));
+  ASSERT_NE(resource_group, nullptr);
+  const JsonValue& versions = *find(*resource_group, {"versions"});
+  ASSERT_EQ(versions.Size(), 3u);
+  EXPECT_EQ(get_string(versions[0], {"version"}), "v1");
+  EXPECT_EQ(get_string(versions[1], {"version"}), "v1beta2");
+  EXPECT_EQ(get_string(versions[2], {"version"}), "v1beta1");
+  EXPECT_EQ(get_string(versions[0], {"freshness"}), "Current");
+  const JsonValue* claims = nullptr;
+  std::vector<std::string> names;
+  for (const auto& res : find(versions[0], {"resources"})->GetArray()) {
+    names.push_back(get_string(res, {"resource"}));
+    if (names.back() == "resourceclaims") claims = &res;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"deviceclasses", "resourceclaims", "resourceclaimtemplates", "resourceslices"}));
+  ASSERT_NE(claims, nullptr);
+  EXPECT_EQ(to_string(*claims),
+            R"({"resource":"resourceclaims","responseKind":{"group":"","version":"","kind":"ResourceClaim"},)"
+            R"("scope":"Namespaced","singularResource":"resourceclaim",)"
+            R"("verbs":["create","delete","deletecollection","get","list","patch","update","watch"],)"
+            R"("subresources":[{"subresource":"status","responseKind":{"group":"","version":"","kind":"ResourceClaim"},)"
+            R"("verbs":["get","patch","update"]}]})");
+
+  // /api: the core group (no name), with short names, categories and subresources.
+  r = call("GET", "/api", "", "", {"admin", true, ""}, v2 + "," + v2beta1 + ",application/json");
+  ASSERT_EQ(r.code, 200) << r.body;
+  EXPECT_EQ(r.content_type, v2);
+  d = json(r);
+  ASSERT_EQ(find(d, {"items"})->Size(), 1u);
+  const JsonValue& core = (*find(d, {"items"}))[0];
+  EXPECT_EQ(find(core, {"metadata", "name"}), nullptr);
+  const JsonValue& core_v1 = (*find(core, {"versions"}))[0];
+  EXPECT_EQ(get_string(core_v1, {"version"}), "v1");
+  const JsonValue* pods = nullptr;
+  const JsonValue* ns = nullptr;
+  names.clear();
+  for (const auto& res : find(core_v1, {"resources"})->GetArray()) {
+    names.push_back(get_string(res, {"resource"}));
+    if (names.back() == "pods") pods = &res;
+    if (names.back() == "namespaces") ns = &res;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"events", "namespaces", "nodes", "pods"}));
+  ASSERT_NE(pods, nullptr);
+  ASSERT_NE(ns, nullptr);
+  EXPECT_EQ(to_string(*find(*pods, {"shortNames"})), R"(["po"])");
+  EXPECT_EQ(to_string(*find(*pods, {"categories"})), R"(["all"])");
+  std::vector<std::string> subs;
+  for (const auto& s : find(*pods, {"subresources"})->GetArray()) subs.push_back(get_string(s, {"subresource"}));
+  EXPECT_EQ(subs, (std::vector<std::string>{"binding", "log", "status"}));
+  EXPECT_EQ(get_string((*find(*pods, {"subresources"}))[0], {"responseKind", "kind"}), "Binding");
+  EXPECT_EQ(to_string(*find(*ns, {"verbs"})), R"(["create","delete","get","list","patch","update","watch"])");
+  EXPECT_EQ(get_string(*ns, {"scope"}), "Cluster");
+
+  // v2beta1 alone: the same document as apidiscovery.k8s.io/v2beta1.
+  r = call("GET", "/apis", "", "", {"admin", true, ""}, v2beta1 + ",application/json");
+  EXPECT_EQ(r.content_type, v2beta1);
+  EXPECT_EQ(get_string(json(r), {"apiVersion"}), "apidiscovery.k8s.io/v2beta1");
+  // Unknown discovery versions and other transformations fall through to plain JSON.
+  for (const std::string& accept :
+       {std::string("application/json"), std::string(""), "application/json," + v2,
+        std::string("application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList,application/json"),
+        "application/json;q=0.9," + v2 + ";q=0.5", std::string("application/vnd.kubernetes.protobuf,*/*")}) {
+    SCOPED_TRACE(accept);
+    r = call("GET", "/apis", "", "", {"admin", true, ""}, accept);
+    EXPECT_EQ(r.content_type, "application/json");
+    EXPECT_EQ(get_string(json(r), {"kind"}), "APIGroupList");
+  }
+  r = call("GET", "/apis", "", "", {"admin", true, ""}, "application/json;q=0.5," + v2 + ";q=0.9");
+  EXPECT_EQ(r.content_type, v2);
+
+  // ETag and If-None-Match.
+  r = call("GET", "/apis", "", "", {"admin", true, ""}, v2);
+  std::string etag;
+  for (const auto& [k, v] : r.headers) {
+    if (k == "ETag") etag = v;
+  }
+  ASSERT_FALSE(etag.empty());
+  Request again;
+  again.method = "GET";
+  again.path = "/apis";
+  again.accept = v2;
+  again.if_none_match = etag;
+  again.identity = {"admin", true, ""};
+  EXPECT_EQ(api_->handle(again).response.code, 304);
+}
+
+TEST_F(ApiServerTest, ServerSideApplyTracksFieldManagers) {
+  const std::string c1 = std::string(kClaims) + "/c1";
+  ASSERT_EQ(call("POST", std::string(kClaims) + "?fieldManager=creator", kClaim).code, 201);
+  Json o = json(call("GET", c1));
+  const JsonValue* mf = find(o, {"metadata", "managedFields"});
+  ASSERT_NE(mf, nullptr);
+  ASSERT_EQ(mf->Size(), 1u);
+  EXPECT_EQ(to_string((*mf)[0]),
+            R"({"manager":"creator","operation":"Update","apiVersion":"resource.k8s.io/v1","time":"2026-01-01T00:00:00Z",)"
+            R"("fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{".":{},"f:app":{}}},)"
+            R"("f:spec":{"f:devices":{"f:requests":{}}}}})");
+  const char* yaml = "application/apply-patch+yaml";
+  auto status_of = [](const Response& r) { return get_string(json(r), {"message"}); };
+  // Options and body checks.
+  Response r = call("PATCH", c1, R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"c1"}})", yaml);
+  EXPECT_EQ(r.code, 422);
+  EXPECT_EQ(status_of(r), R"(PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch)");
+  r = call("PATCH", c1 + "?force=true", R"({"metadata":{"labels":{"x":"y"}}})", "application/merge-patch+json");
+  EXPECT_EQ(r.code, 422);
+  EXPECT_EQ(status_of(r), R"(PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch)");
+  r = call("PATCH", c1 + "?fieldManager=ci", R"({"apiVersion":"resource.k8s.io/v1beta1","kind":"ResourceClaim","metadata":{"name":"c1"}})", yaml);
+  EXPECT_EQ(r.code, 400);
+  EXPECT_EQ(status_of(r), "invalid object type: resource.k8s.io/v1beta1, Kind=ResourceClaim");
+  r = call("PATCH", c1 + "?fieldManager=ci",
+           R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"c1","managedFields":[]}})", yaml);
+  EXPECT_EQ(r.code, 400);
+  EXPECT_EQ(status_of(r), "metadata.managedFields must be nil");
+
+  // ci applies a label of its own: no conflict, no generation bump.
+  auto apply_labels = [&](const std::string& labels, const std::string& query) {
+    return call("PATCH", c1 + "?fieldManager=ci" + query,
+                "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: c1\n  labels: " + labels + "\n", yaml);
+  };
+  r = apply_labels("{x: '1'}", "");
+  ASSERT_EQ(r.code, 200) << r.body;
+  o = json(r);
+  EXPECT_EQ(find(o, {"metadata", "generation"})->GetInt64(), 1);
+  EXPECT_EQ(get_string(o, {"metadata", "labels", "x"}), "1");
+  std::vector<std::string> managers;
+  for (const auto& e : find(o, {"metadata", "managedFields"})->GetArray()) {
+    managers.push_back(get_string(e, {"manager"}) + "/" + get_string(e, {"operation"}));
+  }
+  EXPECT_EQ(managers, (std::vector<std::string>{"ci/Apply", "creator/Update"}));
+  std::string rv = get_string(o, {"metadata", "resourceVersion"});
+  // The same configuration again writes nothing.
+  r = apply_labels("{x: '1'}", "");
+  ASSERT_EQ(r.code, 200);
+  EXPECT_EQ(get_string(json(r), {"metadata", "resourceVersion"}), rv);
+
+  // Changing the creator's label is a conflict, a Status naming field and manager.
+  r = apply_labels("{x: '1', app: b}", "");
+  ASSERT_EQ(r.code, 409) << r.body;
+  Json s = json(r);
+  EXPECT_EQ(get_string(s, {"reason"}), "Conflict");
+  EXPECT_EQ(get_string(s, {"message"}),
+            R"(Apply failed with 1 conflict: conflict with "creator" using resource.k8s.io/v1: .metadata.labels.app)");
+  const JsonValue& cause = (*find(s, {"details", "causes"}))[0];
+  EXPECT_EQ(to_string(cause),
+            R"({"reason":"FieldManagerConflict","message":"conflict with \"creator\" using resource.k8s.io/v1","field":".metadata.labels.app"})");
+  EXPECT_EQ(get_string(json(call("GET", c1)), {"metadata", "labels", "app"}), "a");
+  // force=true takes it.
+  r = apply_labels("{x: '1', app: b}", "&force=true");
+  ASSERT_EQ(r.code, 200) << r.body;
+  o = json(r);
+  EXPECT_EQ(get_string(o, {"metadata", "labels", "app"}), "b");
+  for (const auto& e : find(o, {"metadata", "managedFields"})->GetArray()) {
+    if (get_string(e, {"manager"}) == "creator") {
+      EXPECT_EQ(to_string(*find(e, {"fieldsV1"})), R"({"f:metadata":{"f:labels":{}},"f:spec":{"f:devices":{"f:requests":{}}}})");
+    }
+  }
+  // Dropping x from the configuration removes it (nobody else owns it).
+  r = apply_labels("{app: b}", "");
+  ASSERT_EQ(r.code, 200) << r.body;
+  EXPECT_EQ(to_string(*find(json(r), {"metadata", "labels"})), R"({"app":"b"})");
+
+  // A merge patch is an Update by its field manager (the User-Agent's product here).
+  Request patch;
+  patch.method = "PATCH";
+  patch.path = c1;
+  patch.body = R"({"metadata":{"annotations":{"note":"n"}}})";
+  patch.content_type = "application/merge-patch+json";
+  patch.user_agent = "kubectl/v1.32.4 (linux/amd64) kubernetes/abc";
+  patch.identity = {"admin", true, ""};
+  Response pr = api_->handle(patch).response;
+  ASSERT_EQ(pr.code, 200) << pr.body;
+  bool found = false;
+  Json patched = json(pr);
+  for (const auto& e : find(patched, {"metadata", "managedFields"})->GetArray()) {
+    if (get_string(e, {"manager"}) == "kubectl") {
+      found = true;
+      EXPECT_EQ(to_string(*find(e, {"fieldsV1"})), R"({"f:metadata":{"f:annotations":{".":{},"f:note":{}}}})");
+    }
+  }
+  EXPECT_TRUE(found) << pr.body;
+
+  // A PUT with managedFields: [] resets them: only what this write changes is recorded.
+  o = json(call("GET", c1));
+  set_member(*find(o, {"metadata"}), "managedFields", JsonValue(rapidjson::kArrayType), o.GetAllocator());
+  r = call("PUT", c1 + "?fieldManager=resetter", to_string(o));
+  ASSERT_EQ(r.code, 200) << r.body;
+  EXPECT_EQ(find(json(r), {"metadata", "managedFields"}), nullptr) << r.body;
+
+  // Apply creates, owning exactly its configuration.
+  r = call("PATCH", std::string(kClaims) + "/c2?fieldManager=ci",
+           "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: c2\nspec:\n  devices:\n    requests:\n"
+           "    - name: gpu\n      exactly: {deviceClassName: gpu.example.com}\n", yaml);
+  ASSERT_EQ(r.code, 201) << r.body;
+  o = json(r);
+  ASSERT_EQ(find(o, {"metadata", "managedFields"})->Size(), 1u);
+  EXPECT_EQ(to_string((*find(o, {"metadata", "managedFields"}))[0]),
+            R"({"manager":"ci","operation":"Apply","apiVersion":"resource.k8s.io/v1","time":"2026-01-01T00:00:00Z",)"
+            R"("fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:devices":{"f:requests":{}}}}})");
+  // Re-applied by ci, the defaulted requests are ci's own: no conflict and no change.
+  rv = get_string(o, {"metadata", "resourceVersion"});
+  r = call("PATCH", std::string(kClaims) + "/c2?fieldManager=ci",
+           "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: c2\nspec:\n  devices:\n    requests:\n"
+           "    - name: gpu\n      exactly: {deviceClassName: gpu.example.com}\n", yaml);
+  ASSERT_EQ(r.code, 200) << r.body;
+  EXPECT_EQ(get_string(json(r), {"metadata", "resourceVersion"}), rv);
+  EXPECT_EQ(find(json(r), {"metadata", "generation"})->GetInt64(), 1);
+}
+
+// Sum of the values of the series of `name` whose label set contains every one of `labels`.
+double metric_sum(const std::string& text, const std::string& name, const std::vector<std::string>& labels) {
+  double sum = 0;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    start = end + 1;
+    if (line.rfind(name + "{", 0) != 0) continue;
+    size_t close = line.rfind('}');
+    std::string set = line.substr(name.size() + 1, close - name.size() - 1);
+    bool all = true;
+    for (const auto& l : labels) all = all && set.find(l) != std::string::npos;
+    if (all) sum += std::stod(line.substr(close + 2));
+  }
+  return sum;
+}
+
+TEST(ApiServerMetrics, RequestAndStoreLatencyHistograms) {
+  auto store = store::new_memory_store();
+  Metrics metrics;
+  ApiServerOptions o;
+  o.now = [] { return int64_t{1767225600}; };
+  int uids = 0;
+  o.new_uid = [&] { return "uid-" + std::to_string(++uids); };
+  o.random_suffix = [] { return "abcde"; };
+  ApiServer api(*store, o, &metrics);
+  ASSERT_TRUE(api.bootstrap().ok());
+  auto call = [&](const std::string& method, const std::string& path, const std::string& body = "",
+                  const std::string& ct = "application/json") {
+    Request r;
+    r.method = method;
+    r.path = path;
+    r.body = body;
+    r.content_type = ct;
+    r.accept = "application/json";
+    r.identity = {"admin", true, ""};
+    return api.handle(r).response;
+  };
+  const std::string claims = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims";
+  ASSERT_EQ(call("POST", claims, kClaim).code, 201);
+  ASSERT_EQ(call("GET", claims + "/c1").code, 200);
+  ASSERT_EQ(call("GET", claims + "/missing").code, 404);
+  ASSERT_EQ(call("GET", claims).code, 200);
+  ASSERT_EQ(call("PATCH", claims + "/c1", R"({"metadata":{"labels":{"x":"y"}}})", "application/merge-patch+json").code, 200);
+  ASSERT_EQ(call("DELETE", claims + "/c1").code, 200);
+  ASSERT_EQ(call("GET", "/api/v1/nodes").code, 200);
+
+  Request scrape;
+  scrape.method = "GET";
+  scrape.path = "/metrics";
+  scrape.identity = {"admin", true, ""};
+  Response m = api.handle(scrape).response;
+  ASSERT_EQ(m.code, 200);
+  EXPECT_EQ(m.content_type, "text/plain; version=0.0.4");
+  const std::string& t = m.body;
+  EXPECT_NE(t.find("# TYPE etcd_request_duration_seconds histogram\n"), std::string::npos);
+  EXPECT_NE(t.find("# TYPE apiserver_request_duration_seconds histogram\n"), std::string::npos);
+  const std::string rc = R"(group="resource.k8s.io",resource="resourceclaims")";
+  for (const char* op : {"create", "get", "list", "update", "delete"}) {
+    SCOPED_TRACE(op);
+    std::string opl = std::string("operation=\"") + op + "\"";
+    EXPECT_GT(metric_sum(t, "etcd_request_duration_seconds_count", {opl, rc}), 0) << t;
+    EXPECT_GT(metric_sum(t, "etcd_requests_total", {opl, rc}), 0);
+    EXPECT_GT(metric_sum(t, "etcd_request_duration_seconds_bucket", {opl, rc, "le=\"+Inf\""}), 0);
+  }
+  // The 404 get is an answer, not a store error; nothing failed.
+  EXPECT_EQ(t.find("etcd_request_errors_total{"), std::string::npos);
+  // Bootstrap's namespace writes and the namespace lookups of the create are core resources.
+  EXPECT_GT(metric_sum(t, "etcd_request_duration_seconds_count", {R"(operation="get")", R"(group="",resource="namespaces")"}), 0);
+  EXPECT_GT(metric_sum(t, "etcd_request_duration_seconds_count", {R"(operation="list")", R"(resource="nodes")"}), 0);
+
+  struct Want {
+    std::string verb, scope, code;
+  };
+  for (const Want& w : std::vector<Want>{{"POST", "namespace", "201"}, {"GET", "resource", "200"},
+                                         {"GET", "resource", "404"}, {"LIST", "namespace", "200"},
+                                         {"PATCH", "resource", "200"}, {"DELETE", "resource", "200"}}) {
+    SCOPED_TRACE(w.verb + " " + w.code);
+    std::vector<std::string> labels = {"verb=\"" + w.verb + "\"", R"(group="resource.k8s.io",version="v1",resource="resourceclaims",subresource="")",
+                                       "scope=\"" + w.scope + "\"", R"(component="apiserver")"};
+    std::vector<std::string> with_code = labels;
+    with_code.push_back("code=\"" + w.code + "\"");
+    EXPECT_GT(metric_sum(t, "apiserver_request_total", with_code), 0) << t;
+    EXPECT_GT(metric_sum(t, "apiserver_request_duration_seconds_count", labels), 0);
+    EXPECT_GT(metric_sum(t, "apiserver_request_duration_seconds_bucket", {labels[0], labels[1], "le=\"60\""}), 0);
+  }
+  EXPECT_GT(metric_sum(t, "apiserver_request_total", {R"(verb="LIST")", R"(resource="nodes")", R"(scope="cluster")"}), 0);
+  // Histogram invariants: buckets are cumulative and +Inf equals _count.
+  EXPECT_EQ(metric_sum(t, "apiserver_request_duration_seconds_bucket", {"le=\"+Inf\""}),
+            metric_sum(t, "apiserver_request_duration_seconds_count", {}));
+  EXPECT_LE(metric_sum(t, "etcd_request_duration_seconds_bucket", {"le=\"0.005\""}),
+            metric_sum(t, "etcd_request_duration_seconds_bucket", {"le=\"0.025\""}));
 }
 
 }  // namespace

@@ -64,6 +64,11 @@ std::optional<ApiError> typed_update(const ResourceInfo& r, const Json& old_obje
                                      const std::string& subresource, const std::string& now, FieldValidation fv,
                                      std::vector<std::string>& warnings);
 
+// `object` (of r's version) with the defaults the server would give it;
+// unchanged when it does not decode. Used for the last-applied configuration
+// of kubectl's client-side to server-side apply upgrade.
+void typed_default(const ResourceInfo& r, Json& object, const std::string& now);
+
 // Versions served by conversion (ResourceInfo::converted; identity otherwise):
 // the request body of r's version as the storage version v1 (400 naming the
 // problem when it does not convert), and a stored v1 object as r's version.
@@ -76,6 +81,13 @@ std::string served_text(const ResourceInfo& r, std::string stored_json);
 // into info.version.
 std::string openapi_v2_json(const std::string& server_version);
 std::string openapi_v2_protobuf(const std::string& server_version);
+
+// The apidiscovery.k8s.io version ("v2" or "v2beta1") of the aggregated
+// discovery document when the Accept header prefers one of
+// `application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList` (or
+// v2beta1) to plain JSON (q-values, then order, as kube-apiserver negotiates);
+// nullopt for the legacy APIVersions / APIGroupList.
+std::optional<std::string> negotiate_aggregated_discovery(const std::string& accept);
 
 // Discovery and OpenAPI documents; nullopt when `path` is not a discovery path.
 std::optional<Reply> discovery(const Request& req, const ApiServerOptions& opts);

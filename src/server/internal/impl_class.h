@@ -7,13 +7,19 @@
 #include "server/internal/api_impl.h"
 #include "server/internal/owner_index.h"
 #include "server/internal/watch_event_cache.h"
+#include "server/managed_fields.h"
+#include "server/metered_store.h"
 
 namespace draplane::server {
 
 class ApiServer::Impl {
  public:
+  // With metrics, every store call goes through a metered_store (store latency).
   Impl(store::Store& store, ApiServerOptions options, Metrics* metrics)
-      : store_(store), opts_(std::move(options)), metrics_(metrics) {}
+      : metered_(metrics ? metered_store(store, *metrics) : nullptr),
+        store_(metered_ ? *metered_ : store),
+        opts_(std::move(options)),
+        metrics_(metrics) {}
 
   Outcome handle(const Request& req);
   Status bootstrap();
@@ -28,7 +34,9 @@ class ApiServer::Impl {
   // CRUD (api_crud.cc).
   Reply get(const Request& req, const Target& t);
   Reply list(const Request& req, const Target& t);
-  Reply create(const Request& req, const Target& t);
+  // `applied`: the managedFields of a create by server-side apply (else an
+  // Update entry of the request's field manager is recorded).
+  Reply create(const Request& req, const Target& t, const ssa::Managers* applied = nullptr);
   Reply update(const Request& req, const Target& t, const std::string& patch_type);
   Reply remove(const Request& req, const Target& t);
   Reply remove_collection(const Request& req, const Target& t);
@@ -48,6 +56,7 @@ class ApiServer::Impl {
 
   std::string now_text() const { return rfc3339(opts_.now()); }
 
+  std::unique_ptr<store::Store> metered_;  // before store_, which may refer to it
   store::Store& store_;
   ApiServerOptions opts_;
   Metrics* metrics_;

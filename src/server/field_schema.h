@@ -1,0 +1,59 @@
+// What server-side apply needs to know of a kind's schema: which objects are
+// granular maps (labels, capacity) rather than structs, which are atomic, and
+// which lists are sets or associative lists with merge keys (containers by
+// name, reservedFor by uid) rather than atomic lists - the
+// x-kubernetes-map-type / list-type / list-map-keys markers of the upstream
+// OpenAPI. resource.k8s.io/v1 marks nearly every list atomic
+// (spec.devices.requests, constraints, config, slice devices, allocation
+// results); its associative lists are a claim's status.reservedFor (uid) and
+// status.devices (driver, device, pool, shareID).
+//
+// Nodes are named by schema paths: fields joined by '.', `[]` for a list item,
+// `*` for a map entry ("spec.containers[].ports", "metadata.labels.*").
+// Anything not listed is a struct when it is a JSON object and an atomic list
+// when it is an array.
+//
+// Thread-safety: immutable tables.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace draplane::server::ssa {
+
+enum class NodeKind {
+  kDefault,      // struct for objects, atomic for lists
+  kMap,          // granular map: every key is an entry of its own
+  kAtomic,       // owned and replaced as a whole
+  kSet,          // list of scalars, items by value
+  kAssociative,  // list of objects, items by their key fields
+};
+
+struct NodeType {
+  NodeKind kind = NodeKind::kDefault;
+  std::vector<std::string> keys;  // kAssociative
+};
+
+class Schema {
+ public:
+  explicit Schema(std::unordered_map<std::string, NodeType> nodes) : nodes_(std::move(nodes)) {}
+  const NodeType& at(const std::string& schema_path) const;
+
+ private:
+  std::unordered_map<std::string, NodeType> nodes_;
+};
+
+// The schema of a kind (group "" for core); kinds without entries of their own
+// get the common metadata ones.
+const Schema& schema_for(std::string_view group, std::string_view kind);
+
+// Schema paths of children.
+inline std::string field_path(const std::string& parent, std::string_view name) {
+  return parent.empty() ? std::string(name) : parent + "." + std::string(name);
+}
+inline std::string item_path(const std::string& parent) { return parent + "[]"; }
+inline std::string entry_path(const std::string& parent) { return parent + ".*"; }
+
+}  // namespace draplane::server::ssa
