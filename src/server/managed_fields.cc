@@ -507,8 +507,21 @@ std::optional<FieldSet> last_applied_fields(const Schema& schema, const JsonValu
   return fields.difference(c.modified).difference(c.added).difference(c.removed);
 }
 
+// Whether `result` changes `live` once the server's defaults are in: a
+// configuration that omits defaulted fields of an atomic list (count: 1,
+// allocationMode: ExactCount) changes nothing, and must not move the manager's
+// time (nor, through it, write a new resourceVersion).
+bool changes(const JsonValue& live, const Json& result, const std::function<void(Json&)>& default_object) {
+  if (!default_object) return !(live == result);
+  Json d;
+  d.CopyFrom(result, d.GetAllocator());
+  default_object(d);
+  return !(live == d);
+}
+
 Result<ApplyResult> apply_once(const Schema& schema, const JsonValue& live, const JsonValue& config, Managers& managers,
-                               const Writer& writer, Scope scope, bool force, const std::string& now) {
+                               const Writer& writer, Scope scope, bool force, const std::string& now,
+                               const std::function<void(Json&)>& default_object) {
   Manager self = make_manager(writer, "Apply");
   std::string id = self.id();
   Status dup;
@@ -538,7 +551,7 @@ Result<ApplyResult> apply_once(const Schema& schema, const JsonValue& live, cons
   scope_comparison(c, scope);
   out.conflicts = take_from_others(managers, id, c, force);
   if (!out.conflicts.empty()) return out;
-  out.changed = !(live == out.object);
+  out.changed = changes(live, out.object, default_object);
   if (out.changed) {
     if (auto it = managers.find(id); it != managers.end()) it->second.time = now;
   }
@@ -667,7 +680,7 @@ Result<ApplyResult> apply(const Schema& schema, const JsonValue& live, const Jso
                           const Writer& writer, Scope scope, bool force, const std::string& now,
                           const std::function<void(Json&)>& default_object) {
   Managers before = managers;
-  ASSIGN_OR_RETURN(ApplyResult out, apply_once(schema, live, config, managers, writer, scope, force, now));
+  ASSIGN_OR_RETURN(ApplyResult out, apply_once(schema, live, config, managers, writer, scope, force, now, default_object));
   if (!out.conflicts.empty() && writer.manager == "kubectl") {
     // Upgrading from client-side apply: conflicts over fields that kubectl's
     // last-applied annotation recorded (with the value still live) are taken.
@@ -681,7 +694,7 @@ Result<ApplyResult> apply(const Schema& schema, const JsonValue& live, const Jso
         out.conflicts = std::move(remaining);
         return out;
       }
-      ASSIGN_OR_RETURN(out, apply_once(schema, live, config, managers, writer, scope, true, now));
+      ASSIGN_OR_RETURN(out, apply_once(schema, live, config, managers, writer, scope, true, now, default_object));
     }
   }
   if (!out.conflicts.empty()) {
@@ -704,7 +717,7 @@ Result<ApplyResult> apply(const Schema& schema, const JsonValue& live, const Jso
     auto& a = out.object.GetAllocator();
     JsonValue& anns = ensure_object(ensure_object(out.object, "metadata", a), "annotations", a);
     set_string(anns, kLastApplied, text, a);
-    out.changed = !(live == out.object);
+    out.changed = changes(live, out.object, default_object);
   }
   return out;
 }

@@ -50,6 +50,7 @@ expect "kubectl owns by Apply" "kubectl/Apply" mf web
 expect "fieldsV1 of the applier" '{"f:metadata":{"f:labels":{"f:app":{},"f:tier":{}}},"f:spec":{"f:devices":{"f:requests":{}}}}' \
   kubectl get resourceclaim web -o jsonpath='{.metadata.managedFields[0].fieldsV1}'
 rv=$(kubectl get resourceclaim web -o jsonpath='{.metadata.resourceVersion}')
+sleep 1.1  # a later second: a no-op apply must not even move the manager's time
 expect "re-apply" "serverside-applied" kubectl apply --server-side -f "$work/web.yaml"
 expect "re-apply writes nothing" "$rv" kubectl get resourceclaim web -o jsonpath='{.metadata.resourceVersion}'
 expect "get -o yaml hides managedFields" "app: web" kubectl get resourceclaim web -o yaml
