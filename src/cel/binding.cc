@@ -17,6 +17,15 @@ uint64_t attribute_hash(std::string_view domain, std::string_view name) {
   return h;
 }
 
+std::string attribute_key(std::string_view domain, std::string_view name) {
+  std::string k;
+  k.reserve(domain.size() + 1 + name.size());
+  k.append(domain);
+  k.push_back('\0');
+  k.append(name);
+  return k;
+}
+
 namespace {
 
 using Impl = DeviceBinding::Impl;
@@ -43,9 +52,13 @@ MapData* domain_map(Impl& impl, MapData& outer, const std::string& domain) {
   return m;
 }
 
-void build_index(const MapData& outer, std::vector<Impl::IndexEntry>& index) {
-  size_t n = 0;
-  for (const auto& [k, v] : outer.entries) n += v.map_data().entries.size();
+void build_index(const MapData& outer, std::vector<Impl::IndexEntry>& index, std::string& keys) {
+  size_t n = 0, bytes = 0;
+  for (const auto& [k, v] : outer.entries) {
+    n += v.map_data().entries.size();
+    for (const auto& [nk, nv] : v.map_data().entries) bytes += k.n + 1 + nk.n;
+  }
+  keys.reserve(bytes);  // exact: the views below stay valid
   size_t cap = 4;
   while (cap < n * 2) cap <<= 1;
   index.assign(cap, {});
@@ -54,7 +67,11 @@ void build_index(const MapData& outer, std::vector<Impl::IndexEntry>& index) {
       uint64_t h = attribute_hash(dk.str(), nk.str());
       size_t k = h & (cap - 1);
       while (index[k].value) k = (k + 1) & (cap - 1);
-      index[k] = {h, dk.str(), nk.str(), &nv};
+      size_t at = keys.size();
+      keys.append(dk.str());
+      keys.push_back('\0');
+      keys.append(nk.str());
+      index[k] = {h, std::string_view(keys).substr(at), &nv};
     }
   }
 }
@@ -99,8 +116,8 @@ DeviceBinding::DeviceBinding(std::string_view driver, const api::Device& device)
     MapData* m = domain_map(impl, impl.capacity, domain);
     m->entries.emplace_back(Value::borrowed_string(keep(impl, id)), Value::borrowed_quantity(&impl.quantities.back()));
   }
-  build_index(impl.attributes, impl.attr_index);
-  build_index(impl.capacity, impl.cap_index);
+  build_index(impl.attributes, impl.attr_index, impl.attr_keys);
+  build_index(impl.capacity, impl.cap_index, impl.cap_keys);
 }
 
 DeviceBinding::~DeviceBinding() = default;

@@ -19,6 +19,9 @@ namespace draplane::cel {
 
 // FNV-1a of domain '\0' name; the compiler computes it for constant lookups.
 uint64_t attribute_hash(std::string_view domain, std::string_view name);
+// The index key of (domain, name): domain '\0' name, so that a lookup is one
+// comparison rather than two.
+std::string attribute_key(std::string_view domain, std::string_view name);
 
 struct DeviceBinding::Impl {
   std::string driver;
@@ -31,12 +34,12 @@ struct DeviceBinding::Impl {
 
   struct IndexEntry {
     uint64_t hash = 0;
-    std::string_view domain;
-    std::string_view name;
+    std::string_view key;  // attribute_key(domain, name)
     const Value* value = nullptr;
   };
   std::vector<IndexEntry> attr_index;  // open addressing, size a power of two
   std::vector<IndexEntry> cap_index;
+  std::string attr_keys, cap_keys;  // the index keys, back to back (sized once)
 
   // Storage that the values above borrow from (deques keep addresses stable).
   std::deque<std::string> strings;
@@ -44,14 +47,15 @@ struct DeviceBinding::Impl {
   std::deque<api::Quantity> quantities;
   std::deque<MapData> inner_maps;
 
-  const Value* find(bool capacity_map, uint64_t hash, std::string_view domain, std::string_view name) const {
+  // `key` is attribute_key(domain, name) and `hash` its attribute_hash.
+  const Value* find(bool capacity_map, uint64_t hash, std::string_view key) const {
     const auto& index = capacity_map ? cap_index : attr_index;
     if (index.empty()) return nullptr;
     size_t mask = index.size() - 1;
     for (size_t k = hash & mask;; k = (k + 1) & mask) {
       const IndexEntry& e = index[k];
       if (!e.value) return nullptr;
-      if (e.hash == hash && e.name == name && e.domain == domain) return e.value;
+      if (e.hash == hash && same_bytes(e.key, key)) return e.value;
     }
   }
 };

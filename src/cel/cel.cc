@@ -6,6 +6,7 @@
 #include "cel/checker.h"
 #include "cel/cost.h"
 #include "cel/interpreter.h"
+#include "cel/literals.h"
 #include "cel/parser.h"
 
 namespace draplane::cel {
@@ -56,6 +57,7 @@ Result<ExprPtr> parse_and_check(std::string_view expression) {
   ExprPtr ast = parse(expression, issues);
   if (!ast) return invalid_error(format_issues(expression, issues));
   if (!check(*ast, dra_env(), issues)) return invalid_error(format_issues(expression, issues));
+  if (!validate_literals(*ast, issues)) return invalid_error(format_issues(expression, issues));
   return ast;
 }
 

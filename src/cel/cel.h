@@ -65,7 +65,9 @@ class Program {
   virtual uint64_t estimated_cost() const = 0;
 };
 
-// Compiles a selector: parse, type-check (result must be bool), estimate cost.
+// Compiles a selector: parse, type-check (result must be bool), validate constant
+// arguments (timestamp('...'), duration('...') and the patterns of matches, find
+// and findAll, as Kubernetes' AST validators do), estimate cost.
 // Errors (Code::kInvalid) carry cel-go-style messages, e.g.
 //   "ERROR: <input>:1:5: undeclared reference to 'foo'\n | foo == 1\n | ....^"
 // and "too complex, exceeds cost limit" style text is left to validation, which

@@ -43,6 +43,11 @@ Type type_name_type(const std::string& name, bool& found) {
   if (name == "type") return Type::type_of(Type::type_of(Type(TypeKind::kDyn)));
   if (name == "dyn") return Type::type_of(Type(TypeKind::kDyn));
   if (name == "optional_type") return Type::type_of(Type::optional(Type(TypeKind::kDyn)));
+  if (name == "google.protobuf.Timestamp") return Type::type_of(Type(TypeKind::kTimestamp));
+  if (name == "google.protobuf.Duration") return Type::type_of(Type(TypeKind::kDuration));
+  if (name == "net.IP") return Type::type_of(Type(TypeKind::kIP));
+  if (name == "net.CIDR") return Type::type_of(Type(TypeKind::kCIDR));
+  if (name == "kubernetes.URL") return Type::type_of(Type(TypeKind::kURL));
   found = false;
   return Type();
 }
@@ -185,6 +190,17 @@ class Checker {
         e.type = *t;
         return;
       }
+      // Qualified type names: google.protobuf.Timestamp, net.IP, ...
+      bool found;
+      Type tt = type_name_type(q[0] == '.' ? q.substr(1) : q, found);
+      if (found && q.find('.', 1) != std::string::npos) {
+        e.kind = ExprKind::kIdent;
+        e.name = q[0] == '.' ? q.substr(1) : q;
+        e.operand.reset();
+        e.is_type_name = true;
+        e.type = tt;
+        return;
+      }
     }
     visit(*e.operand);
     Type ot = resolved(e.operand->type);
@@ -211,7 +227,7 @@ class Checker {
       bool optional = std::find(e.optional_indices.begin(), e.optional_indices.end(), static_cast<int32_t>(k)) !=
                       e.optional_indices.end();
       if (optional) {
-        if (t.kind == TypeKind::kOptional) t = t.params[0];
+        if (t.kind == TypeKind::kOptional) t = Type(t.params[0]);  // copy first: t owns params
         else if (!t.is_dyn_or_error()) {
           error(e.args[k]->offset, "found no matching overload for 'optional list element' applied to '(" +
                                        t.to_string() + ")'");
@@ -262,7 +278,7 @@ class Checker {
       Type k = resolved(en.key->type);
       Type v = resolved(en.value->type);
       if (en.optional) {
-        if (v.kind == TypeKind::kOptional) v = v.params[0];
+        if (v.kind == TypeKind::kOptional) v = Type(v.params[0]);  // copy first: v owns params
         else if (!v.is_dyn_or_error()) {
           error(en.value->offset, "found no matching overload for 'optional map entry' applied to '(" +
                                       v.to_string() + ")'");

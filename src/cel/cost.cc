@@ -94,7 +94,9 @@ bool scalar(const Type& t) {
     case TypeKind::kBool:
     case TypeKind::kInt:
     case TypeKind::kUint:
-    case TypeKind::kDouble: return true;
+    case TypeKind::kDouble:
+    case TypeKind::kTimestamp:
+    case TypeKind::kDuration: return true;
     case TypeKind::kOptional: return scalar(t.params[0]);
     default: return false;
   }
@@ -199,7 +201,23 @@ class Coster {
       uint64_t re = factor(a[1].size, kRegexLength);
       return fixed(mul(str, re), a[0].size);
     }
-    if (fn == "quantity" || fn == "isQuantity") return fixed(factor(a[0].size, kStringTraversal));
+    // quantity(), isQuantity(), semver(), isSemver(), cidr(), isCIDR(), isIP(),
+    // ip(string) and ip.isCanonical() are global functions, which Kubernetes'
+    // estimator only prices for a receiver: they fall through to cel-go's
+    // default of 1 (upstream behaviour, kept).
+    if (fn == "url" && !member && a.size() == 1) return fixed(factor(a[0].size, kStringTraversal), a[0].size);
+    if (member && fn == "validate" && a.size() == 2) {
+      // MaxNameFormatRegexSize (128) x RegexStringLengthCostFactor (0.25).
+      return fixed(factor(factor(a[1].size, kStringTraversal), 128 * kRegexLength));
+    }
+    if (member && (fn == "containsIP" || fn == "containsCIDR") && a.size() == 2) {
+      // Byte-list comparison of two addresses of at most 16 bytes: ceil(32 x 0.1);
+      // containsCIDR masks first (ceil(16 x 0.1) + 1); a string argument is parsed.
+      uint64_t c = factor(32, kStringTraversal);
+      if (fn == "containsCIDR") c = add(c, add(factor(16, kStringTraversal), 1));
+      if (e.args[0]->type.kind == TypeKind::kString) c = add(c, factor(a[1].size, kStringTraversal));
+      return fixed(c);
+    }
     // cel-go's estimator.
     if (member && (fn == "startsWith" || fn == "endsWith") && a.size() == 2) {
       return fixed(factor(a[1].size, kStringTraversal));
@@ -218,6 +236,19 @@ class Coster {
       uint64_t sz = add(a[0].size, a[1].size);
       if (k == TypeKind::kList) return fixed(1, sz);
       if (k == TypeKind::kString || k == TypeKind::kBytes) return fixed(factor(sz, kStringTraversal), sz);
+    }
+    if (fn == "_==_" && a.size() == 2 && types_equivalent(e.args[0]->type, e.args[1]->type)) {
+      // Kubernetes' estimator: equality of its object types (only ==; != takes
+      // cel-go's size-based default below).
+      switch (e.args[0]->type.kind) {
+        case TypeKind::kQuantity:
+        case TypeKind::kSemver:
+        case TypeKind::kIP:
+        case TypeKind::kCIDR: return fixed(1);
+        case TypeKind::kFormat: return fixed(factor(64, kStringTraversal));  // MaxFormatSize
+        case TypeKind::kURL: return fixed(factor(a[1].size, kStringTraversal));
+        default: break;
+      }
     }
     bool string_order = (fn == "_<_" || fn == "_<=_" || fn == "_>_" || fn == "_>=_") && a.size() == 2 &&
                         (e.args[0]->type.kind == TypeKind::kString || e.args[0]->type.kind == TypeKind::kBytes);

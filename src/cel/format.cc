@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "cel/functions.h"
+#include "cel/time.h"
 
 namespace draplane::cel::lib {
 
@@ -56,6 +57,10 @@ bool as_string(const Value& v, std::string& out) {
     }
     case ValueKind::kQuantity: out += v.quantity_data().to_string(); return true;
     case ValueKind::kSemver: out += v.semver_data().to_string(); return true;
+    case ValueKind::kTimestamp:
+      out += timeutil::format_rfc3339({v.ts_seconds(), v.ts_nanos(), v.ts_offset()});
+      return true;
+    case ValueKind::kDuration: out += timeutil::format_duration(v.i); return true;
     default: return false;
   }
 }

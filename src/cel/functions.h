@@ -17,6 +17,10 @@
 #include "cel/types.h"
 #include "cel/value.h"
 
+namespace re2 {
+class RE2;
+}
+
 namespace draplane::cel {
 
 // Implementation: `args` holds the receiver first for member overloads. Returns
@@ -46,6 +50,10 @@ bool function_declared(std::string_view function);
 // parameters accept anything; list/map/optional match by kind only).
 bool value_matches(const Type& param, const Value& v);
 
+// The ValueKind a runtime value must have to fit `param` (as value_matches
+// decides), or -1 when any value fits. Lets calls precompute their dispatch.
+int required_value_kind(const Type& param);
+
 // Error values with cel-go's messages.
 Value no_such_overload();
 Value no_such_key(const Value& key);
@@ -56,6 +64,12 @@ void register_standard(std::vector<Overload>& out);
 void register_strings(std::vector<Overload>& out);
 void register_lists(std::vector<Overload>& out);
 void register_kubernetes(std::vector<Overload>& out);
+void register_time(std::vector<Overload>& out);    // time_lib.cc
+void register_net(std::vector<Overload>& out);     // k8s_net_lib.cc: IP, CIDR, URL
+void register_format(std::vector<Overload>& out);  // k8s_format.cc
+// The matches of `re` in `s` (at most `limit`, all when negative), as
+// findAll() returns them.
+Value find_all_re(std::string_view s, const re2::RE2& re, int64_t limit);
 // string.format() of the strings extension; error value on failure.
 Value format_string(std::string_view fmt, const ListData& args);
 // Go's strconv.FormatFloat(d, 'g', -1, 64), as CEL's string(double) prints.

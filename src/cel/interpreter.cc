@@ -167,15 +167,15 @@ class AttrLookupNode : public Node {
  public:
   AttrLookupNode(bool capacity, std::string domain, std::string name, bool test_only)
       : capacity_(capacity),
-        domain_(std::move(domain)),
         name_(std::move(name)),
-        hash_(attribute_hash(domain_, name_)),
+        key_(attribute_key(domain, name_)),
+        hash_(attribute_hash(domain, name_)),
         test_only_(test_only) {}
   Value eval(Frame& f) const override {
     f.cost += 3;
     const DeviceBinding::Impl* d = f.in.device;
     if (!d) return Value::error("no such attribute(s): device");
-    const Value* v = d->find(capacity_, hash_, domain_, name_);
+    const Value* v = d->find(capacity_, hash_, key_);
     if (test_only_) return Value::boolean(v != nullptr);
     if (v) return *v;
     return no_such_key(Value::borrowed_string(name_));
@@ -183,44 +183,56 @@ class AttrLookupNode : public Node {
 
  private:
   bool capacity_;
-  std::string domain_;
   std::string name_;
+  std::string key_;  // attribute_key(domain, name)
   uint64_t hash_;
   bool test_only_;
 };
 
 // A call with N arguments (receiver first), dispatched to its overload. The
-// arity is a template parameter so the argument array lives on the stack.
+// arity is a template parameter so the argument array lives on the stack, and
+// each candidate's parameter kinds are precomputed so that dispatch compares
+// bytes rather than walking types.
 template <size_t N>
 class CallNode : public Node {
  public:
   // `exact`: the checker proved the argument types, so the single overload
   // applies without a runtime check.
-  CallNode(std::vector<const Overload*> overloads, std::vector<NodePtr> args, bool exact)
-      : overloads_(std::move(overloads)), args_(std::move(args)) {
-    direct_ = overloads_.size() == 1 ? overloads_[0] : nullptr;
-    exact_ = exact && direct_ && direct_->impl;
+  CallNode(std::vector<const Overload*> overloads, std::vector<NodePtr> args, bool exact) {
+    for (size_t k = 0; k < N; ++k) {
+      args_[k] = std::move(args[k]);
+      auto* c = dynamic_cast<const ConstNode*>(args_[k].get());
+      const_[k] = c ? &c->value() : nullptr;
+    }
+    for (const Overload* o : overloads) {
+      Candidate c{o, {}};
+      for (size_t k = 0; k < N; ++k) c.kinds[k] = static_cast<int8_t>(required_value_kind(o->params[k]));
+      candidates_.push_back(c);
+    }
+    if (exact && overloads.size() == 1 && overloads[0]->impl) direct_ = overloads[0];
   }
   Value eval(Frame& f) const override {
     ++f.cost;
     Value vals[N == 0 ? 1 : N];
     for (size_t k = 0; k < N; ++k) {
-      vals[k] = args_[k]->eval(f);
+      if (const_[k]) {
+        vals[k] = *const_[k];  // borrowed: no reference count
+      } else {
+        vals[k] = args_[k]->eval(f);
+      }
       if (vals[k].is_error()) return vals[k];
     }
-    if (exact_ && !direct_->size_cost) return direct_->impl(vals);
     const Overload* o = direct_;
-    if (!o || !matches(*o, vals)) {
-      o = nullptr;
-      for (const Overload* c : overloads_) {
-        if (matches(*c, vals)) {
-          o = c;
+    if (!o) {
+      for (const Candidate& c : candidates_) {
+        if (c.matches(vals)) {
+          o = c.overload;
           break;
         }
       }
       if (!o || !o->impl) return no_such_overload();
     }
-    if (o->size_cost && N > 0) {
+    if (N > 0 && o->size_cost) {
       const Value& a = vals[0];
       size_t sz = a.kind == ValueKind::kString || a.kind == ValueKind::kBytes ? a.n
                   : a.kind == ValueKind::kList                             ? a.list_data().size()
@@ -231,17 +243,21 @@ class CallNode : public Node {
   }
 
  private:
-  static bool matches(const Overload& o, const Value* vals) {
-    for (size_t k = 0; k < N; ++k) {
-      if (!value_matches(o.params[k], vals[k])) return false;
+  struct Candidate {
+    const Overload* overload;
+    int8_t kinds[N == 0 ? 1 : N];  // required ValueKind per argument, -1 for any
+    bool matches(const Value* vals) const {
+      for (size_t k = 0; k < N; ++k) {
+        if (kinds[k] >= 0 && static_cast<int8_t>(vals[k].kind) != kinds[k]) return false;
+      }
+      return true;
     }
-    return true;
-  }
+  };
 
-  std::vector<const Overload*> overloads_;
-  std::vector<NodePtr> args_;
-  const Overload* direct_;
-  bool exact_ = false;
+  NodePtr args_[N == 0 ? 1 : N];
+  const Value* const_[N == 0 ? 1 : N];  // the value of a constant argument, else null
+  std::vector<Candidate> candidates_;
+  const Overload* direct_ = nullptr;
 };
 
 // Calls with more arguments than the specialized arities.
@@ -300,7 +316,7 @@ class EqStringNode : public Node {
     Value v = operand_->eval(f);
     if (v.kind == ValueKind::kString) {
       ++f.cost;
-      return Value::boolean((v.str() == lit_) != negate_);
+      return Value::boolean(same_bytes(v.str(), lit_) != negate_);
     }
     if (v.is_error()) return v;
     return fallback_->eval(f);
@@ -311,6 +327,36 @@ class EqStringNode : public Node {
   std::string lit_;
   bool negate_;
   NodePtr fallback_;  // generic == / != for non-string operands
+};
+
+// `x <op> c` on ints with an int constant c (`q.compareTo(...) >= 0`, `size() > 0`),
+// without dispatch. A non-int x (only possible through dyn) takes the generic call.
+class CompareIntConstNode : public Node {
+ public:
+  CompareIntConstNode(NodePtr operand, int64_t c, int op, NodePtr fallback)
+      : operand_(std::move(operand)), c_(c), op_(op), fallback_(std::move(fallback)) {}
+  Value eval(Frame& f) const override {
+    Value v = operand_->eval(f);
+    if (v.kind != ValueKind::kInt) {
+      if (v.is_error()) return v;
+      return fallback_->eval(f);
+    }
+    ++f.cost;
+    switch (op_) {
+      case 0: return Value::boolean(v.i < c_);
+      case 1: return Value::boolean(v.i <= c_);
+      case 2: return Value::boolean(v.i > c_);
+      case 3: return Value::boolean(v.i >= c_);
+      case 4: return Value::boolean(v.i == c_);
+      default: return Value::boolean(v.i != c_);
+    }
+  }
+
+ private:
+  NodePtr operand_;
+  int64_t c_;
+  int op_;
+  NodePtr fallback_;
 };
 
 class LogicNode : public Node {
@@ -379,6 +425,36 @@ class MatchesNode : public Node {
  private:
   NodePtr subject_;
   std::unique_ptr<RE2> re_;
+};
+
+// s.find(re) / s.findAll(re[, n]) with a constant pattern compiled once.
+class FindNode : public Node {
+ public:
+  FindNode(NodePtr subject, std::unique_ptr<RE2> re, bool all, NodePtr limit)
+      : subject_(std::move(subject)), re_(std::move(re)), all_(all), limit_(std::move(limit)) {}
+  Value eval(Frame& f) const override {
+    ++f.cost;
+    Value s = subject_->eval(f);
+    if (s.is_error()) return s;
+    int64_t limit = all_ ? -1 : 1;
+    if (limit_) {
+      Value n = limit_->eval(f);
+      if (n.is_error()) return n;
+      if (n.kind != ValueKind::kInt) return no_such_overload();
+      limit = n.i;
+    }
+    if (s.kind != ValueKind::kString) return no_such_overload();
+    Value found = lib::find_all_re(s.str(), *re_, limit);
+    if (all_) return found;
+    if (found.list_data().empty()) return Value::borrowed_string("");
+    return found.list_data()[0];
+  }
+
+ private:
+  NodePtr subject_;
+  std::unique_ptr<RE2> re_;
+  bool all_;
+  NodePtr limit_;
 };
 
 class ListNode : public Node {
@@ -646,7 +722,9 @@ class Planner {
   }
   static std::string_view type_value_name(const std::string& n) {
     static const char* kNames[] = {"int", "uint", "double", "bool", "string", "bytes", "null_type",
-                                   "list", "map", "type", "dyn", "optional_type"};
+                                   "list", "map", "type", "dyn", "optional_type",
+                                   "google.protobuf.Timestamp", "google.protobuf.Duration", "net.IP", "net.CIDR",
+                                   "kubernetes.URL"};
     for (const char* k : kNames) {
       if (n == k) return k;
     }
@@ -743,6 +821,17 @@ class Planner {
           return std::make_unique<AttrLookupNode>(capacity, domain, k.literal.s, false);
         }
       }
+      if (checked_ && e.args.size() == 2 && e.args[0]->type.kind == TypeKind::kInt &&
+          e.args[1]->kind == ExprKind::kConst && e.args[1]->literal.kind == Literal::Kind::kInt) {
+        static const char* kOps[] = {"_<_", "_<=_", "_>_", "_>=_", "_==_", "_!=_"};
+        for (int op = 0; op < 6; ++op) {
+          if (fn == kOps[op]) {
+            // The fallback is the generic call, evaluated only for a non-int operand.
+            return std::make_unique<CompareIntConstNode>(plan(*e.args[0]), e.args[1]->literal.i, op,
+                                                         generic_call(e));
+          }
+        }
+      }
       if ((fn == "_==_" || fn == "_!=_") && e.args.size() == 2) {
         for (int side = 0; side < 2; ++side) {
           const Expr& lit = *e.args[side];
@@ -755,8 +844,11 @@ class Planner {
           }
         }
       }
-      // Constant folding of quantity('...') and semver('...').
-      if ((fn == "quantity" || fn == "semver") && !e.args.empty() && e.args.size() <= 2) {
+      // Constant folding of the value constructors with constant arguments
+      // (quantity('...'), semver('...'), timestamp('...'), duration('...'),
+      // ip('...'), cidr('...'), url('...'), format.named('...'), format.x()),
+      // as cel-go's OptOptimize does. Errors stay run-time errors.
+      if (foldable(fn) && e.args.size() <= 2) {
         bool all_const = true;
         for (const auto& a : e.args) all_const = all_const && a->kind == ExprKind::kConst;
         if (all_const) {
@@ -772,6 +864,17 @@ class Planner {
         }
       }
     }
+    if ((fn == "find" || fn == "findAll") && e.operand && !e.args.empty() && e.args.size() <= 2 &&
+        e.args[0]->kind == ExprKind::kConst && e.args[0]->literal.kind == Literal::Kind::kString &&
+        e.overloads.size() == 1) {
+      RE2::Options opts;
+      opts.set_log_errors(false);
+      auto re = std::make_unique<RE2>(e.args[0]->literal.s, opts);
+      if (re->ok()) {
+        NodePtr limit = e.args.size() == 2 ? plan(*e.args[1]) : nullptr;
+        return std::make_unique<FindNode>(plan(*e.operand), std::move(re), fn == "findAll", std::move(limit));
+      }
+    }
     if (fn == "matches" && e.args.size() == (e.operand ? 1u : 2u)) {
       const Expr& pat = *e.args.back();
       if (pat.kind == ExprKind::kConst && pat.literal.kind == Literal::Kind::kString) {
@@ -784,6 +887,11 @@ class Planner {
       }
     }
     return generic_call(e);
+  }
+
+  static bool foldable(const std::string& fn) {
+    return fn == "quantity" || fn == "semver" || fn == "timestamp" || fn == "duration" || fn == "ip" ||
+           fn == "cidr" || fn == "url" || fn.starts_with("format.");
   }
 
   NodePtr generic_call(const Expr& e) {

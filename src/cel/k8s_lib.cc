@@ -10,6 +10,20 @@
 
 namespace draplane::cel::lib {
 
+Value find_all_re(std::string_view s, const RE2& re, int64_t limit) {
+  ListData out;
+  re2::StringPiece input(s.data(), s.size());
+  re2::StringPiece match;
+  size_t pos = 0;
+  while (limit < 0 || static_cast<int64_t>(out.size()) < limit) {
+    if (pos > s.size() || !re.Match(input, pos, s.size(), RE2::UNANCHORED, &match, 1)) break;
+    out.push_back(Value::string(std::string(match.data(), match.size())));
+    size_t end = static_cast<size_t>(match.data() - s.data()) + match.size();
+    pos = match.empty() ? end + 1 : end;
+  }
+  return Value::list(std::move(out));
+}
+
 namespace {
 
 const Type kB(TypeKind::kBool), kI(TypeKind::kInt), kS(TypeKind::kString), kD(TypeKind::kDouble),
@@ -74,17 +88,7 @@ Value find_all_impl(std::string_view s, std::string_view pattern, int64_t limit)
   opts.set_log_errors(false);
   RE2 re(re2::StringPiece(pattern.data(), pattern.size()), opts);
   if (!re.ok()) return Value::error("invalid regular expression: " + re.error());
-  ListData out;
-  re2::StringPiece input(s.data(), s.size());
-  re2::StringPiece match;
-  size_t pos = 0;
-  while (limit < 0 || static_cast<int64_t>(out.size()) < limit) {
-    if (pos > s.size() || !re.Match(input, pos, s.size(), RE2::UNANCHORED, &match, 1)) break;
-    out.push_back(Value::string(std::string(match.data(), match.size())));
-    size_t end = static_cast<size_t>(match.data() - s.data()) + match.size();
-    pos = match.empty() ? end + 1 : end;
-  }
-  return Value::list(std::move(out));
+  return find_all_re(s, re, limit);
 }
 Value find(const Value* a) {
   Value all = find_all_impl(a[0].str(), a[1].str(), 1);

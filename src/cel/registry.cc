@@ -16,6 +16,9 @@ struct Registry {
     lib::register_strings(all);
     lib::register_lists(all);
     lib::register_kubernetes(all);
+    lib::register_time(all);
+    lib::register_net(all);
+    lib::register_format(all);
     for (const auto& o : all) by_name[o.function].push_back(&o);
   }
 };
@@ -42,6 +45,35 @@ bool function_declared(std::string_view function) {
   return registry().by_name.count(std::string(function)) > 0;
 }
 
+int required_value_kind(const Type& param) {
+  switch (param.kind) {
+    case TypeKind::kDyn:
+    case TypeKind::kTypeParam:
+    case TypeKind::kError: return -1;
+    case TypeKind::kNull: return static_cast<int>(ValueKind::kNull);
+    case TypeKind::kBool: return static_cast<int>(ValueKind::kBool);
+    case TypeKind::kInt: return static_cast<int>(ValueKind::kInt);
+    case TypeKind::kUint: return static_cast<int>(ValueKind::kUint);
+    case TypeKind::kDouble: return static_cast<int>(ValueKind::kDouble);
+    case TypeKind::kString: return static_cast<int>(ValueKind::kString);
+    case TypeKind::kBytes: return static_cast<int>(ValueKind::kBytes);
+    case TypeKind::kList: return static_cast<int>(ValueKind::kList);
+    case TypeKind::kMap: return static_cast<int>(ValueKind::kMap);
+    case TypeKind::kType: return static_cast<int>(ValueKind::kType);
+    case TypeKind::kOptional: return static_cast<int>(ValueKind::kOptional);
+    case TypeKind::kQuantity: return static_cast<int>(ValueKind::kQuantity);
+    case TypeKind::kSemver: return static_cast<int>(ValueKind::kSemver);
+    case TypeKind::kDevice: return static_cast<int>(ValueKind::kDevice);
+    case TypeKind::kTimestamp: return static_cast<int>(ValueKind::kTimestamp);
+    case TypeKind::kDuration: return static_cast<int>(ValueKind::kDuration);
+    case TypeKind::kIP: return static_cast<int>(ValueKind::kIP);
+    case TypeKind::kCIDR: return static_cast<int>(ValueKind::kCIDR);
+    case TypeKind::kURL: return static_cast<int>(ValueKind::kURL);
+    case TypeKind::kFormat: return static_cast<int>(ValueKind::kFormat);
+  }
+  return -1;
+}
+
 bool value_matches(const Type& param, const Value& v) {
   switch (param.kind) {
     case TypeKind::kDyn:
@@ -61,6 +93,12 @@ bool value_matches(const Type& param, const Value& v) {
     case TypeKind::kQuantity: return v.kind == ValueKind::kQuantity;
     case TypeKind::kSemver: return v.kind == ValueKind::kSemver;
     case TypeKind::kDevice: return v.kind == ValueKind::kDevice;
+    case TypeKind::kTimestamp: return v.kind == ValueKind::kTimestamp;
+    case TypeKind::kDuration: return v.kind == ValueKind::kDuration;
+    case TypeKind::kIP: return v.kind == ValueKind::kIP;
+    case TypeKind::kCIDR: return v.kind == ValueKind::kCIDR;
+    case TypeKind::kURL: return v.kind == ValueKind::kURL;
+    case TypeKind::kFormat: return v.kind == ValueKind::kFormat;
   }
   return false;
 }

@@ -58,7 +58,8 @@ std::vector<uint32_t> decode_utf8(std::string_view s) {
 namespace {
 
 const Type kB(TypeKind::kBool), kI(TypeKind::kInt), kU(TypeKind::kUint), kD(TypeKind::kDouble),
-    kS(TypeKind::kString), kY(TypeKind::kBytes), kN(TypeKind::kNull), kDyn(TypeKind::kDyn);
+    kS(TypeKind::kString), kY(TypeKind::kBytes), kN(TypeKind::kNull), kDyn(TypeKind::kDyn),
+    kT(TypeKind::kTimestamp), kDur(TypeKind::kDuration);
 const Type kA = Type::param("A");
 const Type kBp = Type::param("B");
 const Type kListA = Type::list(Type::param("A"));
@@ -145,8 +146,18 @@ Value logical_not(const Value* a) { return Value::boolean(!a[0].b); }
 
 // ---------------------------------------------------------------- equality, ordering
 Value eq(const Value* a) {
-  if ((a[0].kind == ValueKind::kQuantity || a[0].kind == ValueKind::kSemver) && a[1].kind != a[0].kind) {
-    return no_such_overload();
+  // The Kubernetes object types answer "no such overload" when compared with
+  // another type (their Equal methods), the CEL types false.
+  switch (a[0].kind) {
+    case ValueKind::kQuantity:
+    case ValueKind::kSemver:
+    case ValueKind::kIP:
+    case ValueKind::kCIDR:
+    case ValueKind::kURL:
+    case ValueKind::kFormat:
+      if (a[1].kind != a[0].kind) return no_such_overload();
+      break;
+    default: break;
   }
   return Value::boolean(values_equal(a[0], a[1]));
 }
@@ -403,10 +414,10 @@ void register_standard(std::vector<Overload>& out) {
   const char* names[4] = {"_<_", "_<=_", "_>_", "_>=_"};
   const char* ids[4] = {"less", "less_equals", "greater", "greater_equals"};
   FnImpl impls[4] = {ordered<0>, ordered<1>, ordered<2>, ordered<3>};
-  const Type* ordered_types[] = {&kB, &kI, &kU, &kD, &kS, &kY};
-  const char* suffix[] = {"bool", "int64", "uint64", "double", "string", "bytes"};
+  const Type* ordered_types[] = {&kB, &kI, &kU, &kD, &kS, &kY, &kT, &kDur};
+  const char* suffix[] = {"bool", "int64", "uint64", "double", "string", "bytes", "timestamp", "duration"};
   for (int op = 0; op < 4; ++op) {
-    for (int t = 0; t < 6; ++t) {
+    for (int t = 0; t < 8; ++t) {
       add(std::string(ids[op]) + "_" + suffix[t], names[op], false, {*ordered_types[t], *ordered_types[t]}, kB,
           impls[op]);
     }

@@ -47,6 +47,12 @@ std::string Type::to_string() const {
     case TypeKind::kQuantity: return "kubernetes.Quantity";
     case TypeKind::kSemver: return "kubernetes.Semver";
     case TypeKind::kDevice: return "kubernetes.DRADevice";
+    case TypeKind::kTimestamp: return "google.protobuf.Timestamp";
+    case TypeKind::kDuration: return "google.protobuf.Duration";
+    case TypeKind::kIP: return "net.IP";
+    case TypeKind::kCIDR: return "net.CIDR";
+    case TypeKind::kURL: return "kubernetes.URL";
+    case TypeKind::kFormat: return "kubernetes.NamedFormat";
     case TypeKind::kTypeParam: return param_name;
     case TypeKind::kError: return "*error*";
   }

@@ -1,5 +1,6 @@
 // Static CEL types used by the checker: primitives, list/map/optional, type
-// values, the DRA object types (device, Quantity, Semver) and type parameters for
+// values, the DRA object types (device, Quantity, Semver), the time types, the
+// Kubernetes IP/CIDR/URL/format library types and type parameters for
 // generic overloads. Names print the way cel-go prints them in error messages
 // ("list(int)", "map(string, dyn)", "optional_type(int)", "kubernetes.Quantity").
 //
@@ -27,7 +28,13 @@ enum class TypeKind : unsigned char {
   kOptional,  // params[0] = element type
   kQuantity,
   kSemver,
-  kDevice,  // kubernetes.DRADevice
+  kDevice,     // kubernetes.DRADevice
+  kTimestamp,  // google.protobuf.Timestamp
+  kDuration,   // google.protobuf.Duration
+  kIP,         // net.IP
+  kCIDR,       // net.CIDR
+  kURL,        // kubernetes.URL
+  kFormat,     // kubernetes.NamedFormat
   kTypeParam,
   kError,
 };

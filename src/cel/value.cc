@@ -4,6 +4,11 @@
 #include <cmath>
 #include <cstdio>
 
+#include "cel/k8s_format.h"
+#include "cel/net.h"
+#include "cel/time.h"
+#include "cel/url.h"
+
 namespace draplane::cel {
 
 Value Value::string(std::string s) {
@@ -148,6 +153,12 @@ std::string_view type_name_of(const Value& v) {
     case ValueKind::kSemver: return "kubernetes.Semver";
     case ValueKind::kOptional: return "optional_type";
     case ValueKind::kDevice: return "kubernetes.DRADevice";
+    case ValueKind::kTimestamp: return "google.protobuf.Timestamp";
+    case ValueKind::kDuration: return "google.protobuf.Duration";
+    case ValueKind::kIP: return "net.IP";
+    case ValueKind::kCIDR: return "net.CIDR";
+    case ValueKind::kURL: return "kubernetes.URL";
+    case ValueKind::kFormat: return "kubernetes.NamedFormat";
     case ValueKind::kError: return "*error*";
   }
   return "?";
@@ -237,6 +248,12 @@ bool values_equal(const Value& a, const Value& b) {
       return values_equal(*x, *y);
     }
     case ValueKind::kDevice: return a.p == b.p;
+    case ValueKind::kTimestamp: return a.ts_seconds() == b.ts_seconds() && a.ts_nanos() == b.ts_nanos();
+    case ValueKind::kDuration: return a.i == b.i;
+    case ValueKind::kIP: return a.ip_data() == b.ip_data();
+    case ValueKind::kCIDR: return a.cidr_data() == b.cidr_data();
+    case ValueKind::kURL: return url::to_string(a.url_data()) == url::to_string(b.url_data());
+    case ValueKind::kFormat: return std::string_view(a.format_data().name) == b.format_data().name;
     default: return false;
   }
 }
@@ -251,6 +268,11 @@ int compare_values(const Value& a, const Value& b) {
       int c = a.str().compare(b.str());
       return c < 0 ? -1 : (c > 0 ? 1 : 0);
     }
+    case ValueKind::kTimestamp: {
+      if (a.ts_seconds() != b.ts_seconds()) return a.ts_seconds() < b.ts_seconds() ? -1 : 1;
+      return a.ts_nanos() == b.ts_nanos() ? 0 : (a.ts_nanos() < b.ts_nanos() ? -1 : 1);
+    }
+    case ValueKind::kDuration: return a.i == b.i ? 0 : (a.i < b.i ? -1 : 1);
     default: return 2;
   }
 }
@@ -340,6 +362,19 @@ void literal(std::string& out, const Value& v) {
       }
       return;
     case ValueKind::kDevice: out += "device"; return;
+    case ValueKind::kTimestamp:
+      // cel-go prints timestamps in UTC.
+      out += "timestamp(\"" + timeutil::format_rfc3339({v.ts_seconds(), v.ts_nanos(), 0}) + "\")";
+      return;
+    case ValueKind::kDuration: out += "duration(\"" + timeutil::format_duration(v.i) + "\")"; return;
+    case ValueKind::kIP: out += "ip(\"" + net::to_string(v.ip_data()) + "\")"; return;
+    case ValueKind::kCIDR: out += "cidr(\"" + net::to_string(v.cidr_data()) + "\")"; return;
+    case ValueKind::kURL:
+      out += "url(";
+      quote(out, url::to_string(v.url_data()), false);
+      out += ")";
+      return;
+    case ValueKind::kFormat: out += std::string("format.") + v.format_data().key + "()"; return;
     case ValueKind::kError: out += v.error_message(); return;
   }
 }

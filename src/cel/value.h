@@ -1,8 +1,8 @@
 // Runtime CEL values.
 //
-// A Value is a small tagged union. Scalars live inline; strings, bytes, lists,
-// maps, quantities, semvers, optionals and errors are referenced through a
-// pointer. The pointed-to data is either borrowed (it lives in the Program's
+// A Value is a small tagged union. Scalars, timestamps and durations live inline;
+// strings, bytes, lists, maps, quantities, semvers, IPs, CIDRs, URLs, named
+// formats, optionals and errors are referenced through a pointer. The pointed-to data is either borrowed (it lives in the Program's
 // constants or in a DeviceBinding, both of which outlive an evaluation: `owner` is
 // null, copying costs nothing) or owned by the value (`owner` keeps it alive).
 // This is what lets selector evaluation run without allocating: attribute
@@ -38,11 +38,21 @@ enum class ValueKind : unsigned char {
   kSemver,
   kOptional,
   kDevice,
+  kTimestamp,  // i: Unix seconds; n: nanos (low 32 bits), UTC offset seconds (high 32)
+  kDuration,   // i: nanoseconds (cel-go's time.Duration range)
+  kIP,         // p: IpAddr (cel/net.h)
+  kCIDR,       // p: IpPrefix (cel/net.h)
+  kURL,        // p: Url (cel/url.h)
+  kFormat,     // p: NamedFormat (cel/k8s_format.h), always static
   kError,
 };
 
 struct Value;
 struct MapData;
+struct IpAddr;
+struct IpPrefix;
+struct Url;
+struct NamedFormat;
 using ListData = std::vector<Value>;
 
 struct Value {
@@ -137,6 +147,33 @@ struct Value {
   }
   static Value optional_of(Value v);
   static Value error(std::string message);
+  // A timestamp: `seconds` since the Unix epoch, `nanos` in [0, 1e9), and the UTC
+  // offset (seconds east) it was written with, which string() keeps (cel-go
+  // keeps the time.Time location). Range checks are the caller's.
+  static Value timestamp(int64_t seconds, int32_t nanos, int32_t offset = 0) {
+    Value x;
+    x.kind = ValueKind::kTimestamp;
+    x.i = seconds;
+    x.n = static_cast<size_t>(static_cast<uint32_t>(nanos)) |
+          (static_cast<size_t>(static_cast<uint32_t>(offset)) << 32);
+    return x;
+  }
+  static Value duration(int64_t nanos) {
+    Value x;
+    x.kind = ValueKind::kDuration;
+    x.i = nanos;
+    return x;
+  }
+  // Defined in net.cc / url.cc / k8s_format.cc.
+  static Value ip(const IpAddr& a);
+  static Value cidr(const IpPrefix& p);
+  static Value url(Url u);
+  static Value format(const NamedFormat* f) {
+    Value x;
+    x.kind = ValueKind::kFormat;
+    x.p = f;
+    return x;
+  }
 
   bool is_error() const { return kind == ValueKind::kError; }
   std::string_view str() const { return {static_cast<const char*>(p), n}; }
@@ -146,7 +183,15 @@ struct Value {
   const Semver& semver_data() const { return *static_cast<const Semver*>(p); }
   const Value* optional_value() const { return static_cast<const Value*>(p); }
   const std::string& error_message() const { return *static_cast<const std::string*>(p); }
+  int64_t ts_seconds() const { return i; }
+  int32_t ts_nanos() const { return static_cast<int32_t>(static_cast<uint32_t>(n & 0xffffffffu)); }
+  int32_t ts_offset() const { return static_cast<int32_t>(static_cast<uint32_t>(n >> 32)); }
+  const IpAddr& ip_data() const { return *static_cast<const IpAddr*>(p); }
+  const IpPrefix& cidr_data() const { return *static_cast<const IpPrefix*>(p); }
+  const Url& url_data() const { return *static_cast<const Url*>(p); }
+  const NamedFormat& format_data() const { return *static_cast<const NamedFormat*>(p); }
 };
+static_assert(sizeof(size_t) == 8, "timestamps pack nanos and offset into Value::n");
 
 // A CEL map. Keys are bool, int, uint or string; int and uint keys that are
 // numerically equal are the same key. Insertion order is kept for iteration.
@@ -160,6 +205,38 @@ struct MapData {
   const Value* find(const Value& key) const;
   const Value* find_string(std::string_view key) const;
 };
+
+// Equality of two byte ranges of the same length `n`, inlined: the keys and
+// literals selectors compare are a few dozen bytes, where a call to memcmp
+// costs more than the comparison.
+inline bool bytes_equal(const char* a, const char* b, size_t n) {
+  auto load8 = [](const char* p) {
+    uint64_t x;
+    __builtin_memcpy(&x, p, 8);
+    return x;
+  };
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 < n; i += 8) {
+      if (load8(a + i) != load8(b + i)) return false;
+    }
+    return load8(a + n - 8) == load8(b + n - 8);  // the tail, overlapping
+  }
+  if (n >= 4) {
+    uint32_t x, y, z, w;
+    __builtin_memcpy(&x, a, 4);
+    __builtin_memcpy(&y, b, 4);
+    __builtin_memcpy(&z, a + n - 4, 4);
+    __builtin_memcpy(&w, b + n - 4, 4);
+    return x == y && z == w;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+inline bool same_bytes(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && bytes_equal(a.data(), b.data(), a.size());
+}
 
 // The name `type()` reports for a value: "int", "list", "kubernetes.Quantity", ...
 std::string_view type_name_of(const Value& v);

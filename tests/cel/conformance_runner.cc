@@ -19,6 +19,7 @@
 #include "cel/checker.h"
 #include "cel/interpreter.h"
 #include "cel/parser.h"
+#include "cel/time.h"
 
 namespace {
 
@@ -36,9 +37,10 @@ using draplane::cel::TypeKind;
 using draplane::cel::Value;
 using draplane::cel::ValueKind;
 
-const std::set<std::string> kFiles = {"basic",   "comparisons", "logic", "integer_math", "fp_math", "string",
-                                      "string_ext", "lists",    "macros", "macros2",     "fields",  "conversions",
-                                      "parse",   "plumbing",    "bindings_ext", "optionals"};
+const std::set<std::string> kFiles = {"basic",      "comparisons", "logic",    "integer_math", "fp_math",
+                                      "string",     "string_ext",  "lists",    "macros",       "macros2",
+                                      "fields",     "conversions", "parse",    "plumbing",     "bindings_ext",
+                                      "optionals",  "timestamps"};
 
 std::string b64decode(const std::string& in) {
   static const std::string chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -96,6 +98,24 @@ bool to_value(const rapidjson::Value& j, Value& out) {
       }
     }
     out = Value::list(std::move(l));
+  } else if (j.HasMember("objectValue")) {
+    // google.protobuf.Duration / Timestamp in their JSON form.
+    const auto& o = j["objectValue"];
+    std::string type = o.HasMember("@type") ? o["@type"].GetString() : "";
+    if (!o.HasMember("value") || !o["value"].IsString()) return false;
+    std::string text = o["value"].GetString();
+    std::string err;
+    if (type == "type.googleapis.com/google.protobuf.Duration") {
+      int64_t d;
+      if (!draplane::cel::timeutil::parse_duration(text, d, err)) return false;
+      out = Value::duration(d);
+    } else if (type == "type.googleapis.com/google.protobuf.Timestamp") {
+      draplane::cel::timeutil::Timestamp ts;
+      if (!draplane::cel::timeutil::parse_rfc3339(text, ts, err)) return false;
+      out = Value::timestamp(ts.seconds, ts.nanos, ts.offset);
+    } else {
+      return false;
+    }
   } else if (j.HasMember("mapValue")) {
     MapData m;
     if (j["mapValue"].HasMember("entries")) {
@@ -121,6 +141,20 @@ bool to_type(const rapidjson::Value& j, Type& out) {
     else if (p == "STRING") out = Type(TypeKind::kString);
     else if (p == "BYTES") out = Type(TypeKind::kBytes);
     else if (p == "BOOL") out = Type(TypeKind::kBool);
+    else return false;
+    return true;
+  }
+  if (j.HasMember("messageType")) {
+    std::string m = j["messageType"].GetString();
+    if (m == "google.protobuf.Duration") out = Type(TypeKind::kDuration);
+    else if (m == "google.protobuf.Timestamp") out = Type(TypeKind::kTimestamp);
+    else return false;
+    return true;
+  }
+  if (j.HasMember("wellKnown")) {
+    std::string m = j["wellKnown"].GetString();
+    if (m == "DURATION") out = Type(TypeKind::kDuration);
+    else if (m == "TIMESTAMP") out = Type(TypeKind::kTimestamp);
     else return false;
     return true;
   }

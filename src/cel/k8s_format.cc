@@ -1,0 +1,316 @@
+// The Kubernetes CEL format library: the named formats, their validations and
+// the functions format.named(), format.<name>() and <format>.validate().
+#include "cel/k8s_format.h"
+
+#include <array>
+#include <utility>
+
+#include "cel/functions.h"
+#include "cel/url.h"
+
+namespace draplane::cel {
+
+namespace format {
+
+namespace {
+
+using Errors = std::vector<std::string>;
+
+bool lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+bool alnum(char c) { return lower_alnum(c) || (c >= 'A' && c <= 'Z'); }
+bool digit(char c) { return c >= '0' && c <= '9'; }
+
+// [a-z0-9]([-a-z0-9]*[a-z0-9])?  (dns1035: first character [a-z])
+bool label_re(std::string_view s, bool dns1035) {
+  if (s.empty() || !lower_alnum(s.front()) || !lower_alnum(s.back())) return false;
+  if (dns1035 && digit(s.front())) return false;
+  for (char c : s) {
+    if (!lower_alnum(c) && c != '-') return false;
+  }
+  return true;
+}
+bool subdomain_re(std::string_view s) {
+  while (true) {
+    size_t dot = s.find('.');
+    if (!label_re(s.substr(0, dot), false)) return false;
+    if (dot == std::string_view::npos) return true;
+    s.remove_prefix(dot + 1);
+  }
+}
+// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]
+bool label_key_re(std::string_view s) {
+  if (s.empty() || !alnum(s.front()) || !alnum(s.back())) return false;
+  for (char c : s) {
+    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
+  }
+  return true;
+}
+
+std::string regex_error(std::string msg, const std::string& re, std::initializer_list<const char*> examples) {
+  msg += " (e.g. ";
+  bool first = true;
+  for (const char* e : examples) {
+    if (!first) msg += " or ";
+    first = false;
+    msg += "'" + std::string(e) + "', ";
+  }
+  return msg + "regex used for validation is '" + re + "')";
+}
+// apimachinery/pkg/util/validation says "characters", the newer
+// api/validate/content package "bytes"; each check uses its source's wording.
+std::string max_len(int n, bool bytes) {
+  return "must be no more than " + std::to_string(n) + (bytes ? " bytes" : " characters");
+}
+
+const std::string kLabelFmt = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+const std::string kSubdomainFmt = kLabelFmt + "(\\." + kLabelFmt + ")*";
+const std::string kDns1035Fmt = "[a-z]([-a-z0-9]*[a-z0-9])?";
+const std::string kLabelKeyFmt = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
+const char* kLabelMsg =
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and "
+    "end with an alphanumeric character";
+const char* kSubdomainMsg =
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+    "start and end with an alphanumeric character";
+const char* kDns1035Msg =
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic "
+    "character, and end with an alphanumeric character";
+const char* kLabelKeyMsg =
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
+    "character";
+const char* kLabelValueMsg =
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
+    "start and end with an alphanumeric character";
+
+Errors dns1123_label(std::string_view v) {
+  Errors e;
+  if (v.size() > 63) e.push_back(max_len(63, false));
+  if (!label_re(v, false)) {
+    e.push_back(subdomain_re(v) ? "must not contain dots" : regex_error(kLabelMsg, kLabelFmt, {"my-name", "123-abc"}));
+  }
+  return e;
+}
+Errors dns1123_subdomain(std::string_view v, bool bytes) {
+  Errors e;
+  if (v.size() > 253) e.push_back(max_len(253, bytes));
+  if (!subdomain_re(v)) e.push_back(regex_error(kSubdomainMsg, kSubdomainFmt, {"example.com"}));
+  return e;
+}
+Errors dns1035_label(std::string_view v) {
+  Errors e;
+  if (v.size() > 63) e.push_back(max_len(63, false));
+  if (!label_re(v, true)) e.push_back(regex_error(kDns1035Msg, kDns1035Fmt, {"my-name", "abc-123"}));
+  return e;
+}
+// apimachinery's maskTrailingDash for generateName prefixes: a trailing '-' and
+// the character before it become "a". (Upstream slices without a length check
+// and panics on "-"; here "-" is left as is and fails validation.)
+std::string mask_trailing_dash(std::string_view s) {
+  if (s.size() >= 2 && s.back() == '-') return std::string(s.substr(0, s.size() - 2)) + "a";
+  return std::string(s);
+}
+
+Errors qualified_name(std::string_view v) {
+  Errors e;
+  std::vector<std::string_view> parts;
+  for (size_t start = 0;;) {
+    size_t slash = v.find('/', start);
+    parts.push_back(v.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start));
+    if (slash == std::string_view::npos) break;
+    start = slash + 1;
+  }
+  std::string_view name;
+  if (parts.size() == 1) {
+    name = parts[0];
+  } else if (parts.size() == 2) {
+    name = parts[1];
+    if (parts[0].empty()) {
+      e.push_back("prefix part must be non-empty");
+    } else {
+      for (auto& m : dns1123_subdomain(parts[0], true)) e.push_back("prefix part " + m);
+    }
+  } else {
+    return {"a valid label key " + regex_error(kLabelKeyMsg, kLabelKeyFmt, {"MyName", "my.name", "123-abc"}) +
+            " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"};
+  }
+  if (name.empty()) e.push_back("name part must be non-empty");
+  else if (name.size() > 63) e.push_back("name part " + max_len(63, true));
+  if (!label_key_re(name)) {
+    e.push_back("name part " + regex_error(kLabelKeyMsg, kLabelKeyFmt, {"MyName", "my.name", "123-abc"}));
+  }
+  return e;
+}
+Errors label_value(std::string_view v) {
+  Errors e;
+  if (v.size() > 63) e.push_back(max_len(63, true));
+  if (!v.empty() && !label_key_re(v)) {
+    e.push_back(regex_error(kLabelValueMsg, "(" + kLabelKeyFmt + ")?", {"MyValue", "my_value", "12345"}));
+  }
+  return e;
+}
+
+Errors uri(std::string_view v) {
+  Url u;
+  std::string err;
+  if (!url::parse_request_uri(v, u, err)) return {err};
+  return {};
+}
+// (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$
+Errors uuid(std::string_view v) {
+  auto hex = [](char c) { return digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); };
+  const int groups[] = {8, 4, 4, 4, 12};
+  size_t p = 0;
+  for (int g = 0; g < 5; ++g) {
+    if (g > 0 && p < v.size() && v[p] == '-') ++p;
+    for (int k = 0; k < groups[g]; ++k, ++p) {
+      if (p >= v.size() || !hex(v[p])) return {"does not match the UUID format"};
+    }
+  }
+  if (p != v.size()) return {"does not match the UUID format"};
+  return {};
+}
+// govalidator's Base64 regex: groups of four, the last one possibly padded.
+Errors base64(std::string_view v) {
+  auto b64 = [](char c) { return alnum(c) || c == '+' || c == '/'; };
+  bool ok = !v.empty() && v.size() % 4 == 0;
+  size_t pad = v.ends_with("==") ? 2 : v.ends_with("=") ? 1 : 0;
+  for (size_t k = 0; ok && k < v.size() - pad; ++k) ok = b64(v[k]);
+  if (!ok) return {"invalid base64"};
+  return {};
+}
+// Go's time.Parse("2006-01-02", s).
+bool is_date(std::string_view v) {
+  if (v.size() != 10 || v[4] != '-' || v[7] != '-') return false;
+  for (size_t k : {0, 1, 2, 3, 5, 6, 8, 9}) {
+    if (!digit(v[k])) return false;
+  }
+  int y = (v[0] - '0') * 1000 + (v[1] - '0') * 100 + (v[2] - '0') * 10 + (v[3] - '0');
+  int m = (v[5] - '0') * 10 + (v[6] - '0');
+  int d = (v[8] - '0') * 10 + (v[9] - '0');
+  if (m < 1 || m > 12 || d < 1) return false;
+  static const int kDays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  bool leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+  return d <= (m == 2 && leap ? 29 : kDays[m - 1]);
+}
+Errors date(std::string_view v) {
+  if (!is_date(v)) return {"invalid date"};
+  return {};
+}
+// kube-openapi strfmt.IsDateTime: split the lower-cased text at 't', a valid
+// date before, and ^(\d\d):(\d\d):(\d\d)(.\d+)?(z|[+-]\d\d:\d\d)$ after, with
+// hours <= 23 and minutes, seconds <= 59.
+Errors datetime(std::string_view v) {
+  const Errors bad = {"invalid datetime"};
+  if (v.size() < 4) return bad;
+  std::string low(v);
+  for (char& c : low) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  size_t t = low.find('t');
+  if (t == std::string::npos || !is_date(std::string_view(low).substr(0, t))) return bad;
+  std::string_view r = std::string_view(low).substr(t + 1);
+  r = r.substr(0, r.find('t'));  // strings.Split: only the second part counts
+  if (r.size() < 9 || !digit(r[0]) || !digit(r[1]) || r[2] != ':' || !digit(r[3]) || !digit(r[4]) || r[5] != ':' ||
+      !digit(r[6]) || !digit(r[7])) {
+    return bad;
+  }
+  std::string_view tail = r.substr(8);
+  size_t zone = 0;
+  if (tail.ends_with("z")) {
+    zone = 1;
+  } else if (tail.size() >= 6) {
+    std::string_view z = tail.substr(tail.size() - 6);
+    if ((z[0] == '+' || z[0] == '-') && digit(z[1]) && digit(z[2]) && z[3] == ':' && digit(z[4]) && digit(z[5])) {
+      zone = 6;
+    }
+  }
+  if (zone == 0) return bad;
+  std::string_view frac = tail.substr(0, tail.size() - zone);
+  if (!frac.empty()) {
+    if (frac.size() < 2 || frac[0] == '\n') return bad;
+    for (char c : frac.substr(1)) {
+      if (!digit(c)) return bad;
+    }
+  }
+  if (r.substr(0, 2) > "23" || r.substr(3, 2) > "59" || r.substr(6, 2) > "59") return bad;
+  return {};
+}
+
+const std::vector<NamedFormat> kFormats = {
+    {"dns1123Label", "DNS1123Label", [](std::string_view s) { return dns1123_label(s); }},
+    {"dns1123Subdomain", "DNS1123Subdomain", [](std::string_view s) { return dns1123_subdomain(s, false); }},
+    {"dns1035Label", "DNS1035Label", [](std::string_view s) { return dns1035_label(s); }},
+    {"qualifiedName", "QualifiedName", [](std::string_view s) { return qualified_name(s); }},
+    {"dns1123LabelPrefix", "DNS1123LabelPrefix",
+     [](std::string_view s) { return dns1123_label(mask_trailing_dash(s)); }},
+    {"dns1123SubdomainPrefix", "DNS1123SubdomainPrefix",
+     [](std::string_view s) { return dns1123_subdomain(mask_trailing_dash(s), false); }},
+    {"dns1035LabelPrefix", "DNS1035LabelPrefix",
+     [](std::string_view s) { return dns1035_label(mask_trailing_dash(s)); }},
+    {"labelValue", "LabelValue", [](std::string_view s) { return label_value(s); }},
+    {"uri", "URI", [](std::string_view s) { return uri(s); }},
+    {"uuid", "uuid", [](std::string_view s) { return uuid(s); }},
+    {"byte", "byte", [](std::string_view s) { return base64(s); }},
+    {"date", "date", [](std::string_view s) { return date(s); }},
+    {"datetime", "datetime", [](std::string_view s) { return datetime(s); }},
+};
+constexpr size_t kFormatCount = 13;
+
+}  // namespace
+
+const std::vector<NamedFormat>& all() { return kFormats; }
+
+const NamedFormat* find(std::string_view key) {
+  for (const auto& f : kFormats) {
+    if (key == f.key) return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace format
+
+namespace lib {
+
+namespace {
+
+const Type kS(TypeKind::kString), kF(TypeKind::kFormat);
+
+Value named(const Value* a) {
+  const NamedFormat* f = format::find(a[0].str());
+  if (!f) return Value::optional_none();
+  return Value::optional_of(Value::format(f));
+}
+template <size_t K>
+Value constant(const Value*) {
+  return Value::format(&format::all()[K]);
+}
+template <size_t... K>
+constexpr std::array<FnImpl, sizeof...(K)> constants(std::index_sequence<K...>) {
+  return {&constant<K>...};
+}
+Value validate(const Value* a) {
+  std::vector<std::string> errs = a[0].format_data().validate(a[1].str());
+  if (errs.empty()) return Value::optional_none();
+  ListData l;
+  for (auto& e : errs) l.push_back(Value::string(std::move(e)));
+  return Value::optional_of(Value::list(std::move(l)));
+}
+
+}  // namespace
+
+void register_format(std::vector<Overload>& out) {
+  auto add = [&](std::string id, std::string fn, bool member, std::vector<Type> params, Type result, FnImpl impl) {
+    out.push_back(Overload{std::move(id), std::move(fn), member, std::move(params), std::move(result), impl, false});
+  };
+  add("format-named", "format.named", false, {kS}, Type::optional(kF), named);
+  static constexpr auto kConstants = constants(std::make_index_sequence<format::kFormatCount>());
+  static_assert(kConstants.size() == 13);
+  for (size_t k = 0; k < format::all().size(); ++k) {
+    std::string name = std::string("format.") + format::all()[k].key;
+    add(name, name, false, {}, kF, kConstants[k]);
+  }
+  add("format-validate", "validate", true, {kF, kS}, Type::optional(Type::list(kS)), validate);
+}
+
+}  // namespace lib
+}  // namespace draplane::cel
