@@ -25,6 +25,23 @@ bool has_finalizer(const api::ResourceClaim& claim) {
   return std::find(f.begin(), f.end(), kDeleteProtectionFinalizer) != f.end();
 }
 
+// Equal once every run of digits is treated as one token.
+bool same_but_numbers(const std::string& a, const std::string& b) {
+  size_t i = 0, j = 0;
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      while (i < a.size() && digit(a[i])) ++i;
+      while (j < b.size() && digit(b[j])) ++j;
+      continue;
+    }
+    if (a[i] != b[j]) return false;
+    ++i;
+    ++j;
+  }
+  return i == a.size() && j == b.size();
+}
+
 }  // namespace
 
 Scheduler::Reservation Scheduler::reserve(CycleState& cs, const NodeFit& fit) {
@@ -189,9 +206,24 @@ std::vector<std::pair<std::string, std::optional<api::ResourceClaim>>> Scheduler
 }
 
 void Scheduler::mark_unschedulable(const api::Pod& pod, const std::string& message) {
+  bool shown = false;  // the pod already says so, but with other numbers
   for (const auto& c : pod.status.conditions) {
-    if (c.type == "PodScheduled" && c.status == "False" && c.reason == "Unschedulable" && c.message == message) return;
+    if (c.type == "PodScheduled" && c.status == "False" && c.reason == "Unschedulable") {
+      if (c.message == message) return;
+      shown = same_but_numbers(c.message, message);
+    }
   }
+  // Only the counts changed (they move with every allocation): rewritten at
+  // most once per second per pod, so waiting pods retried on every freed
+  // device do not flood the API server and its watchers. A new explanation
+  // is written at once.
+  const std::string key = object_key(pod.metadata);
+  const auto t = clock_.now();
+  if (shown) {
+    auto last = condition_written_.find(key);
+    if (last != condition_written_.end() && t - last->second < std::chrono::seconds(1)) return;
+  }
+  condition_written_[key] = t;
   std::string now = clock_.rfc3339();
   if (options_.bind_workers > 0) {
     // Off the scheduling thread, like the binding cycle: hundreds of waiting

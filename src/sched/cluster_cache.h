@@ -76,6 +76,11 @@ class ClusterCache {
   const api::Node* node(const std::string& name) const;
   const api::Pod* pod(const std::string& key) const;
   const std::map<std::string, api::Pod>& pods() const { return pods_; }
+  // The last event's claim, ignoring assumptions; null when none arrived.
+  const api::ResourceClaim* observed_claim(const std::string& key) const {
+    auto it = claims_.find(key);
+    return it == claims_.end() ? nullptr : &it->second;
+  }
   // The assumed claim when there is one, else the last event's; null when unknown.
   const api::ResourceClaim* claim(const std::string& key) const;
   const std::map<std::string, api::DeviceClass>& classes() const { return classes_; }

@@ -49,7 +49,24 @@ bool Scheduler::prefilter(CycleState& cs, std::string* waiting) {
 bool Scheduler::fit_node(CycleState& cs, const api::Node& node, NodeFit& fit, std::string* reason,
                          std::string* detail) {
   const std::string& name = node.metadata.name;
-  if (auto r = filter_node(cs.pod, node, cache_.pods_on_node(name))) {
+  const int on_node = cache_.pods_on_node(name);
+  // A failure remembered for this node (see fail_memo_) answers before any
+  // filter: retries of waiting pods then cost a lookup per unchanged node.
+  PodFailMemo& memo = fail_memo_[cs.pod_key];
+  if (memo.claims_signature != cs.claims_signature) {
+    memo.claims_signature = cs.claims_signature;
+    memo.nodes.clear();
+  }
+  const uint64_t epoch = cache_.view_epoch(name);
+  if (auto m = memo.nodes.find(name); m != memo.nodes.end()) {
+    if (m->second.epoch == epoch && m->second.node_version == node.metadata.resourceVersion &&
+        m->second.pods_on_node == on_node) {
+      *reason = kReasonCannotAllocate;
+      *detail = m->second.detail;
+      return false;
+    }
+  }
+  if (auto r = filter_node(cs.pod, node, on_node)) {
     *reason = *r;
     return false;
   }
@@ -108,21 +125,10 @@ bool Scheduler::fit_node(CycleState& cs, const api::Node& node, NodeFit& fit, st
     *reason = view.error().message();
     return false;
   }
-  uint64_t epoch = cache_.view_epoch(name);
-  PodFailMemo& memo = fail_memo_[cs.pod_key];
-  if (memo.claims_signature != cs.claims_signature) {
-    memo.claims_signature = cs.claims_signature;
-    memo.nodes.clear();
-  }
-  if (auto m = memo.nodes.find(name); m != memo.nodes.end()) {
-    if (m->second.epoch == epoch && m->second.node_version == node.metadata.resourceVersion && m->second.mask == mask) {
-      *reason = kReasonCannotAllocate;
-      *detail = m->second.detail;
-      return false;
-    }
-  }
+  // The view (built above if needed) must not have moved the epoch read before.
   auto remember = [&](const std::string& why) {
-    memo.nodes[name] = FailMemo{epoch, node.metadata.resourceVersion, mask, why};
+    if (cache_.view_epoch(name) != epoch) return;
+    memo.nodes[name] = FailMemo{epoch, node.metadata.resourceVersion, on_node, why};
   };
   alloc::Options opts;
   opts.policy = options_.policy;
@@ -166,6 +172,7 @@ bool Scheduler::find_node(CycleState& cs, NodeFit& best, std::string* message) {
   if (!prefilter(cs, &waiting)) {
     fit_error.set_pre_filter(waiting);
   } else {
+    (void)cache_.snapshot();  // rebuilt now if stale, so the view epochs below are current
     for (const auto& [name, node] : nodes) {
       NodeFit fit;
       std::string reason, detail;
@@ -186,8 +193,19 @@ bool Scheduler::find_node(CycleState& cs, NodeFit& best, std::string* message) {
 
 CycleResult Scheduler::schedule_one() {
   auto now = clock_.now();
+  if (queue_.active_size() == 0 && freed_since_flush_ && queue_.unschedulable_size() > 0 &&
+      now - last_flush_ >= kFlushInterval) {
+    after_cycle(Outcome::kUnschedulable, now);  // the periodic flush, also when idle
+  }
   auto key = queue_.pop(now);
   if (!key) return {};
+  CycleResult result = cycle(*key, now);
+  after_cycle(result.outcome, now);
+  return result;
+}
+
+CycleResult Scheduler::cycle(const std::string& popped, Clock::TimePoint now) {
+  const std::optional<std::string> key = popped;
   struct Timer {
     double& total;
     std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();

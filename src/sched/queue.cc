@@ -13,6 +13,7 @@ Clock::TimePoint SchedulingQueue::backoff_end(const Entry& e) const {
 void SchedulingQueue::detach(const std::string& key, Entry& e) {
   if (e.where == Where::kActive) active_.erase(ActiveKey{-e.priority, e.seq, key});
   if (e.where == Where::kBackoff) backoff_.erase({backoff_end(e), key});
+  if (e.where == Where::kUnschedulable) unsched_.erase({e.ready, key});
 }
 
 void SchedulingQueue::activate(const std::string& key, Entry& e) {
@@ -49,8 +50,12 @@ void SchedulingQueue::add(const std::string& key, int32_t priority, Clock::TimeP
     e.priority = priority;
     if (e.where == Where::kActive) activate(key, e);
     else if (e.where == Where::kBackoff) backoff_.insert({backoff_end(e), key});
+    else if (e.where == Where::kUnschedulable) unsched_.insert({e.ready, key});
   }
-  if (reactivate && e.where == Where::kUnschedulable) to_backoff_or_active(key, e, now);
+  if (reactivate && e.where == Where::kUnschedulable) {
+    detach(key, e);
+    to_backoff_or_active(key, e, now);
+  }
 }
 
 void SchedulingQueue::remove(const std::string& key) {
@@ -99,12 +104,41 @@ void SchedulingQueue::unschedulable(const std::string& key, Clock::TimePoint now
   it->second.ready = now;
   it->second.where = Where::kUnschedulable;
   it->second.after_error = false;
+  unsched_.insert({now, key});
 }
 
 void SchedulingQueue::move_all(Clock::TimePoint now) {
   for (auto& [key, e] : pods_) {
     if (e.where == Where::kUnschedulable) to_backoff_or_active(key, e, now);
   }
+  unsched_.clear();
+}
+
+size_t SchedulingQueue::wake_oldest(Clock::TimePoint now, size_t n, Clock::TimePoint parked_before, bool inclusive) {
+  size_t moved = 0;
+  while (moved < n && !unsched_.empty()) {
+    Clock::TimePoint parked = unsched_.begin()->first;
+    if (inclusive ? parked > parked_before : parked >= parked_before) break;
+    std::string key = unsched_.begin()->second;
+    unsched_.erase(unsched_.begin());
+    to_backoff_or_active(key, pods_.at(key), now);
+    ++moved;
+  }
+  return moved;
+}
+
+void SchedulingQueue::wake(const std::string& key, Clock::TimePoint now) {
+  auto it = pods_.find(key);
+  if (it == pods_.end() || it->second.where != Where::kUnschedulable) return;
+  detach(key, it->second);
+  to_backoff_or_active(key, it->second, now);
+}
+
+std::vector<std::string> SchedulingQueue::unschedulable_keys() const {
+  std::vector<std::string> out;
+  out.reserve(unsched_.size());
+  for (const auto& [t, key] : unsched_) out.push_back(key);
+  return out;
 }
 
 std::optional<Clock::TimePoint> SchedulingQueue::next_ready() const {

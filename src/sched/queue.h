@@ -22,6 +22,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "sched/clock.h"
 
@@ -50,6 +51,16 @@ class SchedulingQueue {
   void unschedulable(const std::string& key, Clock::TimePoint now);
   // Cluster state changed: every parked pod gets another chance.
   void move_all(Clock::TimePoint now);
+  // Devices were freed: the `n` pods parked longest get another chance (the
+  // scheduler widens this one pod at a time, see Scheduler::handle). Returns
+  // how many moved.
+  // Only pods parked before `parked_before` (at or before, when `inclusive`).
+  size_t wake_oldest(Clock::TimePoint now, size_t n, Clock::TimePoint parked_before, bool inclusive);
+  // One parked pod gets another chance (its claim appeared, say).
+  void wake(const std::string& key, Clock::TimePoint now);
+  // The parked pods, longest parked first.
+  std::vector<std::string> unschedulable_keys() const;
+  size_t unschedulable_size() const { return unsched_.size(); }
   // Earliest time a backoff pod becomes ready; nullopt when none waits.
   std::optional<Clock::TimePoint> next_ready() const;
 
@@ -80,6 +91,7 @@ class SchedulingQueue {
   std::map<std::string, Entry> pods_;
   std::set<ActiveKey> active_;
   std::set<std::pair<Clock::TimePoint, std::string>> backoff_;
+  std::set<std::pair<Clock::TimePoint, std::string>> unsched_;  // (parked since, key)
   uint64_t seq_ = 0;
 };
 

@@ -10,6 +10,7 @@
 
 #include <type_traits>
 
+#include "api/validation.h"
 #include "sched/cycle_state.h"
 #include "sched/pod_claims.h"
 
@@ -24,12 +25,12 @@ bool scheduling_relevant_change(const api::Pod& a, const api::Pod& b) {
            a.status.extendedResourceClaimStatus == b.status.extendedResourceClaimStatus);
 }
 
-// A claim change that may let a waiting pod fit: created, deleted, deallocated,
-// or fewer consumers. Our own allocations (reservedFor grows) do not.
-bool claim_frees_or_appears(const api::ResourceClaim* old_claim, const api::ResourceClaim* claim) {
-  if (old_claim == nullptr || claim == nullptr) return true;
-  if (old_claim->status.allocation && !claim->status.allocation) return true;
-  return claim->status.reservedFor.size() < old_claim->status.reservedFor.size();
+// A claim change that frees something a waiting pod may need: its devices
+// (deallocated), or a place in a full reservedFor (Kubernetes' limit: 256).
+bool claim_frees(const api::ResourceClaim& old_claim, const api::ResourceClaim& claim) {
+  if (old_claim.status.allocation && !claim.status.allocation) return true;
+  return old_claim.status.reservedFor.size() >= static_cast<size_t>(api::kResourceClaimReservedForMaxSize) &&
+         claim.status.reservedFor.size() < old_claim.status.reservedFor.size();
 }
 
 // A Node update that may let a waiting pod fit: anything the node filter reads
@@ -48,7 +49,8 @@ Scheduler::Scheduler(Binder& binder, Clock& clock, SchedulerOptions options, std
       clock_(clock),
       options_(std::move(options)),
       log_(logger ? std::move(logger) : spdlog::default_logger()),
-      queue_(options_.queue) {
+      queue_(options_.queue),
+      last_flush_(clock_.now()) {
   for (int i = 0; i < options_.bind_workers; ++i) bind_threads_.emplace_back([this] { bind_worker(); });
 }
 
@@ -165,28 +167,45 @@ bool Scheduler::is_ours_pending(const api::Pod& pod) const {
          cache_.bound_node(object_key(pod.metadata)).empty();
 }
 
+// True when the active pod at `key` is bound to a node whose pod slots are all
+// taken: its end frees a slot someone may wait for. (Its devices free up when
+// its claims are released, which is a claim event.)
+bool Scheduler::holds_last_pod_slot(const std::string& key, const api::Pod* cached) const {
+  if (cached == nullptr || !pod_is_active(*cached)) return false;
+  const std::string node = cache_.bound_node(key);
+  const api::Node* n = node.empty() ? nullptr : cache_.node(node);
+  if (n == nullptr) return false;
+  auto it = n->status.allocatable.find("pods");
+  if (it == n->status.allocatable.end()) return false;
+  return cache_.pods_on_node(node) >= it->second.value();
+}
+
 void Scheduler::on_pod(const api::Pod* old_pod, const api::Pod* pod, bool deleted) {
   auto now = clock_.now();
   if (deleted) {
     std::string key = object_key(pod->metadata);
-    bool was_bound = !cache_.bound_node(key).empty();
+    bool frees_slot = holds_last_pod_slot(key, cache_.pod(key));
     cache_.delete_pod(key);
     queue_.remove(key);
     fail_memo_.erase(key);
-    if (was_bound) queue_.move_all(now);  // a pod slot (and its devices, later) frees up
+    condition_written_.erase(key);
+    if (frees_slot) devices_freed(now);
     return;
   }
   std::string key = object_key(pod->metadata);
   bool was_active_bound = old_pod != nullptr && pod_is_active(*old_pod) && !cache_.bound_node(key).empty();
+  bool frees_slot = holds_last_pod_slot(key, cache_.pod(key));
   cache_.upsert_pod(*pod);
   const api::Pod* cached = cache_.pod(key);
   if (is_ours_pending(*cached)) {
     bool relevant = old_pod == nullptr || scheduling_relevant_change(*old_pod, *cached);
+    if (relevant) fail_memo_.erase(key);
     queue_.add(key, cached->spec.priority.value_or(0), now, relevant);
   } else {
     queue_.remove(key);
     fail_memo_.erase(key);
-    if (was_active_bound && !pod_is_active(*cached)) queue_.move_all(now);
+    condition_written_.erase(key);
+    if (was_active_bound && !pod_is_active(*cached) && frees_slot) devices_freed(now);
   }
 }
 
@@ -203,17 +222,24 @@ void Scheduler::handle(const Event& event) {
           if (old != nullptr) old_copy = *old;
           on_pod(old_copy ? &*old_copy : nullptr, &obj, del);
         } else if constexpr (std::is_same_v<T, api::ResourceClaim>) {
-          const api::ResourceClaim* old = cache_.claim(key);
-          bool wake = del || claim_frees_or_appears(old, &obj);
+          // What the API said before (not our assumption: our own writes
+          // arriving one by one must not look like releases).
+          const api::ResourceClaim* old = cache_.observed_claim(key);
+          const bool appeared = !del && cache_.claim(key) == nullptr;
+          const bool frees = old != nullptr && (del ? old->status.allocation.has_value() : claim_frees(*old, obj));
           if (del) cache_.delete_claim(key);
           else cache_.upsert_claim(obj);
-          if (wake) queue_.move_all(now);
+          if (appeared) wake_pods_using(obj, now);
+          if (frees) devices_freed(now);
         } else if constexpr (std::is_same_v<T, api::Node>) {
           const api::Node* old = cache_.node(key);
           bool wake = del || old == nullptr || node_change_may_help(*old, obj);
           if (del) cache_.delete_node(key);
           else cache_.upsert_node(obj);
-          if (wake) queue_.move_all(now);
+          if (wake) {
+            ++stats_.node_wakeups;
+            queue_.move_all(now);
+          }
         } else if constexpr (std::is_same_v<T, api::ResourceSlice>) {
           if (del) cache_.delete_slice(key);
           else cache_.upsert_slice(obj);
@@ -228,6 +254,53 @@ void Scheduler::handle(const Event& event) {
         }
       },
       event.object);
+}
+
+// A new claim helps the pods that use it (kube-scheduler's queueing hint for
+// claim adds), not every waiting pod.
+void Scheduler::wake_pods_using(const api::ResourceClaim& claim, Clock::TimePoint now) {
+  for (const auto& key : queue_.unschedulable_keys()) {
+    const api::Pod* p = cache_.pod(key);
+    if (p == nullptr || p->metadata.namespace_ != claim.metadata.namespace_) continue;
+    bool uses = false;
+    for (const auto& rc : p->spec.resourceClaims) uses = uses || rc.resourceClaimName.value_or("") == claim.metadata.name;
+    for (const auto& st : p->status.resourceClaimStatuses) {
+      uses = uses || st.resourceClaimName.value_or("") == claim.metadata.name;
+    }
+    for (const auto& ref : claim.metadata.ownerReferences) uses = uses || ref.uid == p->metadata.uid;
+    if (uses) queue_.wake(key, now);
+  }
+}
+
+// Freed devices are offered to the pods parked longest, one at a time: a pod
+// placed wakes the next, a pod that fails too while the budget (a few
+// failures per release) lasts (see after_cycle), so a release costs a few
+// cycles rather than one per waiting pod. Every parked pod is retried by the
+// next flush (kFlushInterval) after a release; other changes (nodes, slices,
+// classes, pods leaving nodes) retry them all at once, as before.
+void Scheduler::devices_freed(Clock::TimePoint now) {
+  ++stats_.releases;
+  wake_budget_ = std::min(wake_budget_ + kWakeBudget, 4 * kWakeBudget);
+  wake_round_start_ = now;
+  freed_since_flush_ = true;
+  queue_.wake_oldest(now, 1, now, true);
+}
+
+void Scheduler::after_cycle(Outcome outcome, Clock::TimePoint now) {
+  if (outcome != Outcome::kBound && outcome != Outcome::kBinding && outcome != Outcome::kUnschedulable) return;
+  // The next pod parked before this round of wake-ups (not one tried in it):
+  // after a placement for free (devices may remain), after a failure while
+  // the budget lasts.
+  const bool placed = outcome != Outcome::kUnschedulable;
+  if (placed || wake_budget_ > 0) {
+    if (queue_.wake_oldest(now, 1, wake_round_start_, false) > 0 && !placed) --wake_budget_;
+  }
+  if (freed_since_flush_ && now - last_flush_ >= kFlushInterval && queue_.unschedulable_size() > 0) {
+    ++stats_.flushes;
+    queue_.move_all(now);
+    freed_since_flush_ = false;
+    last_flush_ = now;
+  }
 }
 
 void Scheduler::post(Event event) {

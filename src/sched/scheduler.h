@@ -91,6 +91,8 @@ struct SchedulerStats {
   // events, and scheduling cycles.
   double event_seconds = 0, cycle_seconds = 0;
   int64_t events = 0;
+  // What retried waiting pods: node changes and flushes (all of them), releases (a few).
+  int64_t node_wakeups = 0, flushes = 0, releases = 0;
 };
 
 class Scheduler {
@@ -178,6 +180,13 @@ class Scheduler {
   // Pod `key` uses a claim whose write is in flight: park it until that lands.
   bool wait_for_in_flight_claim(const CycleState& cs);
   void mark_unschedulable(const api::Pod& pod, const std::string& message);
+  // One scheduling cycle of the popped pod.
+  CycleResult cycle(const std::string& key, Clock::TimePoint now);
+  void wake_pods_using(const api::ResourceClaim& claim, Clock::TimePoint now);
+  void devices_freed(Clock::TimePoint now);
+  bool holds_last_pod_slot(const std::string& key, const api::Pod* cached) const;
+  // Widens a release's wake-up by one pod; flushes every parked pod now and then.
+  void after_cycle(Outcome outcome, Clock::TimePoint now);
   // The PodScheduled=False condition write (any thread).
   void write_unschedulable(const api::Pod& pod, const std::string& message, const std::string& now);
 
@@ -190,18 +199,32 @@ class Scheduler {
   SchedulerStats stats_;
   uint64_t share_seed_ = 1;
 
+  // Offering freed devices to waiting pods (see devices_freed).
+  static constexpr int kWakeBudget = 2;
+  static constexpr std::chrono::milliseconds kFlushInterval{10000};
+  int wake_budget_ = 0;
+  Clock::TimePoint wake_round_start_{};
+  bool freed_since_flush_ = false;
+  Clock::TimePoint last_flush_{};
+
   // Failed allocations per waiting pod and node, valid while the node's view
-  // epoch, the node object and the pod's pending claims are unchanged: a retry
-  // after a device freed on one node re-runs the allocator there only.
+  // epoch, the node object, its pod count and the pod's pending claims are
+  // unchanged (the pod's spec is immutable where it matters; a relevant pod
+  // update clears its entry): a retry after a device freed on one node
+  // re-runs the allocator there only.
   struct FailMemo {
     uint64_t epoch = 0;
-    std::string node_version, mask, detail;
+    std::string node_version;
+    int pods_on_node = 0;
+    std::string detail;
   };
   struct PodFailMemo {
     std::string claims_signature;
     std::map<std::string, FailMemo> nodes;
   };
   std::map<std::string, PodFailMemo> fail_memo_;
+  // When each waiting pod's Unschedulable condition was last written.
+  std::map<std::string, Clock::TimePoint> condition_written_;
 
   std::mutex mu_;
   std::condition_variable cv_;

@@ -456,6 +456,38 @@ TEST(Scheduler, RetryRunsAllocatorOnlyWhereDevicesChanged) {
   EXPECT_EQ(h.sched.stats().allocator_runs - runs, 1) << "only the node whose device freed is tried again";
 }
 
+// A waiting pod's Unschedulable message is rewritten at most once per second
+// when only its numbers change (not on every retry); a new explanation at once.
+TEST(Scheduler, UnschedulableMessageRewrittenAtMostOncePerSecond) {
+  Harness h;
+  h.add(node("n1"));
+  h.add(gpu_slice("n1", 1));
+  h.add(gpu_class());
+  h.add(claim("a"));
+  h.add(pod("a", {"a"}));
+  h.add(claim("b"));
+  h.add(pod("b", {"b"}));
+  h.run();
+  ASSERT_EQ(h.pod("b").spec.nodeName, "");
+  EXPECT_EQ(h.condition_message("b").rfind("Unschedulable: 0/1 nodes are available: 1 cannot allocate", 0), 0u)
+      << h.condition_message("b");
+  // A second full node: b is retried and would say "0/2 ... 2 nodes".
+  h.add(node("n2"));
+  h.add(gpu_slice("n2", 1));
+  h.add(claim("c"));
+  h.add(pod("c", {"c"}));
+  h.run();
+  ASSERT_EQ(h.pod("c").spec.nodeName, "n2");
+  ASSERT_GE(h.sched.stats().unschedulable, 2);
+  EXPECT_EQ(h.condition_message("b").rfind("Unschedulable: 0/1 nodes are available: 1 cannot allocate", 0), 0u)
+      << h.condition_message("b");
+  h.clock.advance(std::chrono::seconds(2));
+  h.add(node("n1", {{"zone", "east"}}));  // a label change retries it again
+  h.run();
+  EXPECT_EQ(h.condition_message("b").rfind("Unschedulable: 0/2 nodes are available: 2 cannot allocate", 0), 0u)
+      << h.condition_message("b");
+}
+
 TEST(Scheduler, FirstAvailablePrefersH100AcrossNodes) {
   Harness h;
   h.add(node("a-node"));
