@@ -139,6 +139,18 @@ void NodeView::order_packing() {
   // sets, then plain devices, then untouched shareable ones and untouched
   // partitionable capacity (keep whole GPUs free).
   const Snapshot& s = *snapshot_;
+  // Per pool and flat counter: whether the counter's set is partly used (any
+  // of its counters below the set value). A set, not just the counters a
+  // candidate consumes: placements of one GPU may share no counter but the GPU.
+  std::vector<std::vector<uint8_t>> set_used(pools_.size());
+  for (size_t pi = 0; pi < pools_.size(); ++pi) {
+    const auto& p = pools_[pi];
+    std::map<std::string, bool> by_set;
+    auto set_of = [&](size_t i) { return p.counter_names[i].substr(0, p.counter_names[i].find('/')); };
+    for (size_t i = 0; i < p.counter_names.size(); ++i) by_set[set_of(i)] |= p.available[i] < p.total[i];
+    set_used[pi].resize(p.counter_names.size());
+    for (size_t i = 0; i < p.counter_names.size(); ++i) set_used[pi][i] = by_set[set_of(i)];
+  }
   std::vector<int> score(candidates_.size(), 2);
   for (uint32_t c = 0; c < candidates_.size(); ++c) {
     const auto& d = s.device(candidates_[c].device);
@@ -147,12 +159,9 @@ void NodeView::order_packing() {
     if (multi) {
       score[c] = (u != nullptr && (u->shared || u->has_capacity)) ? 0 : 3;
     } else if (candidates_[c].counters_begin != candidates_[c].counters_end) {
-      const auto& pool = pools_[candidates_[c].pool];
       bool partly_used = false;
       for (uint32_t k = candidates_[c].counters_begin; k < candidates_[c].counters_end; ++k) {
-        uint32_t idx = counter_uses_[k].counter;
-        // A counter below its set value means that set is already partly used.
-        partly_used = partly_used || pool.available[idx] < pool.total[idx];
+        partly_used = partly_used || set_used[candidates_[c].pool][counter_uses_[k].counter];
       }
       score[c] = partly_used ? 1 : 4;
     }

@@ -1,7 +1,38 @@
 // draplane: one binary, many subcommands (like k3s). main only lists them.
 #include <CLI/CLI.hpp>
 
+#include <iostream>
+#include <string>
+
 #include "cmd/commands.h"
+
+namespace {
+
+// CLI11 answers "A subcommand is required" before it names a stray word; name
+// it, as kubectl does ("unknown command", "unknown flag"). 0 when fine.
+int check_command_words(CLI::App& app, int argc, char** argv, int i, const std::string& path) {
+  if (i >= argc) return 0;
+  const std::string word = argv[i];
+  const bool needs_sub = app.get_require_subcommand_min() > 0;
+  if (!word.empty() && word[0] == '-') {
+    if (path == "draplane" && word != "-h" && word != "--help" && word != "--help-all") {
+      std::cerr << "Error: unknown flag: " << word << "\nRun '" << path << " --help' for usage.\n";
+      return 2;
+    }
+    return 0;
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (sub->get_name() == word) return check_command_words(*sub, argc, argv, i + 1, path + " " + word);
+  }
+  if (needs_sub) {
+    std::cerr << "Error: unknown command \"" << word << "\" for \"" << path << "\"\nRun '" << path
+              << " --help' for usage.\n";
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"draplane: Kubernetes Dynamic Resource Allocation for GPUs and accelerators"};
@@ -18,6 +49,7 @@ int main(int argc, char** argv) {
   draplane::cmd::add_agent(app, exit_code);
   draplane::cmd::add_controllers(app, exit_code);
   draplane::cmd::add_up(app, exit_code);
+  if (int rc = check_command_words(app, argc, argv, 1, "draplane"); rc != 0) return rc;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
