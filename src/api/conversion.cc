@@ -3,6 +3,7 @@
 #include "api/conversion.h"
 
 #include <array>
+#include <cctype>
 
 #include "api/internal/conversion.h"
 
@@ -113,10 +114,53 @@ std::string claim_spec_hint(const JsonValue& spec, const std::string& at) {
       if (!cls.empty() && r.find("exactly") == nullptr) {
         hint += "; move the request fields under exactly: " + req + ".exactly.deviceClassName: " + cls;
       }
+      if (str_at(r, "name").empty()) {
+        hint += "; name the request (required in v1, a DNS label): " + req + ".name: " +
+                (requests->items.size() == 1 ? std::string("gpu") : "gpu-" + std::to_string(i));
+      }
     }
   }
   return hint;
 }
+
+// Selectors of an old DeviceClass that read fields a v1 device does not have
+// (`device.memory`): a device has driver, attributes, capacity and
+// allowMultipleAllocations only, its attributes and capacities in the
+// driver's domain. Textual (the api layer has no CEL).
+namespace {
+std::string device_class_selector_hint(const JsonValue& obj) {
+  std::string hint;
+  const JsonValue* spec = obj.find("spec");
+  const JsonValue* sels = spec && spec->is_object() ? spec->find("selectors") : nullptr;
+  if (sels == nullptr || !sels->is_array()) return hint;
+  for (size_t i = 0; i < sels->items.size(); ++i) {
+    const JsonValue* cel = sels->items[i].is_object() ? sels->items[i].find("cel") : nullptr;
+    std::string expr = cel ? str_at(*cel, "expression") : "";
+    const std::string at = "spec.selectors[" + std::to_string(i) + "].cel.expression";
+    for (size_t pos = expr.find("device."); pos != std::string::npos; pos = expr.find("device.", pos + 7)) {
+      if (pos > 0 && (std::isalnum(static_cast<unsigned char>(expr[pos - 1])) || expr[pos - 1] == '_' || expr[pos - 1] == '.')) continue;
+      size_t end = pos + 7;
+      while (end < expr.size() && (std::isalnum(static_cast<unsigned char>(expr[end])) || expr[end] == '_')) ++end;
+      std::string field = expr.substr(pos + 7, end - pos - 7);
+      if (field.empty() || field == "driver" || field == "attributes" || field == "capacity" ||
+          field == "allowMultipleAllocations") {
+        continue;
+      }
+      if (field == "memory") {
+        hint += "; " + at + ": a device has no memory field: the driver publishes memory as a capacity, "
+                "compared as a quantity: device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) > 0 "
+                "(with your driver's domain and the amount with its unit)";
+      } else {
+        hint += "; " + at + ": a device has no " + field + " field (only driver, attributes, capacity, "
+                "allowMultipleAllocations): write device.attributes['<driver domain>']." + field +
+                " or device.capacity['<driver domain>']." + field;
+      }
+      break;  // one hint per selector
+    }
+  }
+  return hint;
+}
+}  // namespace
 
 Status removed_version_error(const JsonValue& obj, std::string_view api_version,
                              std::string_view kind) {
@@ -132,6 +176,8 @@ Status removed_version_error(const JsonValue& obj, std::string_view api_version,
     const JsonValue* spec = obj.find("spec");
     const JsonValue* inner = spec && spec->is_object() ? spec->find("spec") : nullptr;
     msg += claim_spec_hint(inner ? *inner : JsonValue(), "spec.spec.");
+  } else if (kind == "DeviceClass") {
+    msg += device_class_selector_hint(obj);
   } else if (kind == "ResourceSlice") {
     msg += "; a ResourceSlice lists spec.driver, spec.pool {name, generation, "
            "resourceSliceCount}, spec.nodeName and spec.devices[] {name, attributes, "

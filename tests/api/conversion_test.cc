@@ -107,10 +107,14 @@ TEST(ConversionTest, V1alpha2IsRejectedWithWhatToWrite) {
   std::vector<DecodedDocument> docs = convert_stream(read_testdata("v1alpha2_seed.yaml"));
   const char* want[] = {
       "resource.k8s.io/v1alpha2 was removed in Kubernetes 1.31: use apiVersion "
-      "resource.k8s.io/v1",
+      "resource.k8s.io/v1; spec.selectors[0].cel.expression: a device has no memory field: the "
+      "driver publishes memory as a capacity, compared as a quantity: "
+      "device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) > 0 (with your "
+      "driver's domain and the amount with its unit)",
       "resource.k8s.io/v1alpha2 was removed in Kubernetes 1.31: use apiVersion "
       "resource.k8s.io/v1; move the request fields under exactly: "
-      "spec.devices.requests[0].exactly.deviceClassName: nvidia-a100",
+      "spec.devices.requests[0].exactly.deviceClassName: nvidia-a100; name the request (required "
+      "in v1, a DNS label): spec.devices.requests[0].name: gpu",
       "spec.resourceClaims[0].source: field was removed in Kubernetes 1.31 (pod claim sources "
       "are gone since resource.k8s.io/v1alpha3): write "
       "spec.resourceClaims[0].resourceClaimName: claim-gpu-a100 directly on the pod claim "
@@ -227,6 +231,15 @@ TEST(ConversionTest, ConvertJsonShapes) {
        "v1beta2 and v1beta1"},
       {"removed source", R"({"apiVersion":"resource.k8s.io/v1alpha2","kind":"DeviceClass"})", "resource.k8s.io/v1",
        "resource.k8s.io/v1alpha2 was removed in Kubernetes 1.31: use apiVersion resource.k8s.io/v1"},
+      {"removed class reading a device field",
+       R"({"apiVersion":"resource.k8s.io/v1alpha2","kind":"DeviceClass","spec":{"selectors":[)"
+       R"({"cel":{"expression":"device.driver == 'x' && device.attributes['x'].a"}},)"
+       R"({"cel":{"expression":"device.driver == 'x' && device.productName == 'A100'"}}]}})",
+       "resource.k8s.io/v1",
+       "resource.k8s.io/v1alpha2 was removed in Kubernetes 1.31: use apiVersion resource.k8s.io/v1; "
+       "spec.selectors[1].cel.expression: a device has no productName field (only driver, attributes, capacity, "
+       "allowMultipleAllocations): write device.attributes['<driver domain>'].productName or "
+       "device.capacity['<driver domain>'].productName"},
       {"not an object", "[1]", "resource.k8s.io/v1", "expected an object, got array"},
   };
   for (const Case& c : errors) {

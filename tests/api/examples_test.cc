@@ -72,10 +72,14 @@ TEST(Examples, V1alpha2FailsWithMigrationHint) {
     const char* want;
   } cases[] = {
       {"deviceclass-nvidia-a100.yaml",
-       "resource.k8s.io/v1alpha2 was removed in Kubernetes 1.31: use apiVersion resource.k8s.io/v1"},
+       "resource.k8s.io/v1alpha2 was removed in Kubernetes 1.31: use apiVersion resource.k8s.io/v1; "
+       "spec.selectors[0].cel.expression: a device has no memory field: the driver publishes memory as a "
+       "capacity, compared as a quantity: device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) > 0 "
+       "(with your driver's domain and the amount with its unit)"},
       {"resourceclaim-claim-gpu-a100.yaml",
        "resource.k8s.io/v1alpha2 was removed in Kubernetes 1.31: use apiVersion resource.k8s.io/v1; move the "
-       "request fields under exactly: spec.devices.requests[0].exactly.deviceClassName: nvidia-a100"},
+       "request fields under exactly: spec.devices.requests[0].exactly.deviceClassName: nvidia-a100; name the "
+       "request (required in v1, a DNS label): spec.devices.requests[0].name: gpu"},
       {"pod-training-job.yaml",
        "spec.resourceClaims[0].source: field was removed in Kubernetes 1.31 (pod claim sources are gone since "
        "resource.k8s.io/v1alpha3): write spec.resourceClaims[0].resourceClaimName: claim-gpu-a100 directly on the "
