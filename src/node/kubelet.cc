@@ -303,7 +303,12 @@ void Kubelet::start_container(Worker& w, size_t i, const std::map<std::string, P
   ProcessSpec spec;
   spec.env = container_env(w.pod, c, claims, base);
   spec.argv = c.command;
-  if (spec.argv.empty()) {
+  if (spec.argv.empty() && !c.args.empty()) {
+    // Args alone (kubectl run IMAGE -- sh -c ...): with no images here, taken as
+    // an image without an ENTRYPOINT takes them (busybox, ubuntu, alpine): the
+    // args replace the image's CMD and run as the command line (docs/compat.md).
+    spec.argv = c.args;
+  } else if (spec.argv.empty()) {
     // No command: the image's entrypoint would run, and there are no images here.
     // A stand-in keeps the container running like a service, and its log says what
     // it stands for and which devices it was given (docs/compat.md).

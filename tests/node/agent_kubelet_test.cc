@@ -111,6 +111,22 @@ TEST_F(KubeletTest, FailedContainerFailsPod) {
   EXPECT_NE(pod("p2").status.containerStatuses.text.find(R"("exitCode":3,"finishedAt":"2026-01-01T00:00:00Z","reason":"Error")"), std::string::npos) << pod("p2").status.containerStatuses.text;
 }
 
+// kubectl run IMAGE -- sh -c '...' writes only args: they run as the command line.
+TEST_F(KubeletTest, ArgsWithoutCommandRunAsTheCommandLine) {
+  std::string body = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p9","namespace":"default"},
+    "spec":{"nodeName":"node-a","restartPolicy":"Never","terminationGracePeriodSeconds":1,
+      "resourceClaims":[{"name":"gpu","resourceClaimName":"claim-p9"}],
+      "containers":[{"name":"main","image":"busybox","args":["sh","-c","echo args $NVIDIA_VISIBLE_DEVICES"],
+        "resources":{"claims":[{"name":"gpu"}]}}]},"status":{"phase":"Pending"}})";
+  std::string uid = FakeApi::field(api_.put_object("pods", body), {"metadata", "uid"});
+  put_claim("claim-p9", "p9", uid);
+  auto k = kubelet();
+  ASSERT_TRUE(api_.wait_for([&] { return phase("p9") == "Succeeded"; })) << phase("p9");
+  auto log = k->log_path("default", "p9", "", false);
+  ASSERT_TRUE(log.has_value()) << log.error().message();
+  EXPECT_EQ(read_file(*log), "args " + gpus_[0].uuid + "\n");
+}
+
 TEST_F(KubeletTest, WaitsUntilClaimIsReservedForThePod) {
   std::string uid = put_pod("p3", "echo ok");
   put_claim("claim-p3", "p3", "");  // allocated, not reserved
