@@ -1,6 +1,7 @@
 #include "node/kubelet.h"
 
 #include <signal.h>
+#include <unistd.h>
 #include <spdlog/sinks/null_sink.h>
 
 #include <algorithm>
@@ -293,6 +294,30 @@ void Kubelet::release_claims(Worker& w) {
   w.claim_uids.clear();
 }
 
+namespace {
+
+// `word` names an executable: a path to one, or a name found on the
+// environment's PATH.
+bool runnable(const std::string& word, const std::vector<std::string>& env) {
+  if (word.empty() || word[0] == '-') return false;
+  if (word.find('/') != std::string::npos) return ::access(word.c_str(), X_OK) == 0;
+  std::string path = "/usr/local/bin:/usr/bin:/bin";
+  for (const auto& e : env) {
+    if (e.rfind("PATH=", 0) == 0) path = e.substr(5);
+  }
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find(':', start);
+    if (end == std::string::npos) end = path.size();
+    std::string dir = path.substr(start, end - start);
+    if (!dir.empty() && ::access((dir + "/" + word).c_str(), X_OK) == 0) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+}  // namespace
+
 void Kubelet::start_container(Worker& w, size_t i, const std::map<std::string, PreparedClaimInfo>& claims) {
   // Called with w.mu held.
   const api::Container& c = w.pod.spec.containers[i];
@@ -303,10 +328,11 @@ void Kubelet::start_container(Worker& w, size_t i, const std::map<std::string, P
   ProcessSpec spec;
   spec.env = container_env(w.pod, c, claims, base);
   spec.argv = c.command;
-  if (spec.argv.empty() && !c.args.empty()) {
-    // Args alone (kubectl run IMAGE -- sh -c ...): with no images here, taken as
-    // an image without an ENTRYPOINT takes them (busybox, ubuntu, alpine): the
-    // args replace the image's CMD and run as the command line (docs/compat.md).
+  if (spec.argv.empty() && !c.args.empty() && runnable(c.args[0], spec.env)) {
+    // Args alone whose first word is a program (kubectl run IMAGE -- sh -c ...):
+    // taken as an image without an ENTRYPOINT takes them (busybox, ubuntu,
+    // alpine): they replace the image's CMD and run as the command line. Args
+    // for an image's own entrypoint (--model ...) get the stand-in below.
     spec.argv = c.args;
   } else if (spec.argv.empty()) {
     // No command: the image's entrypoint would run, and there are no images here.
