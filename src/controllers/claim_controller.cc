@@ -283,8 +283,17 @@ Result<std::string> ClaimController::ensure_template_claim(const api::Pod& pod, 
 Result<void> ClaimController::record_claim_statuses(const api::Pod& pod, const std::map<std::string, std::string>& names) {
   const std::string path = pod_path(pod.metadata.namespace_, pod.metadata.name);
   for (int attempt = 0; attempt < 8; ++attempt) {
-    ASSIGN_OR_RETURN(std::string body, rest_.get(path));
-    ASSIGN_OR_RETURN(api::Pod cur, api::decode_as<api::Pod>(body));
+    // First the informer's copy (its resourceVersion guards the update); after
+    // a conflict, the server's.
+    api::Pod cur;
+    std::optional<api::Pod> cached = attempt == 0 ? pods_.get(pod.metadata.namespace_ + "/" + pod.metadata.name)
+                                                  : std::nullopt;
+    if (cached && !cached->metadata.resourceVersion.empty()) {
+      cur = std::move(*cached);
+    } else {
+      ASSIGN_OR_RETURN(std::string body, rest_.get(path));
+      ASSIGN_OR_RETURN(cur, api::decode_as<api::Pod>(body));
+    }
     if (cur.metadata.uid != pod.metadata.uid) return {};  // replaced; the new pod gets its own sync
     bool changed = false;
     for (const auto& [claim, name] : names) {

@@ -516,10 +516,20 @@ void Kubelet::kill_containers(Worker& w, int grace_seconds) {
 Status Kubelet::report(Worker& w, const std::string& phase, const std::string& message) {
   const std::string path = pod_path(w.ns, w.name);
   for (int attempt = 0; attempt < 8; ++attempt) {
-    auto body = rest_.get(path);
-    if (!body.has_value()) return body.error().code() == Code::kNotFound ? Status() : body.error();
-    auto cur = api::decode_as<api::Pod>(*body);
-    if (!cur.has_value()) return cur.error();
+    // First from the pod as last seen through the watch (its resourceVersion
+    // guards the update); after a conflict, as the server has it now.
+    std::optional<api::Pod> cur;
+    if (attempt == 0) {
+      std::lock_guard<std::mutex> l(w.mu);
+      if (!w.pod.metadata.resourceVersion.empty()) cur = w.pod;
+    }
+    if (!cur) {
+      auto body = rest_.get(path);
+      if (!body.has_value()) return body.error().code() == Code::kNotFound ? Status() : body.error();
+      auto decoded = api::decode_as<api::Pod>(*body);
+      if (!decoded.has_value()) return decoded.error();
+      cur = std::move(*decoded);
+    }
     if (cur->metadata.uid != w.uid) return {};
     std::vector<ContainerState> states;
     {
