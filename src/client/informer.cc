@@ -1,5 +1,6 @@
 #include "client/informer.h"
 
+#include <pthread.h>
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -96,7 +97,10 @@ void RawInformer::add_handler(Handler handler) { handlers_.push_back(std::move(h
 
 void RawInformer::start() {
   stop_ = false;
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "informer");
+    run();
+  });
 }
 
 void RawInformer::stop() {

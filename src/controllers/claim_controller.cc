@@ -1,5 +1,6 @@
 #include "controllers/claim_controller.h"
 
+#include <pthread.h>
 #include <spdlog/sinks/null_sink.h>
 
 #include <algorithm>
@@ -64,7 +65,10 @@ void ClaimController::start() {
   pods_.start();
   claims_.start();
   templates_.start();
-  for (int i = 0; i < std::max(1, options_.workers); ++i) workers_.emplace_back([this] { worker(); });
+  for (int i = 0; i < std::max(1, options_.workers); ++i) workers_.emplace_back([this] {
+    pthread_setname_np(pthread_self(), "claim-ctrl");
+    worker();
+  });
 }
 
 void ClaimController::stop() {

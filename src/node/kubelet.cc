@@ -1,5 +1,6 @@
 #include "node/kubelet.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
 #include <spdlog/sinks/null_sink.h>
@@ -155,7 +156,10 @@ void Kubelet::on_pod(client::EventType type, const api::Pod& pod) {
         w->dir = options_.state_dir + "/pods/" + w->ns + "_" + w->name + "_" + w->uid;
         w->pod = pod;
         workers_[w->uid] = w;
-        if (!w->finished) w->thread = std::thread([this, w] { run_worker(w); });
+        if (!w->finished) w->thread = std::thread([this, w] {
+          pthread_setname_np(pthread_self(), "kubelet-pod");
+          run_worker(w);
+        });
       }
     }
   }

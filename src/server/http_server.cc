@@ -1,5 +1,6 @@
 #include "server/http_server.h"
 
+#include <pthread.h>
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
@@ -105,7 +106,10 @@ class HttpServer::Impl {
     if (ec) return Status(Code::kUnavailable, "listen on " + opts_.host + ":" + std::to_string(opts_.port) + ": " + ec.message());
     uint16_t port = acceptor_.local_endpoint().port();
     net::co_spawn(acceptor_.get_executor(), accept_loop(), net::detached);
-    for (int i = 0; i < std::max(1, opts_.threads); ++i) threads_.emplace_back([this] { ioc_.run(); });
+    for (int i = 0; i < std::max(1, opts_.threads); ++i) threads_.emplace_back([this] {
+      pthread_setname_np(pthread_self(), "apiserver");
+      ioc_.run();
+    });
     return port;
   }
 

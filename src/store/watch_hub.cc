@@ -3,6 +3,8 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <iterator>
+#include <map>
 
 namespace draplane::store::internal {
 
@@ -11,7 +13,7 @@ struct WatchHub::Watcher {
   std::string prefix;
   int64_t live_after = 0;
   WatchCallback callback;
-  std::vector<Event> pending;  // guarded by WatchHub::mu_
+  std::vector<Event> pending;  // replayed history not yet delivered; guarded by WatchHub::mu_
   std::mutex deliver_mu;       // held while the callback runs
   std::atomic<bool> cancelled{false};
 };
@@ -90,31 +92,51 @@ void WatchHub::cancel(uint64_t id) {
 void WatchHub::run() {
   pthread_setname_np(pthread_self(), "watch-hub");
   for (;;) {
-    std::vector<std::pair<std::shared_ptr<Watcher>, std::vector<Event>>> batches;
+    std::vector<Event> incoming;
+    // Per watcher: its replayed history, when it has one waiting.
+    std::vector<std::pair<std::shared_ptr<Watcher>, std::vector<Event>>> targets;
     bool stop = false;
     {
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock, [this] { return stopping_ || has_pending_ || !incoming_.empty(); });
-      for (Event& ev : incoming_) {
-        for (auto& [id, w] : watchers_) {
-          if (ev.kv.mod_revision <= w->live_after) continue;
-          if (ev.kv.key.compare(0, w->prefix.size(), w->prefix) != 0) continue;
-          w->pending.push_back(ev);
-        }
-      }
+      incoming.assign(std::make_move_iterator(incoming_.begin()), std::make_move_iterator(incoming_.end()));
       incoming_.clear();
       has_pending_ = false;
       stop = stopping_;
+      targets.reserve(watchers_.size());
       for (auto& [id, w] : watchers_) {
-        if (!w->pending.empty() || stop) batches.emplace_back(w, std::move(w->pending));
+        targets.emplace_back(w, std::move(w->pending));
         w->pending.clear();
       }
       if (stop) watchers_.clear();
     }
-    for (auto& [w, events] : batches) {
+    // Most watchers share a prefix (every node agent watches pods): the batch is
+    // filtered once per prefix and handed to each of them, not copied per watcher.
+    std::map<std::string, std::vector<Event>> by_prefix;
+    auto events_for = [&](const std::string& prefix) -> const std::vector<Event>& {
+      auto [it, inserted] = by_prefix.try_emplace(prefix);
+      if (inserted) {
+        for (const Event& ev : incoming) {
+          if (ev.kv.key.compare(0, prefix.size(), prefix) == 0) it->second.push_back(ev);
+        }
+      }
+      return it->second;
+    };
+    const int64_t first_rev = incoming.empty() ? 0 : incoming.front().kv.mod_revision;
+    for (auto& [w, history] : targets) {
       std::lock_guard<std::mutex> deliver(w->deliver_mu);
       if (w->cancelled) continue;
-      if (!events.empty()) w->callback(events, Status());
+      const std::vector<Event>& live = events_for(w->prefix);
+      if (history.empty() && (live.empty() || first_rev > w->live_after)) {
+        if (!live.empty()) w->callback(live, Status());
+      } else {
+        // A new watcher: its history, then the live events after its snapshot.
+        std::vector<Event> events = std::move(history);
+        for (const Event& ev : live) {
+          if (ev.kv.mod_revision > w->live_after) events.push_back(ev);
+        }
+        if (!events.empty()) w->callback(events, Status());
+      }
       if (stop && !w->cancelled) w->callback({}, Status(Code::kUnavailable, "store is closing"));
     }
     if (stop) return;
