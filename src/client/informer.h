@@ -88,7 +88,9 @@ class Informer {
 
   Informer(RestClient& client, RawInformer::Options options) : raw_(client, std::move(options)) {}
 
-  void add_handler(Handler handler);
+  // `wants_old`: decode the previous object for the handler (one more parse per
+  // event); false passes null.
+  void add_handler(Handler handler, bool wants_old = true);
   void start() { raw_.start(); }
   void stop() { raw_.stop(); }
   bool synced() const { return raw_.synced(); }
@@ -108,13 +110,13 @@ Result<T> decode_json_object(const std::string& json);
 std::string object_key(const std::string& json);
 
 template <typename T>
-void Informer<T>::add_handler(Handler handler) {
-  raw_.add_handler([handler = std::move(handler)](EventType type, const std::string&, const std::string& old_json,
-                                                  const std::string& new_json) {
+void Informer<T>::add_handler(Handler handler, bool wants_old) {
+  raw_.add_handler([handler = std::move(handler), wants_old](EventType type, const std::string&,
+                                                             const std::string& old_json, const std::string& new_json) {
     auto obj = decode_json_object<T>(new_json);
     if (!obj.has_value()) return;  // cannot happen for objects the server validated
     std::optional<T> old;
-    if (!old_json.empty()) {
+    if (wants_old && !old_json.empty()) {
       auto o = decode_json_object<T>(old_json);
       if (o.has_value()) old = std::move(*o);
     }

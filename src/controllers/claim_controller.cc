@@ -52,9 +52,11 @@ ClaimController::ClaimController(client::RestClient& rest, ControllerOptions opt
   pods_.add_handler([this](client::EventType t, const api::Pod* old_pod, const api::Pod& pod) {
     on_pod(old_pod, pod, t == client::EventType::kDeleted);
   });
-  claims_.add_handler([this](client::EventType t, const api::ResourceClaim*, const api::ResourceClaim& claim) {
-    on_claim(claim, t == client::EventType::kDeleted);
-  });
+  claims_.add_handler(
+      [this](client::EventType t, const api::ResourceClaim*, const api::ResourceClaim& claim) {
+        on_claim(claim, t == client::EventType::kDeleted);
+      },
+      /*wants_old=*/false);
 }
 
 ClaimController::~ClaimController() { stop(); }
@@ -142,7 +144,6 @@ void ClaimController::on_claim(const api::ResourceClaim& claim, bool deleted) {
     }
     if (deleted) {
       pods_by_claim_.erase(key);
-      deleted_uids_.erase(claim.metadata.uid);
     } else {
       pods_by_claim_[key] = uids;
       for (const auto& u : uids) claims_by_pod_[u].insert(key);
@@ -238,7 +239,13 @@ Result<void> ClaimController::sync_claim(const std::string& key) {
     if (r->status != 404 && (r->status < 200 || r->status >= 300)) return client::status_from_response(*r);
     {
       std::lock_guard<std::mutex> l(mu_);
-      deleted_uids_.insert(claim->metadata.uid);
+      if (deleted_uids_.insert(claim->metadata.uid).second) {
+        deleted_order_.push_back(claim->metadata.uid);
+        if (deleted_order_.size() > kDeletedMemo) {
+          deleted_uids_.erase(deleted_order_.front());
+          deleted_order_.pop_front();
+        }
+      }
     }
     options_.logger->info("deleted claim {}: its pod is done or gone", key);
   }

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <atomic>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -90,9 +91,14 @@ class ClaimController {
   // shows it (the informers may lag behind our own writes).
   std::map<std::pair<std::string, std::string>, std::string> created_;
   std::map<std::string, int> failures_;  // key -> consecutive failures
-  // UIDs of claims this controller deleted whose DELETED event has not arrived:
-  // the cache still shows them, and deleting them again would only draw a 404.
+  // UIDs of claims this controller deleted: the cache may still show them, and
+  // deleting them again would only draw a 404. Entries outlive the claim's
+  // delete event on purpose: a sync that read the claim from the cache just
+  // before that event must still see it deleted. The newest kDeletedMemo are
+  // kept (deleted_order_: oldest first).
   std::set<std::string> deleted_uids_;
+  std::deque<std::string> deleted_order_;
+  static constexpr size_t kDeletedMemo = 4096;
 };
 
 // Runs the controllers until `stop` becomes true (for `draplane controllers`

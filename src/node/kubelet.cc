@@ -68,7 +68,8 @@ Kubelet::Kubelet(client::RestClient& rest, DeviceState& devices, ProcessLauncher
   if (!options_.logger) {
     options_.logger = std::make_shared<spdlog::logger>("kubelet", std::make_shared<spdlog::sinks::null_sink_mt>());
   }
-  pods_.add_handler([this](client::EventType t, const api::Pod*, const api::Pod& pod) { on_pod(t, pod); });
+  pods_.add_handler([this](client::EventType t, const api::Pod*, const api::Pod& pod) { on_pod(t, pod); },
+                    /*wants_old=*/false);
 }
 
 Kubelet::~Kubelet() { stop(); }
