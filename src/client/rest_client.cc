@@ -23,6 +23,8 @@ namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
 
 constexpr auto kRequestTimeout = std::chrono::seconds(30);
+// Watch streams: the socket buffer and the body chunk handed to the parser.
+constexpr size_t kWatchBuffer = 256 * 1024;
 
 struct Endpoint {
   bool tls = true;
@@ -198,18 +200,23 @@ class BeastRestClient final : public RestClient {
       http::write(stream, req, ec);
       if (ec) return conn.unavailable("write", ec);
       conn.expires_never();
-      beast::flat_buffer buffer;
+      // Bounded: a burst of events (thousands of pods created) would otherwise be
+      // read into one growing buffer whose unread rest is moved to its front on
+      // every read of a chunk (quadratic copying).
+      beast::flat_buffer buffer(kWatchBuffer);
       http::response_parser<http::buffer_body> parser;
       parser.body_limit(boost::none);
       std::string pending;  // bytes of an incomplete event line
       std::string error_body;
       bool header_done = false;
       int status = 0;
-      char chunk[64 * 1024];
+      std::vector<char> chunk_storage(kWatchBuffer);
+      char* chunk = chunk_storage.data();
+      const size_t chunk_size = chunk_storage.size();
       while (!parser.is_done()) {
         if (stop && stop->load()) return Result<void>();
         parser.get().body().data = chunk;
-        parser.get().body().size = sizeof(chunk);
+        parser.get().body().size = chunk_size;
         bool finished = false;
         beast::error_code rec;
         auto on_read = [&](beast::error_code e, std::size_t) {
@@ -241,7 +248,7 @@ class BeastRestClient final : public RestClient {
           status = static_cast<int>(parser.get().result_int());
           continue;
         }
-        size_t got = sizeof(chunk) - parser.get().body().size;
+        size_t got = chunk_size - parser.get().body().size;
         if (status < 200 || status >= 300) {
           error_body.append(chunk, got);
           continue;
