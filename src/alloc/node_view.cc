@@ -74,11 +74,13 @@ void build_pool(const Snapshot& s, PoolView& p, std::vector<uint32_t> targeting,
     for (const auto& cs : slices[si].spec.sharedCounters) {
       if (sets.count(cs.name)) return invalid("duplicate counter set name " + cs.name);
       auto& idx = sets[cs.name];
+      const auto set_index = static_cast<uint32_t>(sets.size() - 1);
       for (const auto& [cname, c] : cs.counters) {
         idx[cname] = static_cast<uint32_t>(p.available.size());
         p.available.push_back(c.value.nanos());
         p.total.push_back(c.value.nanos());
         p.counter_names.push_back(cs.name + "/" + cname);
+        p.counter_set.push_back(set_index);
       }
     }
   }
@@ -124,6 +126,32 @@ void build_pool(const Snapshot& s, PoolView& p, std::vector<uint32_t> targeting,
   }
 }
 
+// One pool at the newest generation seen among the slices relevant to the node
+// (`gen`, `targeting`): built from those slices when they are the whole pool,
+// else from every slice of the pool at that generation. False when a newer
+// generation exists elsewhere (the pool is ignored); incomplete when slices are
+// missing.
+bool gather_pool(const Snapshot& s, PoolView& p, int64_t gen, const std::vector<uint32_t>& targeting) {
+  const auto& slices = s.slices();
+  const int64_t want = slices[targeting.front()].spec.pool.resourceSliceCount;
+  if (static_cast<int64_t>(targeting.size()) == want) {
+    build_pool(s, p, targeting, nullptr);
+    return true;
+  }
+  std::vector<uint32_t> all;
+  for (uint32_t si : s.slices_of_pool(p.driver, p.pool)) {
+    int64_t g = slices[si].spec.pool.generation;
+    if (g > gen) return false;
+    if (g == gen) all.push_back(si);
+  }
+  if (static_cast<int64_t>(all.size()) != want) {
+    p.incomplete = true;
+  } else {
+    build_pool(s, p, targeting, &all);
+  }
+  return true;
+}
+
 }  // namespace
 
 void NodeView::refresh_allocations() {
@@ -142,14 +170,12 @@ void NodeView::order_packing() {
   // Per pool and flat counter: whether the counter's set is partly used (any
   // of its counters below the set value). A set, not just the counters a
   // candidate consumes: placements of one GPU may share no counter but the GPU.
-  std::vector<std::vector<uint8_t>> set_used(pools_.size());
+  std::vector<std::vector<uint8_t>> set_used(pools_.size());  // per pool and counter set
   for (size_t pi = 0; pi < pools_.size(); ++pi) {
     const auto& p = pools_[pi];
-    std::map<std::string, bool> by_set;
-    auto set_of = [&](size_t i) { return p.counter_names[i].substr(0, p.counter_names[i].find('/')); };
-    for (size_t i = 0; i < p.counter_names.size(); ++i) by_set[set_of(i)] |= p.available[i] < p.total[i];
-    set_used[pi].resize(p.counter_names.size());
-    for (size_t i = 0; i < p.counter_names.size(); ++i) set_used[pi][i] = by_set[set_of(i)];
+    if (p.counter_set.empty()) continue;
+    set_used[pi].assign(p.counter_set.back() + 1, 0);
+    for (size_t i = 0; i < p.counter_set.size(); ++i) set_used[pi][p.counter_set[i]] |= p.available[i] < p.total[i];
   }
   std::vector<int> score(candidates_.size(), 2);
   for (uint32_t c = 0; c < candidates_.size(); ++c) {
@@ -161,7 +187,8 @@ void NodeView::order_packing() {
     } else if (candidates_[c].counters_begin != candidates_[c].counters_end) {
       bool partly_used = false;
       for (uint32_t k = candidates_[c].counters_begin; k < candidates_[c].counters_end; ++k) {
-        partly_used = partly_used || set_used[candidates_[c].pool][counter_uses_[k].counter];
+        const uint32_t pool = candidates_[c].pool;
+        partly_used = partly_used || set_used[pool][pools_[pool].counter_set[counter_uses_[k].counter]];
       }
       score[c] = partly_used ? 1 : 4;
     }
@@ -226,63 +253,31 @@ Result<NodeView> NodeView::build(const Snapshot& snapshot, const api::Node& node
     PoolView p;
     p.driver = key.first;
     p.pool = key.second;
-    const auto& first = slices[entry.second.front()].spec.pool;
-    int64_t want = first.resourceSliceCount;
     bool offers_devices = false;
     for (uint32_t si : entry.second) offers_devices = offers_devices || slices[si].spec.sharedCounters.empty();
-    if (!offers_devices) {
+    if (offers_devices) {
+      if (!gather_pool(snapshot, p, entry.first, entry.second)) continue;
+    } else {
       // Only the pool's state matters here (see ForeignPoolStates).
       p.foreign = true;
-      ForeignPoolStates::State st;
       auto cached = foreign != nullptr ? foreign->states_.find(key) : ForeignPoolStates::Map::iterator();
+      ForeignPoolStates::State st;
       if (foreign != nullptr && cached != foreign->states_.end()) {
         st = cached->second;
-        if (st.incomplete) p.incomplete = true;
       } else {
         PoolView full;
-        bool obsolete = false;
-        if (static_cast<int64_t>(entry.second.size()) == want) {
-          build_pool(snapshot, full, entry.second, nullptr);
-        } else {
-          std::vector<uint32_t> all;
-          for (uint32_t si : snapshot.slices_of_pool(key.first, key.second)) {
-            int64_t g = slices[si].spec.pool.generation;
-            if (g > entry.first) obsolete = true;
-            if (g == entry.first) all.push_back(si);
-          }
-          if (static_cast<int64_t>(all.size()) != want) {
-            st.incomplete = true;
-          } else if (!obsolete) {
-            build_pool(snapshot, full, entry.second, &all);
-          }
-        }
-        st.obsolete = obsolete;
+        full.driver = p.driver;
+        full.pool = p.pool;
+        st.obsolete = !gather_pool(snapshot, full, entry.first, entry.second);
+        st.incomplete = full.incomplete;
         st.invalid = full.invalid;
         st.reason = full.invalid_reason;
         if (foreign != nullptr) foreign->states_.emplace(key, st);
-        p.incomplete = st.incomplete;
       }
       if (st.obsolete) continue;
+      p.incomplete = st.incomplete;
       p.invalid = st.invalid;
       p.invalid_reason = st.reason;
-    } else if (static_cast<int64_t>(entry.second.size()) == want) {
-      build_pool(snapshot, p, entry.second, nullptr);
-    } else {
-      // Look at every slice of the pool: a newer generation elsewhere makes the
-      // node's slices obsolete (pool ignored); otherwise count all of them.
-      std::vector<uint32_t> all;
-      bool obsolete = false;
-      for (uint32_t si : snapshot.slices_of_pool(key.first, key.second)) {
-        int64_t g = slices[si].spec.pool.generation;
-        if (g > entry.first) obsolete = true;
-        if (g == entry.first) all.push_back(si);
-      }
-      if (obsolete) continue;
-      if (static_cast<int64_t>(all.size()) != want) {
-        p.incomplete = true;
-      } else {
-        build_pool(snapshot, p, entry.second, &all);
-      }
     }
     v.any_invalid_ = v.any_invalid_ || p.invalid;
     v.any_incomplete_ = v.any_incomplete_ || p.incomplete;

@@ -41,6 +41,7 @@ struct PoolView {
   std::vector<uint32_t> other_slices;  // device slices of the pool not targeting the node
   // Shared counters, flattened: counter_names[i] = "set/counter".
   std::vector<std::string> counter_names;
+  std::vector<uint32_t> counter_set;  // flat counter -> index of its set (in slice order)
   std::vector<__int128> total;      // set value
   std::vector<__int128> available;  // set value minus consumption of allocated devices
   bool overdrawn = false;           // some available counter is already negative
