@@ -52,15 +52,10 @@ bool Scheduler::fit_node(CycleState& cs, const api::Node& node, NodeFit& fit, st
   const int on_node = cache_.pods_on_node(name);
   // A failure remembered for this node (see fail_memo_) answers before any
   // filter: retries of waiting pods then cost a lookup per unchanged node.
-  PodFailMemo& memo = fail_memo_[cs.pod_key];
-  if (memo.claims_signature != cs.claims_signature) {
-    memo.claims_signature = cs.claims_signature;
-    memo.nodes.clear();
-  }
+  PodFailMemo& memo = *cs.memo;
   const uint64_t epoch = cache_.view_epoch(name);
   if (auto m = memo.nodes.find(name); m != memo.nodes.end()) {
-    if (m->second.epoch == epoch && m->second.node_version == node.metadata.resourceVersion &&
-        m->second.pods_on_node == on_node) {
+    if (m->second.epoch == epoch && m->second.pods_on_node == on_node) {
       *reason = kReasonCannotAllocate;
       *detail = m->second.detail;
       return false;
@@ -128,7 +123,7 @@ bool Scheduler::fit_node(CycleState& cs, const api::Node& node, NodeFit& fit, st
   // The view (built above if needed) must not have moved the epoch read before.
   auto remember = [&](const std::string& why) {
     if (cache_.view_epoch(name) != epoch) return;
-    memo.nodes[name] = FailMemo{epoch, node.metadata.resourceVersion, on_node, why};
+    memo.nodes[name] = FailMemo{epoch, on_node, why};
   };
   alloc::Options opts;
   opts.policy = options_.policy;
@@ -173,6 +168,11 @@ bool Scheduler::find_node(CycleState& cs, NodeFit& best, std::string* message) {
     fit_error.set_pre_filter(waiting);
   } else {
     (void)cache_.snapshot();  // rebuilt now if stale, so the view epochs below are current
+    cs.memo = &fail_memo_[cs.pod_key];
+    if (cs.memo->claims_signature != cs.claims_signature) {
+      cs.memo->claims_signature = cs.claims_signature;
+      cs.memo->nodes.clear();
+    }
     for (const auto& [name, node] : nodes) {
       NodeFit fit;
       std::string reason, detail;
@@ -193,10 +193,7 @@ bool Scheduler::find_node(CycleState& cs, NodeFit& best, std::string* message) {
 
 CycleResult Scheduler::schedule_one() {
   auto now = clock_.now();
-  if (queue_.active_size() == 0 && freed_since_flush_ && queue_.unschedulable_size() > 0 &&
-      now - last_flush_ >= kFlushInterval) {
-    after_cycle(Outcome::kUnschedulable, now);  // the periodic flush, also when idle
-  }
+  if (queue_.active_size() == 0) maybe_flush(now);  // also when idle
   auto key = queue_.pop(now);
   if (!key) return {};
   CycleResult result = cycle(*key, now);
@@ -204,8 +201,7 @@ CycleResult Scheduler::schedule_one() {
   return result;
 }
 
-CycleResult Scheduler::cycle(const std::string& popped, Clock::TimePoint now) {
-  const std::optional<std::string> key = popped;
+CycleResult Scheduler::cycle(const std::string& key, Clock::TimePoint now) {
   struct Timer {
     double& total;
     std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
@@ -214,26 +210,27 @@ CycleResult Scheduler::cycle(const std::string& popped, Clock::TimePoint now) {
   ++stats_.cycles;
   ++share_seed_;
   CycleState cs;
-  if (!start_cycle(*key, cs)) {
-    queue_.remove(*key);
-    return CycleResult{Outcome::kSkipped, *key, "", ""};
+  if (!start_cycle(key, cs)) {
+    queue_.remove(key);
+    return CycleResult{Outcome::kSkipped, key, "", ""};
   }
-  if (auto g = gang_of(cs.pod)) return schedule_gang(*key, g->name, g->min_member);
-  if (wait_for_in_flight_claim(cs)) return CycleResult{Outcome::kSkipped, *key, "", "a claim's write is in flight"};
+  if (auto g = gang_of(cs.pod)) return schedule_gang(key, g->name, g->min_member);
+  if (wait_for_in_flight_claim(cs)) return CycleResult{Outcome::kSkipped, key, "", "a claim's write is in flight"};
   NodeFit best;
   std::string msg;
   if (!find_node(cs, best, &msg)) {
     ++stats_.unschedulable;
-    queue_.unschedulable(*key, now);
+    queue_.unschedulable(key, now);
     mark_unschedulable(cs.pod, msg);
-    return CycleResult{Outcome::kUnschedulable, *key, "", msg};
+    return CycleResult{Outcome::kUnschedulable, key, "", msg};
   }
-  fail_memo_.erase(*key);
+  fail_memo_.erase(key);
+  cs.memo = nullptr;
   Reservation r = reserve(cs, best);
   if (options_.bind_workers > 0) {
     std::string node = best.node;
     bind_async(std::move(cs), std::move(best), std::move(r));
-    return CycleResult{Outcome::kBinding, *key, node, ""};
+    return CycleResult{Outcome::kBinding, key, node, ""};
   }
   return commit(cs, best, r);
 }

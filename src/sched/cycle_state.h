@@ -30,6 +30,8 @@ struct Scheduler::CycleState {
   // The pending claims' identities and versions: a node's remembered failure
   // holds only for the same claims.
   std::string claims_signature;
+  // This pod's remembered failures (Scheduler::fail_memo_), set by find_node.
+  PodFailMemo* memo = nullptr;
 };
 
 struct Scheduler::NodeFit {

@@ -96,12 +96,17 @@ void Scheduler::quiesce() {
     std::unique_lock<std::mutex> lock(bind_mu_);
     bind_cv_.wait(lock, [&] { return bind_jobs_.empty() && status_order_.empty() && bind_busy_ == 0; });
   }
+  apply_completions();
+}
+
+size_t Scheduler::apply_completions() {
   std::deque<std::function<void()>> done;
   {
     std::lock_guard<std::mutex> lock(mu_);
     done.swap(completions_);
   }
   for (const auto& f : done) f();
+  return done.size();
 }
 
 void Scheduler::bind_async(CycleState cs, NodeFit fit, Reservation reservation) {
@@ -295,12 +300,15 @@ void Scheduler::after_cycle(Outcome outcome, Clock::TimePoint now) {
   if (placed || wake_budget_ > 0) {
     if (queue_.wake_oldest(now, 1, wake_round_start_, false) > 0 && !placed) --wake_budget_;
   }
-  if (freed_since_flush_ && now - last_flush_ >= kFlushInterval && queue_.unschedulable_size() > 0) {
-    ++stats_.flushes;
-    queue_.move_all(now);
-    freed_since_flush_ = false;
-    last_flush_ = now;
-  }
+  maybe_flush(now);
+}
+
+void Scheduler::maybe_flush(Clock::TimePoint now) {
+  if (!freed_since_flush_ || now - last_flush_ < kFlushInterval || queue_.unschedulable_size() == 0) return;
+  ++stats_.flushes;
+  queue_.move_all(now);
+  freed_since_flush_ = false;
+  last_flush_ = now;
 }
 
 void Scheduler::post(Event event) {
@@ -315,18 +323,15 @@ void Scheduler::wake() { cv_.notify_all(); }
 
 size_t Scheduler::drain() {
   std::deque<Event> batch;
-  std::deque<std::function<void()>> done;
   {
     std::lock_guard<std::mutex> lock(mu_);
     batch.swap(inbox_);
-    done.swap(completions_);
   }
   auto t0 = std::chrono::steady_clock::now();
   for (const auto& e : batch) handle(e);
-  for (const auto& f : done) f();
   stats_.events += static_cast<int64_t>(batch.size());
   stats_.event_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return batch.size() + done.size();
+  return batch.size() + apply_completions();
 }
 
 int Scheduler::run_until_idle(int max_cycles) {

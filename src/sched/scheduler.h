@@ -187,6 +187,10 @@ class Scheduler {
   bool holds_last_pod_slot(const std::string& key, const api::Pod* cached) const;
   // Widens a release's wake-up by one pod; flushes every parked pod now and then.
   void after_cycle(Outcome outcome, Clock::TimePoint now);
+  // Retries every parked pod when a release happened kFlushInterval ago or more.
+  void maybe_flush(Clock::TimePoint now);
+  // Applies the bindings the workers finished (scheduling thread).
+  size_t apply_completions();
   // The PodScheduled=False condition write (any thread).
   void write_unschedulable(const api::Pod& pod, const std::string& message, const std::string& now);
 
@@ -208,13 +212,12 @@ class Scheduler {
   Clock::TimePoint last_flush_{};
 
   // Failed allocations per waiting pod and node, valid while the node's view
-  // epoch, the node object, its pod count and the pod's pending claims are
-  // unchanged (the pod's spec is immutable where it matters; a relevant pod
-  // update clears its entry): a retry after a device freed on one node
-  // re-runs the allocator there only.
+  // epoch (it moves with every change of the node object and of allocations in
+  // its pools, see ClusterCache::view_epoch), its pod count and the pod's
+  // pending claims are unchanged (a relevant pod update clears its entry): a
+  // retry after a device freed on one node re-runs the allocator there only.
   struct FailMemo {
     uint64_t epoch = 0;
-    std::string node_version;
     int pods_on_node = 0;
     std::string detail;
   };
