@@ -3,33 +3,14 @@
 #include <gtest/gtest.h>
 
 #include "cel/cel.h"
+#include "eval_cases.h"
 
 namespace draplane::cel {
 namespace {
 
-std::string eval(const std::string& expr) {
-  auto r = eval_to_string(expr, nullptr, "");
-  if (!r) return "error: " + r.error().message();
-  return *r;
-}
-
-struct Case {
-  const char* expr;
-  const char* want;  // literal form, or a prefix of "error: ..."
-};
-
-void run(const std::vector<Case>& cases) {
-  for (const auto& c : cases) {
-    SCOPED_TRACE(c.expr);
-    std::string got = eval(c.expr);
-    std::string want = c.want;
-    if (want.rfind("error: ", 0) == 0) {
-      EXPECT_EQ(got.substr(0, want.size()), want) << got;
-    } else {
-      EXPECT_EQ(got, want);
-    }
-  }
-}
+using testing::Case;
+using testing::eval;
+using testing::run;
 
 TEST(IpLib, Parse) {
   run({
