@@ -9,23 +9,9 @@
 
 namespace draplane::cel {
 
-Value Value::ip(const IpAddr& a) {
-  auto owned = std::make_shared<const IpAddr>(a);
-  Value x;
-  x.kind = ValueKind::kIP;
-  x.p = owned.get();
-  x.owner = std::move(owned);
-  return x;
-}
+Value Value::ip(const IpAddr& a) { return boxed<IpAddr>(ValueKind::kIP, a); }
 
-Value Value::cidr(const IpPrefix& pfx) {
-  auto owned = std::make_shared<const IpPrefix>(pfx);
-  Value x;
-  x.kind = ValueKind::kCIDR;
-  x.p = owned.get();
-  x.owner = std::move(owned);
-  return x;
-}
+Value Value::cidr(const IpPrefix& pfx) { return boxed<IpPrefix>(ValueKind::kCIDR, pfx); }
 
 namespace net {
 

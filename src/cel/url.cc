@@ -9,14 +9,7 @@
 
 namespace draplane::cel {
 
-Value Value::url(Url u) {
-  auto owned = std::make_shared<const Url>(std::move(u));
-  Value x;
-  x.kind = ValueKind::kURL;
-  x.p = owned.get();
-  x.owner = std::move(owned);
-  return x;
-}
+Value Value::url(Url u) { return boxed<Url>(ValueKind::kURL, std::move(u)); }
 
 namespace url {
 

@@ -27,23 +27,9 @@ Value Value::bytes(std::string s) {
   return x;
 }
 
-Value Value::list(ListData elems) {
-  auto owned = std::make_shared<const ListData>(std::move(elems));
-  Value x;
-  x.kind = ValueKind::kList;
-  x.p = owned.get();
-  x.owner = std::move(owned);
-  return x;
-}
+Value Value::list(ListData elems) { return boxed<ListData>(ValueKind::kList, std::move(elems)); }
 
-Value Value::map(MapData m) {
-  auto owned = std::make_shared<const MapData>(std::move(m));
-  Value x;
-  x.kind = ValueKind::kMap;
-  x.p = owned.get();
-  x.owner = std::move(owned);
-  return x;
-}
+Value Value::map(MapData m) { return boxed<MapData>(ValueKind::kMap, std::move(m)); }
 
 Value Value::borrowed_map(const MapData* m) {
   Value x;
@@ -52,41 +38,13 @@ Value Value::borrowed_map(const MapData* m) {
   return x;
 }
 
-Value Value::quantity(api::Quantity q) {
-  auto owned = std::make_shared<const api::Quantity>(q);
-  Value x;
-  x.kind = ValueKind::kQuantity;
-  x.p = owned.get();
-  x.owner = std::move(owned);
-  return x;
-}
+Value Value::quantity(api::Quantity q) { return boxed<api::Quantity>(ValueKind::kQuantity, std::move(q)); }
 
-Value Value::semver(Semver v) {
-  auto owned = std::make_shared<const Semver>(std::move(v));
-  Value x;
-  x.kind = ValueKind::kSemver;
-  x.p = owned.get();
-  x.owner = std::move(owned);
-  return x;
-}
+Value Value::semver(Semver v) { return boxed<Semver>(ValueKind::kSemver, std::move(v)); }
 
-Value Value::optional_of(Value v) {
-  auto owned = std::make_shared<const Value>(std::move(v));
-  Value x;
-  x.kind = ValueKind::kOptional;
-  x.p = owned.get();
-  x.owner = std::move(owned);
-  return x;
-}
+Value Value::optional_of(Value v) { return boxed<Value>(ValueKind::kOptional, std::move(v)); }
 
-Value Value::error(std::string message) {
-  auto owned = std::make_shared<const std::string>(std::move(message));
-  Value x;
-  x.kind = ValueKind::kError;
-  x.p = owned.get();
-  x.owner = std::move(owned);
-  return x;
-}
+Value Value::error(std::string message) { return boxed<std::string>(ValueKind::kError, std::move(message)); }
 
 const MapData& empty_map() {
   static const MapData kEmpty;

@@ -69,6 +69,17 @@ struct Value {
 
   Value() : i(0) {}
 
+  // A value of `kind` pointing at its own shared copy of `data`.
+  template <typename T>
+  static Value boxed(ValueKind kind, T data) {
+    auto owned = std::make_shared<const T>(std::move(data));
+    Value x;
+    x.kind = kind;
+    x.p = owned.get();
+    x.owner = std::move(owned);
+    return x;
+  }
+
   static Value null() { return Value(); }
   static Value boolean(bool v) {
     Value x;
