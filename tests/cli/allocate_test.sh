@@ -16,31 +16,10 @@
 #  5. invalid input exits 2 naming the file, document, object and field; unknown
 #     class, CEL runtime error, bad --policy / -o, unreadable file likewise.
 # Usage: allocate_test.sh DRAPLANE_BINARY SOURCE_DIR
-set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")   # absolute: the test cd's below
 src=$(cd "$2" && pwd)
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$src/tests/cli/lib.sh"
 cd "$tmp" || exit 2   # file names in messages are the relative names below
-
-run() {
-  "$bin" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-  rc=$?
-  out=$(cat "$tmp/out")
-  err=$(cat "$tmp/err")
-}
-bad() {
-  echo "FAIL: $1"
-  shift
-  for l in "$@"; do echo "  $l"; done
-  echo "  rc=$rc"; echo "  stdout:"; sed 's/^/    /' "$tmp/out" | head -40; echo "  stderr:"; sed 's/^/    /' "$tmp/err" | head -20
-  fail=1
-}
-expect_rc() { [ "$rc" = "$2" ] || bad "$1: exit code" "want $2"; }
-expect_out() { [ "$out" = "$2" ] || bad "$1: stdout" "want:" "$2"; }
-expect_err() { [ "$err" = "$2" ] || bad "$1: stderr" "want:" "$2"; }
-expect_err_has() { grep -qF -- "$2" "$tmp/err" || bad "$1: stderr lacks" "want: $2"; }
 # devices NAME: "claim=device,device claim=device" from YAML output (in order).
 devices() {
   awk '/^  name: /{if(c!=""){printf "%s%s=%s", sep, c, d; sep=" "}; c=$2; d=""; n=""}

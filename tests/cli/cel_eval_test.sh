@@ -10,26 +10,9 @@
 # no device bound), error absorption of && and ||, the quantity and semver
 # libraries, device file errors naming the field, usage errors.
 # Usage: cel_eval_test.sh DRAPLANE_BINARY SOURCE_DIR
-set -u
 bin=$1
 src=$2
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-run() {
-  "$bin" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-  rc=$?
-  out=$(cat "$tmp/out")
-  err=$(cat "$tmp/err")
-}
-bad() {
-  echo "FAIL: $1"
-  shift
-  for l in "$@"; do echo "  $l"; done
-  echo "  rc=$rc"; echo "  stdout:"; sed 's/^/    /' "$tmp/out" | head -20; echo "  stderr:"; sed 's/^/    /' "$tmp/err" | head -20
-  fail=1
-}
+. "$src/tests/cli/lib.sh"
 # ok EXPR WANT_STDOUT [cel eval args...]: exit 0, exact value, empty stderr.
 ok() {
   local expr=$1 want=$2
