@@ -82,9 +82,9 @@ Scheduler::Reservation Scheduler::reserve(CycleState& cs, const NodeFit& fit) {
 }
 
 Scheduler::BindOutcome Scheduler::write_reservation(const CycleState& cs, const NodeFit& fit,
-                                                    const Reservation& reservation) {
+                                                    Reservation& reservation) {
   const api::Pod& pod = cs.pod;
-  std::vector<ClaimWrite> to_write = reservation.writes;
+  std::vector<ClaimWrite>& to_write = reservation.writes;
   BindOutcome out;
   auto fail = [&](const Status& st, const std::string& what) {
     out.ok = false;
@@ -140,7 +140,6 @@ Scheduler::BindOutcome Scheduler::write_reservation(const CycleState& cs, const 
 CycleResult Scheduler::finish_binding(const CycleState& cs, const NodeFit& fit, const Reservation& reservation,
                                       const BindOutcome& out) {
   if (!out.ok) {
-    const api::Pod& pod = cs.pod;
     for (const auto& key : reservation.reserved_keys) cache_.forget_claim(key);
     for (const auto& [key, stored] : out.rollback) {
       if (stored) cache_.assume_claim(*stored);
@@ -159,7 +158,6 @@ CycleResult Scheduler::finish_binding(const CycleState& cs, const NodeFit& fit, 
     queue_.backoff(cs.pod_key, now);
     std::string msg = out.what + ": " + out.status.message();
     log_->debug("pod {}: {}; retrying after backoff", cs.pod_key, msg);
-    (void)pod;
     return CycleResult{Outcome::kRetry, cs.pod_key, fit.node, msg};
   }
   for (const auto& w : out.written) {

@@ -168,7 +168,8 @@ class Scheduler {
   };
   // The API writes of a reservation (PreBind + Bind), and on failure the
   // writes that take it back; touches neither cache nor queue (any thread).
-  BindOutcome write_reservation(const CycleState& cs, const NodeFit& fit, const Reservation& reservation);
+  // Appends the extended-resource claim's write to `reservation.writes`.
+  BindOutcome write_reservation(const CycleState& cs, const NodeFit& fit, Reservation& reservation);
   std::vector<std::pair<std::string, std::optional<api::ResourceClaim>>> rollback_writes(
       const api::Pod& pod, const std::vector<WrittenClaim>& written);
   // Applies a binding's outcome to cache, queue and stats (scheduling thread).
