@@ -299,29 +299,6 @@ void Kubelet::release_claims(Worker& w) {
   w.claim_uids.clear();
 }
 
-namespace {
-
-// `word` names an executable: a path to one, or a name found on the
-// environment's PATH.
-bool runnable(const std::string& word, const std::vector<std::string>& env) {
-  if (word.empty() || word[0] == '-') return false;
-  if (word.find('/') != std::string::npos) return ::access(word.c_str(), X_OK) == 0;
-  std::string path = "/usr/local/bin:/usr/bin:/bin";
-  for (const auto& e : env) {
-    if (e.rfind("PATH=", 0) == 0) path = e.substr(5);
-  }
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t end = path.find(':', start);
-    if (end == std::string::npos) end = path.size();
-    std::string dir = path.substr(start, end - start);
-    if (!dir.empty() && ::access((dir + "/" + word).c_str(), X_OK) == 0) return true;
-    start = end + 1;
-  }
-  return false;
-}
-
-}  // namespace
 
 void Kubelet::start_container(Worker& w, size_t i, const std::map<std::string, PreparedClaimInfo>& claims) {
   // Called with w.mu held.
@@ -333,7 +310,8 @@ void Kubelet::start_container(Worker& w, size_t i, const std::map<std::string, P
   ProcessSpec spec;
   spec.env = container_env(w.pod, c, claims, base);
   spec.argv = c.command;
-  if (spec.argv.empty() && !c.args.empty() && runnable(c.args[0], spec.env)) {
+  if (spec.argv.empty() && !c.args.empty() && !c.args[0].empty() && c.args[0][0] != '-' &&
+      ::access(resolve_program(c.args[0], spec.env).c_str(), X_OK) == 0) {
     // Args alone whose first word is a program (kubectl run IMAGE -- sh -c ...):
     // taken as an image without an ENTRYPOINT takes them (busybox, ubuntu,
     // alpine): they replace the image's CMD and run as the command line. Args

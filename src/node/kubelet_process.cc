@@ -12,11 +12,9 @@
 #include <filesystem>
 
 namespace draplane::node {
-namespace {
-
 // argv[0] without a slash is searched in the child's PATH (posix_spawnp would
 // search the agent's PATH instead).
-std::string resolve(const std::string& prog, const std::vector<std::string>& env) {
+std::string resolve_program(const std::string& prog, const std::vector<std::string>& env) {
   if (prog.find('/') != std::string::npos) return prog;
   std::string path = "/usr/local/bin:/usr/bin:/bin";
   for (const auto& e : env) {
@@ -34,11 +32,9 @@ std::string resolve(const std::string& prog, const std::vector<std::string>& env
   return "";
 }
 
-}  // namespace
-
 Result<int> PosixLauncher::start(const ProcessSpec& spec) {
   if (spec.argv.empty()) return Status(Code::kInvalid, "container has no command (no image to take one from)");
-  std::string exe = resolve(spec.argv[0], spec.env);
+  std::string exe = resolve_program(spec.argv[0], spec.env);
   if (exe.empty()) {
     return Status(Code::kUnavailable, "exec: \"" + spec.argv[0] + "\": executable file not found in $PATH");
   }

@@ -16,6 +16,11 @@
 
 namespace draplane::node {
 
+// The executable `prog` names: itself when it has a slash, else the first
+// executable match on the PATH of `env` ("NAME=value"; default
+// /usr/local/bin:/usr/bin:/bin); "" when none.
+std::string resolve_program(const std::string& prog, const std::vector<std::string>& env);
+
 struct ProcessSpec {
   std::vector<std::string> argv;  // argv[0] is looked up in the env's PATH
   std::vector<std::string> env;   // the complete environment, "NAME=value"
