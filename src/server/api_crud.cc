@@ -426,11 +426,16 @@ Reply ApiServer::Impl::create(const Request& req, const Target& t, const ssa::Ma
     return error_reply(invalid(r, "", {api::field_required(api::FieldPath("metadata.name"), "name or generateName is required")}));
   }
   if (r.namespaced) {
-    auto nsobj = load("/registry/namespaces/" + ns);
-    if (!nsobj.has_value()) {
-      return error_reply(not_found(*find_resource("", "v1", "namespaces"), ns));
+    auto known = namespaces_ ? namespaces_->state(ns) : NamespaceCache::State::kUnknown;
+    bool terminating = known == NamespaceCache::State::kTerminating;
+    if (known == NamespaceCache::State::kUnknown) {
+      auto nsobj = load("/registry/namespaces/" + ns);
+      if (!nsobj.has_value()) {
+        return error_reply(not_found(*find_resource("", "v1", "namespaces"), ns));
+      }
+      terminating = !get_string(nsobj->object, {"metadata", "deletionTimestamp"}).empty();
     }
-    if (!get_string(nsobj->object, {"metadata", "deletionTimestamp"}).empty()) {
+    if (terminating) {
       return error_reply(forbidden(r, name, "unable to create new content in namespace " + ns +
                                                 " because it is being terminated"));
     }
@@ -671,6 +676,7 @@ Result<Json> ApiServer::Impl::delete_object(const Target& t, Stored cur, bool dr
     if (dry) return std::move(obj);
     ASSIGN_OR_RETURN(store::WriteResult w, store_.update(t.key(), stored_form(obj), cur.mod_revision));
     if (!w.succeeded) return Status(Code::kConflict, "modified concurrently");
+    if (namespaces_ && t.resource->resource == "namespaces") namespaces_->invalidate(t.name, w.revision);
     set_resource_version(obj, w.revision);
     return std::move(obj);
   }
@@ -679,6 +685,7 @@ Result<Json> ApiServer::Impl::delete_object(const Target& t, Stored cur, bool dr
   if (t.resource->resource == "namespaces") delete_namespace_contents(t.name);
   ASSIGN_OR_RETURN(store::WriteResult w, store_.remove(t.key(), cur.mod_revision));
   if (!w.succeeded) return Status(Code::kConflict, "modified concurrently");
+  if (namespaces_ && t.resource->resource == "namespaces") namespaces_->invalidate(t.name, w.revision);
   collect_dependents(uid, t.resource->namespaced ? t.namespace_ : "", w.revision);
   return std::move(obj);
 }

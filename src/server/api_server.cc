@@ -117,6 +117,11 @@ Status ApiServer::Impl::bootstrap() {
     if (Status st = idx->start("/registry/"); !st.ok()) return st;
     owners_ = std::move(idx);
   }
+  if (!namespaces_) {
+    auto cache = std::make_unique<NamespaceCache>(store_);
+    if (Status st = cache->start(); !st.ok()) return st;
+    namespaces_ = std::move(cache);
+  }
   return Status();
 }
 

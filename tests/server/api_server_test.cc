@@ -228,6 +228,38 @@ TEST_F(ApiServerTest, FinalizersDelayDeletionAndOwnersCollectDependents) {
   EXPECT_EQ(call("GET", std::string(kClaims) + "/dep").code, 404);
 }
 
+TEST_F(ApiServerTest, NamespaceLifecycleGuardsCreates) {
+  // Creates consult the server's namespace cache; its answers must follow the
+  // namespace's deletion at once, without waiting for the watch to deliver it.
+  const std::string ns = R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team","finalizers":["example.com/hold"]}})";
+  const std::string claims = "/apis/resource.k8s.io/v1/namespaces/team/resourceclaims";
+  auto named = [](int i) {
+    std::string c = kClaim;
+    return c.replace(c.find("\"c1\""), 4, "\"c" + std::to_string(i) + "\"");
+  };
+  ASSERT_EQ(call("POST", "/api/v1/namespaces", ns).code, 201);
+  for (int i = 0; i < 20; ++i) ASSERT_EQ(call("POST", claims, named(i)).code, 201) << i;
+  ASSERT_EQ(call("DELETE", "/api/v1/namespaces/team").code, 200);  // terminating: it has a finalizer
+  for (int i = 20; i < 25; ++i) {
+    Response r = call("POST", claims, named(i));
+    EXPECT_EQ(r.code, 403) << r.body;
+    EXPECT_NE(r.body.find("unable to create new content in namespace team because it is being terminated"),
+              std::string::npos)
+        << r.body;
+  }
+  Response p = call("PATCH", "/api/v1/namespaces/team", R"([{"op":"remove","path":"/metadata/finalizers"}])",
+                    "application/json-patch+json");
+  ASSERT_EQ(p.code, 200) << p.body;
+  Response gone = call("POST", claims, named(30));
+  EXPECT_EQ(gone.code, 404) << gone.body;
+  EXPECT_NE(gone.body.find(R"(namespaces \"team\" not found)"), std::string::npos) << gone.body;
+  // Created again: usable at once (the cache does not know it yet, the store does).
+  ASSERT_EQ(call("POST", "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team"}})").code,
+            201);
+  EXPECT_EQ(call("POST", claims, named(31)).code, 201);
+  EXPECT_EQ(call("GET", claims + "/c0").code, 404);  // the first namespace's contents went with it
+}
+
 TEST_F(ApiServerTest, DeletingOneOfTwoOwnersOnlyDropsItsReference) {
   // Through the owner index (bootstrap started it): the dependent written just
   // before the delete must be found, and a second owner keeps it alive.

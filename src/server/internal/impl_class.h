@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "server/internal/api_impl.h"
+#include "server/internal/namespace_cache.h"
 #include "server/internal/owner_index.h"
 #include "server/internal/watch_event_cache.h"
 #include "server/managed_fields.h"
@@ -64,6 +65,8 @@ class ApiServer::Impl {
   std::shared_ptr<WatchEventCache> watch_events_ = std::make_shared<WatchEventCache>();
   // Dependents by owner UID, for cascading deletes; started by bootstrap().
   std::unique_ptr<OwnerIndex> owners_;
+  // Namespaces and whether they terminate, for creates; started by bootstrap().
+  std::unique_ptr<NamespaceCache> namespaces_;
 };
 
 // Parsed list/watch options shared by list and watch.
