@@ -80,6 +80,7 @@ void Snapshot::record_allocations(const std::vector<api::ResourceClaim>& allocat
       if (r.adminAccess.value_or(false)) continue;
       auto it = keys_.find(key_of(r.driver, r.pool, r.device));
       if (it == keys_.end()) continue;  // not published: cannot affect allocation
+      if (in_use_.size() < keys_.size()) in_use_.resize(keys_.size());
       InUse& u = in_use_[it->second];
       if (r.shareID) {
         u.shared = true;
@@ -106,22 +107,21 @@ void Snapshot::remove_allocation(const api::AllocationResult& allocation) {
     if (r.adminAccess.value_or(false)) continue;
     auto it = keys_.find(key_of(r.driver, r.pool, r.device));
     if (it == keys_.end()) continue;
-    auto u = in_use_.find(it->second);
-    if (u == in_use_.end()) continue;
+    if (it->second >= in_use_.size()) continue;
+    InUse& u = in_use_[it->second];
     if (r.shareID) {
-      u->second.share_ids.erase(*r.shareID);
+      u.share_ids.erase(*r.shareID);
       for (const auto& [name, q] : r.consumedCapacity) {
-        auto c = u->second.capacity.find(name);
-        if (c == u->second.capacity.end()) continue;
+        auto c = u.capacity.find(name);
+        if (c == u.capacity.end()) continue;
         c->second -= q.nanos();
-        if (c->second == 0) u->second.capacity.erase(c);
+        if (c->second == 0) u.capacity.erase(c);
       }
-      u->second.shared = !u->second.share_ids.empty();
-      u->second.has_capacity = !u->second.capacity.empty();
+      u.shared = !u.share_ids.empty();
+      u.has_capacity = !u.capacity.empty();
     } else {
-      u->second.dedicated = false;
+      u.dedicated = false;
     }
-    if (!u->second.dedicated && !u->second.shared && !u->second.has_capacity) in_use_.erase(u);
   }
 }
 

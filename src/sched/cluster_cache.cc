@@ -44,11 +44,16 @@ void ClusterCache::delete_node(const std::string& name) {
 void ClusterCache::index_pod(const std::string& key, bool add) {
   std::string node = bound_node(key);
   if (node.empty()) return;
+  const api::Pod* p = pod(key);
+  bool active = p != nullptr && pod_is_active(*p);
   if (add) {
-    pods_by_node_[node].insert(key);
+    if (pods_by_node_[node].insert(key).second && active) ++active_on_node_[node];
   } else {
     auto it = pods_by_node_.find(node);
-    if (it != pods_by_node_.end()) it->second.erase(key);
+    if (it != pods_by_node_.end() && it->second.erase(key) > 0 && active) {
+      auto a = active_on_node_.find(node);
+      if (a != active_on_node_.end() && --a->second <= 0) active_on_node_.erase(a);
+    }
   }
 }
 
@@ -97,14 +102,8 @@ std::string ClusterCache::bound_node(const std::string& pod_key) const {
 }
 
 int ClusterCache::pods_on_node(const std::string& node) const {
-  auto it = pods_by_node_.find(node);
-  if (it == pods_by_node_.end()) return 0;
-  int n = 0;
-  for (const auto& key : it->second) {
-    const api::Pod* p = pod(key);
-    if (p != nullptr && pod_is_active(*p)) ++n;
-  }
-  return n;
+  auto it = active_on_node_.find(node);
+  return it == active_on_node_.end() ? 0 : it->second;
 }
 
 int64_t ClusterCache::extended_in_use(const std::string& node, const std::string& resource) const {

@@ -133,6 +133,9 @@ class ClusterCache {
   std::map<std::string, Assumed> assumed_;
   std::map<std::string, std::string> assumed_bound_;  // pod key -> node
   std::map<std::string, std::set<std::string>> pods_by_node_;
+  // Node -> how many of its pods are active (pod_is_active), kept by index_pod:
+  // counting them per node per cycle looked up every pod the node ever ran.
+  std::map<std::string, int> active_on_node_;
   std::map<std::string, api::ResourceSlice> slices_;
   std::map<std::string, api::DeviceClass> classes_;
   std::map<std::string, api::ResourceClaimTemplate> templates_;
