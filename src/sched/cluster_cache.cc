@@ -32,8 +32,12 @@ ClusterCache::ClusterCache(std::shared_ptr<cel::ProgramCache> programs)
 
 void ClusterCache::upsert_node(api::Node node) {
   std::string name = node.metadata.name;
+  auto it = nodes_.find(name);
+  // Labels decide which slices select the node; other changes (heartbeats,
+  // taints, conditions) leave its view, and failures remembered on it, valid.
+  bool relabeled = it == nodes_.end() || it->second.metadata.labels != node.metadata.labels;
   nodes_.insert_or_assign(name, std::move(node));
-  drop_view(name);  // labels may change which slices select it
+  if (relabeled) drop_view(name);
 }
 
 void ClusterCache::delete_node(const std::string& name) {

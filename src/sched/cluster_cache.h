@@ -103,7 +103,7 @@ class ClusterCache {
   // Counters for tests and benchmarks.
   int64_t snapshot_builds() const { return snapshot_builds_; }
   // Changes whenever what node_view(node) shows may have changed (its view was
-  // dropped: the node, or an allocation in a pool it uses, changed; or the
+  // dropped: the node's labels, or an allocation in a pool it uses, changed; or the
   // snapshot was rebuilt). Read after node_view(): a failed allocation on the
   // node stays failed while this is unchanged.
   uint64_t view_epoch(const std::string& node) const;

@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "alloc/node_selector.h"
+#include "api/codec.h"
 #include "sched/cycle_state.h"
 #include "sched/fit_error.h"
 #include "sched/gang.h"
@@ -43,7 +44,39 @@ bool Scheduler::prefilter(CycleState& cs, std::string* waiting) {
     }
   }
   if (!cs.extended_claim_exists) cs.extended = extended_needs(cs.pod);
+  if (cs.extended.empty() && !cs.pending.empty()) {
+    for (const auto& c : cs.pending) {
+      cs.shape += claim_shape(c);
+      cs.shape += '\n';
+      cs.claim_names.push_back(c.metadata.namespace_.empty() ? c.metadata.name
+                                                               : c.metadata.namespace_ + "/" + c.metadata.name);
+    }
+  }
   return true;
+}
+
+const std::string& Scheduler::claim_shape(const api::ResourceClaim& claim) {
+  // A claim's spec is immutable: its encoding is kept by UID.
+  auto it = shapes_.find(claim.metadata.uid);
+  if (it != shapes_.end() && !claim.metadata.uid.empty()) return it->second;
+  if (shapes_.size() >= kMaxShapeCache) shapes_.clear();
+  api::ResourceClaim spec_only;
+  spec_only.spec = claim.spec;
+  return shapes_[claim.metadata.uid] = api::to_json(api::Object(std::move(spec_only)));
+}
+
+// `detail` was written for claims `from`; the same words for claims `to` (the
+// allocator names a claim as "claim <namespace/name>" followed by ':' or ',').
+std::string Scheduler::renamed(std::string detail, const std::vector<std::string>& from,
+                               const std::vector<std::string>& to) {
+  for (size_t i = 0; i < from.size() && i < to.size(); ++i) {
+    if (from[i] == to[i]) continue;
+    for (const char* end : {":", ","}) {
+      const std::string a = "claim " + from[i] + end, b = "claim " + to[i] + end;
+      for (size_t pos = 0; (pos = detail.find(a, pos)) != std::string::npos; pos += b.size()) detail.replace(pos, a.size(), b);
+    }
+  }
+  return detail;
 }
 
 bool Scheduler::fit_node(CycleState& cs, const api::Node& node, NodeFit& fit, std::string* reason,
@@ -124,7 +157,19 @@ bool Scheduler::fit_node(CycleState& cs, const api::Node& node, NodeFit& fit, st
   auto remember = [&](const std::string& why) {
     if (cache_.view_epoch(name) != epoch) return;
     memo.nodes[name] = FailMemo{epoch, on_node, why};
+    if (cs.shape_memo) cs.shape_memo->nodes[name] = ShapeFail{FailMemo{epoch, on_node, why}, cs.claim_names};
   };
+  if (cs.shape_memo) {
+    auto m = cs.shape_memo->nodes.find(name);
+    if (m != cs.shape_memo->nodes.end() && m->second.fail.epoch == epoch && m->second.fail.pods_on_node == on_node &&
+        cache_.view_epoch(name) == epoch) {
+      ++stats_.shape_memo_hits;
+      *reason = kReasonCannotAllocate;
+      *detail = renamed(m->second.fail.detail, m->second.claim_names, cs.claim_names);
+      memo.nodes[name] = FailMemo{epoch, on_node, *detail};
+      return false;
+    }
+  }
   alloc::Options opts;
   opts.policy = options_.policy;
   opts.max_steps = options_.max_steps;
@@ -172,6 +217,10 @@ bool Scheduler::find_node(CycleState& cs, NodeFit& best, std::string* message) {
     if (cs.memo->claims_signature != cs.claims_signature) {
       cs.memo->claims_signature = cs.claims_signature;
       cs.memo->nodes.clear();
+    }
+    if (!cs.shape.empty()) {
+      if (shape_memo_.size() >= kMaxShapes && shape_memo_.count(cs.shape) == 0) shape_memo_.clear();
+      cs.shape_memo = &shape_memo_[cs.shape];
     }
     for (const auto& [name, node] : nodes) {
       NodeFit fit;
@@ -226,6 +275,7 @@ CycleResult Scheduler::cycle(const std::string& key, Clock::TimePoint now) {
   }
   fail_memo_.erase(key);
   cs.memo = nullptr;
+  cs.shape_memo = nullptr;
   Reservation r = reserve(cs, best);
   if (options_.bind_workers > 0) {
     std::string node = best.node;

@@ -25,6 +25,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <unordered_map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -87,6 +88,7 @@ struct CycleResult {
 struct SchedulerStats {
   int64_t cycles = 0, bound = 0, unschedulable = 0, retries = 0, conflicts = 0;
   int64_t allocator_runs = 0;  // (pod, node) allocations tried
+  int64_t shape_memo_hits = 0;  // (pod, node) failures known from another pod of the same claim shape
   // Time on the scheduling thread (profiling the whole system): applying
   // events, and scheduling cycles.
   double event_seconds = 0, cycle_seconds = 0;
@@ -184,6 +186,7 @@ class Scheduler {
   // One scheduling cycle of the popped pod.
   CycleResult cycle(const std::string& key, Clock::TimePoint now);
   void wake_pods_using(const api::ResourceClaim& claim, Clock::TimePoint now);
+  static std::string renamed(std::string detail, const std::vector<std::string>& from, const std::vector<std::string>& to);
   void devices_freed(Clock::TimePoint now);
   bool holds_last_pod_slot(const std::string& key, const api::Pod* cached) const;
   // Widens a release's wake-up by one pod; flushes every parked pod now and then.
@@ -213,7 +216,7 @@ class Scheduler {
   Clock::TimePoint last_flush_{};
 
   // Failed allocations per waiting pod and node, valid while the node's view
-  // epoch (it moves with every change of the node object and of allocations in
+  // epoch (it moves with every change of the node's labels and of allocations in
   // its pools, see ClusterCache::view_epoch), its pod count and the pod's
   // pending claims are unchanged (a relevant pod update clears its entry): a
   // retry after a device freed on one node re-runs the allocator there only.
@@ -227,6 +230,25 @@ class Scheduler {
     std::map<std::string, FailMemo> nodes;
   };
   std::map<std::string, PodFailMemo> fail_memo_;
+  // The same per claim shape (CycleState::shape): a node where the allocator
+  // failed for one pod of a template fails for the next one as well, while its
+  // epoch and pod count hold. Without it every newly created pod of a burst ran
+  // the allocator on every full node, and every flush ran it again per pod.
+  // The detail names the claims it was made for (claim_names), renamed for the
+  // pod that reads it.
+  struct ShapeFail {
+    FailMemo fail;
+    std::vector<std::string> claim_names;
+  };
+  struct ShapeFailMemo {
+    std::map<std::string, ShapeFail> nodes;
+  };
+  std::map<std::string, ShapeFailMemo> shape_memo_;
+  static constexpr size_t kMaxShapes = 1024;  // distinct shapes remembered (cleared beyond)
+  // Claim UID -> its spec's encoding (part of a shape).
+  std::unordered_map<std::string, std::string> shapes_;
+  static constexpr size_t kMaxShapeCache = 16384;
+  const std::string& claim_shape(const api::ResourceClaim& claim);
   // When each waiting pod's Unschedulable condition was last written.
   std::map<std::string, Clock::TimePoint> condition_written_;
 

@@ -456,6 +456,61 @@ TEST(Scheduler, RetryRunsAllocatorOnlyWhereDevicesChanged) {
   EXPECT_EQ(h.sched.stats().allocator_runs - runs, 1) << "only the node whose device freed is tried again";
 }
 
+TEST(Scheduler, PodsOfOneClaimShapeShareRememberedFailures) {
+  Harness h;
+  for (const char* n : {"n1", "n2", "n3"}) {
+    h.add(node(n));
+    h.add(gpu_slice(n, 1));
+  }
+  h.add(gpu_class());
+  for (int i = 0; i < 3; ++i) {
+    std::string name = "hold" + std::to_string(i);
+    h.add(claim(name));
+    h.add(pod(name, {name}));
+  }
+  h.run();
+  ASSERT_EQ(h.sched.stats().bound, 3);
+  // The first waiting pod runs the allocator on every full node ...
+  h.add(claim("w1"));
+  h.add(pod("w1", {"w1"}));
+  h.run();
+  int64_t runs = h.sched.stats().allocator_runs;
+  // ... a second one whose claim has the same spec learns the three failures from it,
+  // explained with its own claim's name.
+  h.clock.advance(std::chrono::milliseconds(10));
+  h.add(claim("w2"));
+  h.add(pod("w2", {"w2"}));
+  h.run();
+  EXPECT_EQ(h.sched.stats().allocator_runs, runs);
+  EXPECT_GE(h.sched.stats().shape_memo_hits, 3);
+  EXPECT_EQ(h.condition_message("w2"),
+            "Unschedulable: 0/3 nodes are available: 3 cannot allocate all claims. 3 node(s): claim default/w2: "
+            "request gpu: 1 device needed; 1 match class gpu.nvidia.com, 1 is in use; only 0 usable.");
+  EXPECT_EQ(h.condition_message("w1"),
+            "Unschedulable: 0/3 nodes are available: 3 cannot allocate all claims. 3 node(s): claim default/w1: "
+            "request gpu: 1 device needed; 1 match class gpu.nvidia.com, 1 is in use; only 0 usable.");
+  // A claim asking for something else does not share them.
+  h.clock.advance(std::chrono::milliseconds(10));
+  h.add(claim("two", 2));
+  h.add(pod("two", {"two"}));
+  h.run();
+  EXPECT_EQ(h.sched.stats().allocator_runs, runs + 3);
+  EXPECT_NE(h.condition_message("two").find("claim default/two: request gpu: 2 devices needed"), std::string::npos)
+      << h.condition_message("two");
+  // A freed device is still found: the memo holds only while the node's view is unchanged.
+  const std::string freed_node = h.pod("hold1").spec.nodeName;
+  api::ResourceClaim c = h.claim("hold1");
+  c.status = {};
+  h.sched.handle(Event{Event::Op::kDelete, h.pod("hold1")});
+  h.add(c);
+  h.clock.advance(std::chrono::seconds(2));
+  h.run();
+
+  // The pod waiting longest takes it.
+  EXPECT_EQ(h.pod("w1").spec.nodeName, freed_node);
+  EXPECT_EQ(h.pod("w2").spec.nodeName, "");
+}
+
 // A waiting pod's Unschedulable message is rewritten at most once per second
 // when only its numbers change (not on every retry); a new explanation at once.
 TEST(Scheduler, UnschedulableMessageRewrittenAtMostOncePerSecond) {
@@ -608,6 +663,7 @@ TEST(Scheduler, NodeHeartbeatDoesNotRetryWaitingPods) {
   h.run();
   EXPECT_EQ(h.sched.stats().unschedulable, 1);
   EXPECT_EQ(h.pod("a").spec.nodeName, "");
+  EXPECT_EQ(h.sched.cache().view_builds(), 0);  // the pod never reached allocation
   h.add(node("n1", {{"zone", "east"}}));
   h.run();
   EXPECT_EQ(h.pod("a").spec.nodeName, "n1");
