@@ -317,11 +317,10 @@ Result<void> ClaimController::record_claim_statuses(const api::Pod& pod, const s
     }
     if (!changed) return {};
     auto out = rest_.put(path + "/status", api::to_json(api::Object(cur)));
-    if (out.has_value()) {
-      std::lock_guard<std::mutex> l(mu_);
-      for (const auto& [claim, name] : names) created_.erase({pod.metadata.uid, claim});
-      return {};
-    }
+    // created_ keeps the names until the pod informer shows them (sync_pod):
+    // dropping them here let a sync that read a lagging pod and claim cache
+    // create a second claim for the same pod claim.
+    if (out.has_value()) return {};
     if (out.error().code() != Code::kConflict) return out.error();
   }
   return conflict_error("pod " + pod.metadata.namespace_ + "/" + pod.metadata.name +
@@ -351,6 +350,10 @@ Result<void> ClaimController::sync_pod(const std::string& key) {
   Status first_error;
   for (const auto& pc : pod->spec.resourceClaims) {
     std::optional<std::string> name = claim_name_for(*pod, pc);
+    if (name && pc.resourceClaimTemplateName) {
+      std::lock_guard<std::mutex> l(mu_);
+      created_.erase({pod->metadata.uid, pc.name});  // the cached pod shows it now
+    }
     if (!name && pc.resourceClaimTemplateName) {
       auto created = ensure_template_claim(*pod, pc);
       if (!created.has_value()) {

@@ -87,8 +87,9 @@ class ClaimController {
   // Claim key -> keys of the pods that name it (a bound pod waits for its
   // claim to appear in the cache before it is reserved).
   std::map<std::string, std::set<std::string>> pods_by_claim_name_;
-  // (pod UID, pod claim name) -> created claim name, until the pod's status
-  // shows it (the informers may lag behind our own writes).
+  // (pod UID, pod claim name) -> created claim name, until the cached pod's
+  // status shows it (the informers may lag behind our own writes, even after
+  // the status write succeeded); dropped with the pod.
   std::map<std::pair<std::string, std::string>, std::string> created_;
   std::map<std::string, int> failures_;  // key -> consecutive failures
   // UIDs of claims this controller deleted: the cache may still show them, and

@@ -68,6 +68,29 @@ TEST(ClaimController, CreatesClaimFromTemplateAndRecordsItInPodStatus) {
   EXPECT_EQ(p->status.resourceClaimStatuses[0].resourceClaimName, std::optional<std::string>("train-gpus-aaaaa"));
 }
 
+TEST(ClaimController, LaggingCachesNeverCreateASecondClaim) {
+  // The claim is created and the pod status written, but neither informer has
+  // seen either write yet when the pod is synced again.
+  FakeApi api;
+  api.put_object("resourceclaimtemplates", kTemplate);
+  api.put_object("pods", pod_json("train", R"([{"name":"gpus","resourceClaimTemplateName":"one-gpu"}])"));
+  api.hold("pods");
+  api.hold("resourceclaims");
+  ClaimController c(api, {});
+  c.start();
+  ASSERT_TRUE(c.wait_synced(20000));
+  ASSERT_TRUE(api.wait_for([&] {
+    auto p = api.object("pods", "default", "train");
+    return p && FakeApi::field(*p, {"status", "resourceClaimStatuses"}) != "";
+  }));
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(c.sync_pod("default/train").has_value());
+  api.release("pods");
+  api.release("resourceclaims");
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(c.sync_pod("default/train").has_value());
+  c.stop();
+  EXPECT_EQ(all_claims(api).size(), 1u);
+}
+
 TEST(ClaimController, MissingTemplateIsRetriedUntilItExists) {
   FakeApi api;
   api.put_object("pods", pod_json("train", R"([{"name":"gpus","resourceClaimTemplateName":"one-gpu"}])"));

@@ -25,6 +25,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -84,6 +85,7 @@ class FakeApi final : public client::RestClient {
         if (closed_) return {};
         for (; next < events_.size(); ++next) {
           const Event& e = events_[next];
+          if (held_.count(std::get<0>(e.key)) && std::get<0>(e.key) == p.resource) break;  // lagging watch
           if (e.rv <= from || std::get<0>(e.key) != p.resource) continue;
           if (!p.ns.empty() && std::get<1>(e.key) != p.ns) continue;
           if (!matches(p, e.json)) continue;
@@ -98,6 +100,17 @@ class FakeApi final : public client::RestClient {
   }
 
   // Test helpers.
+  // Watches of `resource` deliver nothing from now until release() (an informer
+  // lagging behind the server); lists and requests are unaffected.
+  void hold(const std::string& resource) {
+    std::lock_guard<std::mutex> l(mu_);
+    held_.insert(resource);
+  }
+  void release(const std::string& resource) {
+    std::lock_guard<std::mutex> l(mu_);
+    held_.erase(resource);
+    cv_.notify_all();
+  }
   std::string put_object(const std::string& resource, const std::string& json) {
     std::string ns = field(json, {"metadata", "namespace"});
     Parsed p;
@@ -445,6 +458,7 @@ class FakeApi final : public client::RestClient {
   int64_t next_uid_ = 0;
   int64_t next_suffix_ = 0;
   bool closed_ = false;
+  std::set<std::string> held_;
 };
 
 }  // namespace draplane::testing
