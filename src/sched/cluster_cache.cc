@@ -61,16 +61,41 @@ void ClusterCache::index_pod(const std::string& key, bool add) {
   }
 }
 
+void ClusterCache::index_claim_names(const std::string& pod_key, bool add) {
+  const api::Pod* p = pod(pod_key);
+  if (p == nullptr) return;
+  auto each = [&](const std::optional<std::string>& name) {
+    if (!name || name->empty()) return;
+    const std::string claim_key = p->metadata.namespace_ + "/" + *name;
+    if (add) {
+      pods_by_claim_[claim_key].insert(pod_key);
+    } else if (auto it = pods_by_claim_.find(claim_key); it != pods_by_claim_.end()) {
+      it->second.erase(pod_key);
+      if (it->second.empty()) pods_by_claim_.erase(it);
+    }
+  };
+  for (const auto& rc : p->spec.resourceClaims) each(rc.resourceClaimName);
+  for (const auto& st : p->status.resourceClaimStatuses) each(st.resourceClaimName);
+}
+
+const std::set<std::string>* ClusterCache::pods_naming_claim(const std::string& claim_key) const {
+  auto it = pods_by_claim_.find(claim_key);
+  return it == pods_by_claim_.end() ? nullptr : &it->second;
+}
+
 void ClusterCache::upsert_pod(api::Pod pod) {
   std::string key = object_key(pod.metadata);
   index_pod(key, false);
+  index_claim_names(key, false);
   if (!pod.spec.nodeName.empty()) assumed_bound_.erase(key);
   pods_.insert_or_assign(key, std::move(pod));
   index_pod(key, true);
+  index_claim_names(key, true);
 }
 
 void ClusterCache::delete_pod(const std::string& key) {
   index_pod(key, false);
+  index_claim_names(key, false);
   assumed_bound_.erase(key);
   pods_.erase(key);
 }

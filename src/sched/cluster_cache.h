@@ -89,6 +89,9 @@ class ClusterCache {
   std::string bound_node(const std::string& pod_key) const;
   // Active pods bound (or assumed bound) to `node`.
   int pods_on_node(const std::string& node) const;
+  // Keys of the pods that name claim "namespace/name" (spec.resourceClaims[].
+  // resourceClaimName or status.resourceClaimStatuses); null when none.
+  const std::set<std::string>* pods_naming_claim(const std::string& claim_key) const;
   // Sum of an extended resource's limits over the active pods on `node`.
   int64_t extended_in_use(const std::string& node, const std::string& resource) const;
 
@@ -136,6 +139,8 @@ class ClusterCache {
   // Node -> how many of its pods are active (pod_is_active), kept by index_pod:
   // counting them per node per cycle looked up every pod the node ever ran.
   std::map<std::string, int> active_on_node_;
+  std::map<std::string, std::set<std::string>> pods_by_claim_;  // claim key -> pod keys naming it
+  void index_claim_names(const std::string& pod_key, bool add);
   std::map<std::string, api::ResourceSlice> slices_;
   std::map<std::string, api::DeviceClass> classes_;
   std::map<std::string, api::ResourceClaimTemplate> templates_;

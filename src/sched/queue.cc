@@ -134,13 +134,6 @@ void SchedulingQueue::wake(const std::string& key, Clock::TimePoint now) {
   to_backoff_or_active(key, it->second, now);
 }
 
-std::vector<std::string> SchedulingQueue::unschedulable_keys() const {
-  std::vector<std::string> out;
-  out.reserve(unsched_.size());
-  for (const auto& [t, key] : unsched_) out.push_back(key);
-  return out;
-}
-
 std::optional<Clock::TimePoint> SchedulingQueue::next_ready() const {
   if (backoff_.empty()) return std::nullopt;
   return backoff_.begin()->first;

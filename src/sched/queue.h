@@ -58,8 +58,6 @@ class SchedulingQueue {
   size_t wake_oldest(Clock::TimePoint now, size_t n, Clock::TimePoint parked_before, bool inclusive);
   // One parked pod gets another chance (its claim appeared, say).
   void wake(const std::string& key, Clock::TimePoint now);
-  // The parked pods, longest parked first.
-  std::vector<std::string> unschedulable_keys() const;
   size_t unschedulable_size() const { return unsched_.size(); }
   // Earliest time a backoff pod becomes ready; nullopt when none waits.
   std::optional<Clock::TimePoint> next_ready() const;

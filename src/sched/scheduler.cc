@@ -263,17 +263,18 @@ void Scheduler::handle(const Event& event) {
 
 // A new claim helps the pods that use it (kube-scheduler's queueing hint for
 // claim adds), not every waiting pod.
+// The pods come from the cache's claim-name index and the claim's owners (a
+// scan of every waiting pod per new claim was quadratic in a burst).
 void Scheduler::wake_pods_using(const api::ResourceClaim& claim, Clock::TimePoint now) {
-  for (const auto& key : queue_.unschedulable_keys()) {
-    const api::Pod* p = cache_.pod(key);
-    if (p == nullptr || p->metadata.namespace_ != claim.metadata.namespace_) continue;
-    bool uses = false;
-    for (const auto& rc : p->spec.resourceClaims) uses = uses || rc.resourceClaimName.value_or("") == claim.metadata.name;
-    for (const auto& st : p->status.resourceClaimStatuses) {
-      uses = uses || st.resourceClaimName.value_or("") == claim.metadata.name;
-    }
-    for (const auto& ref : claim.metadata.ownerReferences) uses = uses || ref.uid == p->metadata.uid;
-    if (uses) queue_.wake(key, now);
+  std::set<std::string> keys;
+  if (const auto* naming = cache_.pods_naming_claim(object_key(claim.metadata))) keys = *naming;
+  for (const auto& ref : claim.metadata.ownerReferences) {
+    const std::string key = claim.metadata.namespace_ + "/" + ref.name;
+    const api::Pod* p = ref.kind == "Pod" ? cache_.pod(key) : nullptr;
+    if (p != nullptr && p->metadata.uid == ref.uid) keys.insert(key);
+  }
+  for (const auto& key : keys) {
+    if (queue_.is_unschedulable(key)) queue_.wake(key, now);
   }
 }
 

@@ -285,6 +285,24 @@ TEST(Scheduler, WaitsForClaimFromTemplate) {
   EXPECT_EQ(h.claim("p-gpu-abcde").status.reservedFor.size(), 1u);
 }
 
+TEST(Scheduler, NewClaimWakesOnlyThePodsNamingIt) {
+  Harness h;
+  h.add(node("n1"));
+  h.add(gpu_slice("n1", 2));
+  h.add(gpu_class());
+  h.add(pod("a", {"claim-a"}));  // both claims do not exist yet
+  h.add(pod("b", {"claim-b"}));
+  h.run();
+  ASSERT_EQ(h.sched.stats().unschedulable, 2);
+  h.add(claim("claim-a"));
+  h.clock.advance(std::chrono::seconds(2));
+  h.run();
+  EXPECT_EQ(h.pod("a").spec.nodeName, "n1");
+  EXPECT_EQ(h.pod("b").spec.nodeName, "");
+  EXPECT_EQ(h.sched.stats().unschedulable, 2) << "b was not retried for a claim it does not use";
+  EXPECT_TRUE(h.sched.queue().is_unschedulable("default/b"));
+}
+
 TEST(Scheduler, ConflictUnreservesAndRetriesAfterBackoff) {
   Harness h;
   h.add(node("n1"));
