@@ -83,17 +83,6 @@ bool Scheduler::fit_node(CycleState& cs, const api::Node& node, NodeFit& fit, st
                          std::string* detail) {
   const std::string& name = node.metadata.name;
   const int on_node = cache_.pods_on_node(name);
-  // A failure remembered for this node (see fail_memo_) answers before any
-  // filter: retries of waiting pods then cost a lookup per unchanged node.
-  PodFailMemo& memo = *cs.memo;
-  const uint64_t epoch = cache_.view_epoch(name);
-  if (auto m = memo.nodes.find(name); m != memo.nodes.end()) {
-    if (m->second.epoch == epoch && m->second.pods_on_node == on_node) {
-      *reason = kReasonCannotAllocate;
-      *detail = m->second.detail;
-      return false;
-    }
-  }
   if (auto r = filter_node(cs.pod, node, on_node)) {
     *reason = *r;
     return false;
@@ -153,23 +142,19 @@ bool Scheduler::fit_node(CycleState& cs, const api::Node& node, NodeFit& fit, st
     *reason = view.error().message();
     return false;
   }
-  // The view (built above if needed) must not have moved the epoch read before.
-  auto remember = [&](const std::string& why) {
-    if (cache_.view_epoch(name) != epoch) return;
-    memo.nodes[name] = FailMemo{epoch, on_node, why};
-    if (cs.shape_memo) cs.shape_memo->nodes[name] = ShapeFail{FailMemo{epoch, on_node, why}, cs.claim_names};
-  };
-  if (cs.shape_memo) {
-    auto m = cs.shape_memo->nodes.find(name);
-    if (m != cs.shape_memo->nodes.end() && m->second.fail.epoch == epoch && m->second.fail.pods_on_node == on_node &&
-        cache_.view_epoch(name) == epoch) {
-      ++stats_.shape_memo_hits;
-      *reason = kReasonCannotAllocate;
-      *detail = renamed(m->second.fail.detail, m->second.claim_names, cs.claim_names);
-      memo.nodes[name] = FailMemo{epoch, on_node, *detail};
-      return false;
-    }
+  // A failure remembered for this node (see fail_memo_) answers without the
+  // allocator: retries of waiting pods, and pods of one shape, cost a lookup
+  // per unchanged node.
+  PodFailMemo& memo = *cs.memo;
+  const uint64_t epoch = cache_.view_epoch(name);  // after node_view(), which may rebuild it
+  if (auto m = memo.nodes.find(name); m != memo.nodes.end() && m->second.epoch == epoch &&
+                                      m->second.pods_on_node == on_node) {
+    if (m->second.claim_names != cs.claim_names) ++stats_.shape_memo_hits;
+    *reason = kReasonCannotAllocate;
+    *detail = renamed(m->second.detail, m->second.claim_names, cs.claim_names);
+    return false;
   }
+  auto remember = [&](const std::string& why) { memo.nodes[name] = FailMemo{epoch, on_node, why, cs.claim_names}; };
   alloc::Options opts;
   opts.policy = options_.policy;
   opts.max_steps = options_.max_steps;
@@ -213,14 +198,15 @@ bool Scheduler::find_node(CycleState& cs, NodeFit& best, std::string* message) {
     fit_error.set_pre_filter(waiting);
   } else {
     (void)cache_.snapshot();  // rebuilt now if stale, so the view epochs below are current
-    cs.memo = &fail_memo_[cs.pod_key];
-    if (cs.memo->claims_signature != cs.claims_signature) {
-      cs.memo->claims_signature = cs.claims_signature;
+    // Pods of one claim shape share an entry; others have their own, valid
+    // for their current pending claims.
+    const std::string memo_key = cs.shape.empty() ? pod_memo_key(cs.pod_key) : cs.shape;
+    if (fail_memo_.size() >= kMaxMemos && fail_memo_.count(memo_key) == 0) fail_memo_.clear();
+    cs.memo = &fail_memo_[memo_key];
+    const std::string& signature = cs.shape.empty() ? cs.claims_signature : cs.shape;
+    if (cs.memo->claims_signature != signature) {
+      cs.memo->claims_signature = signature;
       cs.memo->nodes.clear();
-    }
-    if (!cs.shape.empty()) {
-      if (shape_memo_.size() >= kMaxShapes && shape_memo_.count(cs.shape) == 0) shape_memo_.clear();
-      cs.shape_memo = &shape_memo_[cs.shape];
     }
     for (const auto& [name, node] : nodes) {
       NodeFit fit;
@@ -273,9 +259,8 @@ CycleResult Scheduler::cycle(const std::string& key, Clock::TimePoint now) {
     mark_unschedulable(cs.pod, msg);
     return CycleResult{Outcome::kUnschedulable, key, "", msg};
   }
-  fail_memo_.erase(key);
+  fail_memo_.erase(pod_memo_key(key));
   cs.memo = nullptr;
-  cs.shape_memo = nullptr;
   Reservation r = reserve(cs, best);
   if (options_.bind_workers > 0) {
     std::string node = best.node;

@@ -30,14 +30,14 @@ struct Scheduler::CycleState {
   // The pending claims' identities and versions: a node's remembered failure
   // holds only for the same claims.
   std::string claims_signature;
-  // This pod's remembered failures (Scheduler::fail_memo_), set by find_node.
-  PodFailMemo* memo = nullptr;
   // What the allocator sees of the pending claims apart from their names (their
   // specs, in order); empty when the pod shares no failures (extended needs).
   // Pods of one template have one shape and share remembered failures.
   std::string shape;
   std::vector<std::string> claim_names;  // "namespace/name" of `pending`, in order
-  ShapeFailMemo* shape_memo = nullptr;
+  // The remembered failures this pod reads and adds to (Scheduler::fail_memo_),
+  // set by find_node.
+  PodFailMemo* memo = nullptr;
 };
 
 struct Scheduler::NodeFit {

@@ -192,7 +192,7 @@ void Scheduler::on_pod(const api::Pod* old_pod, const api::Pod* pod, bool delete
     bool frees_slot = holds_last_pod_slot(key, cache_.pod(key));
     cache_.delete_pod(key);
     queue_.remove(key);
-    fail_memo_.erase(key);
+    fail_memo_.erase(pod_memo_key(key));
     condition_written_.erase(key);
     if (frees_slot) devices_freed(now);
     return;
@@ -204,11 +204,11 @@ void Scheduler::on_pod(const api::Pod* old_pod, const api::Pod* pod, bool delete
   const api::Pod* cached = cache_.pod(key);
   if (is_ours_pending(*cached)) {
     bool relevant = old_pod == nullptr || scheduling_relevant_change(*old_pod, *cached);
-    if (relevant) fail_memo_.erase(key);
+    if (relevant) fail_memo_.erase(pod_memo_key(key));
     queue_.add(key, cached->spec.priority.value_or(0), now, relevant);
   } else {
     queue_.remove(key);
-    fail_memo_.erase(key);
+    fail_memo_.erase(pod_memo_key(key));
     condition_written_.erase(key);
     if (was_active_bound && !pod_is_active(*cached) && frees_slot) devices_freed(now);
   }

@@ -215,36 +215,29 @@ class Scheduler {
   bool freed_since_flush_ = false;
   Clock::TimePoint last_flush_{};
 
-  // Failed allocations per waiting pod and node, valid while the node's view
-  // epoch (it moves with every change of the node's labels and of allocations in
-  // its pools, see ClusterCache::view_epoch), its pod count and the pod's
-  // pending claims are unchanged (a relevant pod update clears its entry): a
-  // retry after a device freed on one node re-runs the allocator there only.
+  // Failed allocations per node, valid while the node's view epoch (it moves
+  // with every change of the node's labels and of allocations in its pools, see
+  // ClusterCache::view_epoch), its pod count and the pending claims are
+  // unchanged: a retry after a device freed on one node re-runs the allocator
+  // there only. Kept per claim shape (CycleState::shape), so a node where the
+  // allocator failed for one pod of a template answers for the next one too
+  // (without that every pod of a burst ran the allocator on every full node);
+  // per pod (pod_memo_key) for pods without a shape, cleared by a relevant pod
+  // update. A detail names the claims it was made for (claim_names) and is
+  // renamed for the pod that reads it.
   struct FailMemo {
     uint64_t epoch = 0;
     int pods_on_node = 0;
     std::string detail;
-  };
-  struct PodFailMemo {
-    std::string claims_signature;
-    std::map<std::string, FailMemo> nodes;
-  };
-  std::map<std::string, PodFailMemo> fail_memo_;
-  // The same per claim shape (CycleState::shape): a node where the allocator
-  // failed for one pod of a template fails for the next one as well, while its
-  // epoch and pod count hold. Without it every newly created pod of a burst ran
-  // the allocator on every full node, and every flush ran it again per pod.
-  // The detail names the claims it was made for (claim_names), renamed for the
-  // pod that reads it.
-  struct ShapeFail {
-    FailMemo fail;
     std::vector<std::string> claim_names;
   };
-  struct ShapeFailMemo {
-    std::map<std::string, ShapeFail> nodes;
+  struct PodFailMemo {
+    std::string claims_signature;  // of the claims the entries hold for
+    std::map<std::string, FailMemo> nodes;
   };
-  std::map<std::string, ShapeFailMemo> shape_memo_;
-  static constexpr size_t kMaxShapes = 1024;  // distinct shapes remembered (cleared beyond)
+  std::map<std::string, PodFailMemo> fail_memo_;  // by shape or pod_memo_key
+  static constexpr size_t kMaxMemos = 4096;       // entries kept (all cleared beyond)
+  static std::string pod_memo_key(const std::string& pod_key) { return "pod:" + pod_key; }
   // Claim UID -> its spec's encoding (part of a shape).
   std::unordered_map<std::string, std::string> shapes_;
   static constexpr size_t kMaxShapeCache = 16384;
