@@ -73,11 +73,11 @@ Result<std::shared_ptr<const Program>> compile(std::string_view expression) {
   return std::shared_ptr<const Program>(std::make_shared<CompiledProgram>(std::string(expression), std::move(ast), cost));
 }
 
-Status check_selector(std::string_view expression) {
+Status check_selector(std::string_view expression, ProgramCache* cache) {
   if (expression.size() > kMaxExpressionLength) {
     return {Code::kInvalid, "must have at most " + std::to_string(kMaxExpressionLength) + " bytes"};
   }
-  auto p = compile(expression);
+  auto p = cache ? cache->get(expression) : compile(expression);
   if (!p) {
     const std::string& m = p.error().message();
     if (m.rfind("ERROR:", 0) == 0) return {Code::kInvalid, "compilation failed: " + m};
@@ -96,6 +96,7 @@ Result<std::shared_ptr<const Program>> ProgramCache::get(std::string_view expres
   }
   auto compiled = compile(expression);  // compile outside the lock
   std::lock_guard<std::mutex> lock(mu_);
+  if (cache_.size() >= kMaxPrograms && cache_.count(key) == 0) cache_.clear();  // held programs live on
   auto [it, inserted] = cache_.emplace(std::move(key), compiled);
   return it->second;
 }

@@ -79,13 +79,17 @@ Result<std::shared_ptr<const Program>> compile(std::string_view expression);
 // message>" (or the must-evaluate-to-bool message) when it does not compile or is
 // longer than kMaxExpressionLength; Code::kForbidden "too complex, exceeds cost
 // limit" when the static cost estimate exceeds kCostLimit.
-Status check_selector(std::string_view expression);
+// With `cache`, the compiled program comes from (and stays in) it: the API
+// server checks the same few expressions on every write.
+Status check_selector(std::string_view expression, class ProgramCache* cache = nullptr);
 
 // Compiled programs keyed by expression text, shared by the allocator and
-// validation. Compile errors are cached too.
+// validation. Compile errors are cached too. Holds at most kMaxPrograms
+// expressions (emptied beyond: expressions come from API clients).
 class ProgramCache {
  public:
   Result<std::shared_ptr<const Program>> get(std::string_view expression);
+  static constexpr size_t kMaxPrograms = 4096;
 
  private:
   std::mutex mu_;

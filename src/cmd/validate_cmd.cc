@@ -83,7 +83,7 @@ int run_validate(const std::vector<std::string>& args) {
   options.validate_claim_status = true;
   // The CEL module reports like the API server: "compilation failed: ..." (kInvalid),
   // "too complex, exceeds cost limit" (kForbidden).
-  options.selector_checker = cel::check_selector;
+  options.selector_checker = [](std::string_view expr) { return cel::check_selector(expr); };
 
   struct Decoded {
     const Input* input;

@@ -1,11 +1,6 @@
 // The bridge from the server's generic JSON objects to the typed object model:
 // decode (strict for resource.k8s.io), validate like the Kubernetes API server
 // (CEL selectors compiled by the cel module), and re-encode canonically.
-#include <mutex>
-#include <string>
-#include <string_view>
-#include <unordered_map>
-
 #include "api/codec.h"
 #include "api/defaults.h"
 #include "api/validation.h"
@@ -15,39 +10,12 @@
 namespace draplane::server {
 namespace {
 
-// Checking a selector compiles it (parse, type check, cost estimate): a tenth
-// of a claim create. The verdict depends on the expression alone, and writes
-// repeat the same few expressions (templates, controllers), so verdicts are
-// kept; the table is emptied when it reaches kMaxCheckedSelectors.
-class SelectorVerdicts {
- public:
-  Status check(std::string_view expression) {
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      auto it = verdicts_.find(expression);
-      if (it != verdicts_.end()) return it->second;
-    }
-    Status st = cel::check_selector(expression);
-    std::lock_guard<std::mutex> l(mu_);
-    if (verdicts_.size() >= kMaxCheckedSelectors) verdicts_.clear();
-    verdicts_.emplace(std::string(expression), st);
-    return st;
-  }
-
- private:
-  static constexpr size_t kMaxCheckedSelectors = 4096;
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::mutex mu_;
-  std::unordered_map<std::string, Status, Hash, std::equal_to<>> verdicts_;
-};
-
 api::ValidationOptions validation_options() {
-  static SelectorVerdicts* verdicts = new SelectorVerdicts();  // shared by all servers; never destroyed
+  // Checking a selector compiles it (a tenth of a claim create); writes repeat
+  // the same few expressions, so the programs are kept.
+  static cel::ProgramCache* programs = new cel::ProgramCache();  // shared by all servers; never destroyed
   api::ValidationOptions o;
-  o.selector_checker = [](std::string_view expr) { return verdicts->check(expr); };
+  o.selector_checker = [](std::string_view expr) { return cel::check_selector(expr, programs); };
   return o;
 }
 

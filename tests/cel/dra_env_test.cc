@@ -168,6 +168,27 @@ TEST(DraEnv, CheckSelectorAndCost) {
   EXPECT_EQ(hostile.message(), "too complex, exceeds cost limit");
 }
 
+TEST(DraEnv, CheckSelectorThroughProgramCacheGivesTheSameVerdicts) {
+  ProgramCache cache;
+  const std::string hostile =
+      "device.attributes.all(a, device.attributes.all(b, device.attributes.all(c, "
+      "device.attributes.all(d, device.attributes.all(e, a == e)))))";
+  for (int round = 0; round < 2; ++round) {  // the second round answers from the cache
+    for (const std::string& expr : {std::string("device.driver == 'a'"), std::string("foo"), hostile}) {
+      Status direct = check_selector(expr);
+      Status cached = check_selector(expr, &cache);
+      EXPECT_EQ(cached.code(), direct.code()) << expr;
+      EXPECT_EQ(cached.message(), direct.message()) << expr;
+    }
+  }
+  // Past its bound the cache starts over and keeps answering.
+  for (size_t i = 0; i <= ProgramCache::kMaxPrograms; ++i) {
+    ASSERT_TRUE(cache.get("device.driver == 'd" + std::to_string(i) + "'").has_value());
+  }
+  EXPECT_TRUE(check_selector("device.driver == 'a'", &cache).ok());
+  EXPECT_EQ(check_selector("foo", &cache).code(), Code::kInvalid);
+}
+
 TEST(DraEnv, RuntimeCostLimit) {
   // Not caught statically (list literal sizes), stopped at run time.
   auto p = compile(
