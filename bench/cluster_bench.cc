@@ -26,6 +26,7 @@
 
 #include "client/rest_client.h"
 #include "cluster/local_cluster.h"
+#include "common/malloc_tuning.h"
 
 namespace draplane::cluster {
 namespace {
@@ -202,4 +203,11 @@ BENCHMARK(BM_PodsToRunning)->Args({20, 400, 0})->Args({20, 400, 1})->Args({100, 
 }  // namespace
 }  // namespace draplane::cluster
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  draplane::tune_malloc_for_server();  // as the draplane binary runs `up`
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cmd/commands.h"
+#include "common/malloc_tuning.h"
 
 namespace {
 
@@ -35,6 +36,7 @@ int check_command_words(CLI::App& app, int argc, char** argv, int i, const std::
 }  // namespace
 
 int main(int argc, char** argv) {
+  draplane::tune_malloc_for_server();  // most subcommands are long-running processes
   CLI::App app{"draplane: Kubernetes Dynamic Resource Allocation for GPUs and accelerators"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Show help for every subcommand");
