@@ -177,8 +177,9 @@ std::vector<DecodedDocument> decode_stream(std::string_view text) {
   return decode_documents(text, nullptr);
 }
 
-Result<Object> decode_object(std::string_view text) {
-  std::vector<DecodedDocument> docs = decode_stream(text);
+namespace {
+
+Result<Object> only_object(std::vector<DecodedDocument> docs) {
   if (docs.size() != 1) {
     return Status(Code::kBadRequest,
                   "expected exactly one object, found " + std::to_string(docs.size()));
@@ -186,16 +187,25 @@ Result<Object> decode_object(std::string_view text) {
   return std::move(docs[0].object);
 }
 
+}  // namespace
+
+Result<Object> decode_object(std::string_view text) { return only_object(decode_stream(text)); }
+
 Result<LenientDecode> decode_object_lenient(std::string_view text) {
   LenientDecode out;
-  std::vector<DecodedDocument> docs = decode_documents(text, &out.dropped);
-  if (docs.size() != 1) {
-    return Status(Code::kBadRequest,
-                  "expected exactly one object, found " + std::to_string(docs.size()));
-  }
-  ASSIGN_OR_RETURN(out.object, std::move(docs[0].object));
+  ASSIGN_OR_RETURN(out.object, only_object(decode_documents(text, &out.dropped)));
   return out;
 }
+
+namespace internal {
+
+Result<Object> decode_single(JsonValue root, std::vector<std::string>* dropped) {
+  std::vector<DecodedDocument> docs;
+  add_root(std::move(root), docs, dropped);
+  return only_object(std::move(docs));
+}
+
+}  // namespace internal
 
 Result<std::string> yaml_to_json(std::string_view text) {
   std::vector<internal::YamlDocument> docs = internal::parse_yaml_stream(text);

@@ -2,6 +2,7 @@
 // decode (strict for resource.k8s.io), validate like the Kubernetes API server
 // (CEL selectors compiled by the cel module), and re-encode canonically.
 #include "api/codec.h"
+#include "api/codec_tree.h"
 #include "api/defaults.h"
 #include "api/validation.h"
 #include "cel/cel.h"
@@ -26,7 +27,7 @@ Status cannot_handle(const ResourceInfo& r, const Status& why) {
 
 // Stored objects: strict (they were written canonically).
 Result<api::Object> decode(const ResourceInfo& r, const Json& object) {
-  auto obj = api::decode_object(to_string(object));
+  auto obj = api::decode_tree(object);
   if (!obj.has_value()) return cannot_handle(r, obj.error());
   return obj;
 }
@@ -35,7 +36,7 @@ Result<api::Object> decode(const ResourceInfo& r, const Json& object) {
 Result<api::Object> decode_body(const ResourceInfo& r, const Json& object, FieldValidation fv,
                                 std::vector<std::string>& warnings) {
   if (fv == FieldValidation::kStrict) return decode(r, object);
-  auto lenient = api::decode_object_lenient(to_string(object));
+  auto lenient = api::decode_tree_lenient(object);
   if (!lenient.has_value()) return cannot_handle(r, lenient.error());
   if (fv == FieldValidation::kWarn) {
     warnings.insert(warnings.end(), lenient->dropped.begin(), lenient->dropped.end());
@@ -43,12 +44,7 @@ Result<api::Object> decode_body(const ResourceInfo& r, const Json& object, Field
   return std::move(lenient->object);
 }
 
-std::optional<ApiError> reencode(const api::Object& obj, Json& object) {
-  auto j = parse_json(api::to_json(obj));
-  if (!j.has_value()) return from_code(Code::kInternal, "re-encoding failed: " + j.error().message());
-  object = std::move(j).value();
-  return std::nullopt;
-}
+void reencode(const api::Object& obj, Json& object) { api::encode_tree(obj, object); }
 
 }  // namespace
 
@@ -78,7 +74,8 @@ std::optional<ApiError> typed_create(const ResourceInfo& r, Json& object, FieldV
   api::apply_defaults(*obj, api::DefaultOptions{get_string(object, {"metadata", "creationTimestamp"})});
   api::FieldErrorList errs = api::validate(*obj, validation_options());
   if (!errs.empty()) return invalid(r, get_string(object, {"metadata", "name"}), std::move(errs));
-  return reencode(*obj, object);
+  reencode(*obj, object);
+  return std::nullopt;
 }
 
 std::optional<ApiError> typed_update(const ResourceInfo& r, const Json& old_object, Json& object,
@@ -97,7 +94,8 @@ std::optional<ApiError> typed_update(const ResourceInfo& r, const Json& old_obje
     errs = api::validate_update(*old_obj, *obj, validation_options());
   }
   if (!errs.empty()) return invalid(r, get_string(object, {"metadata", "name"}), std::move(errs));
-  return reencode(*obj, object);
+  reencode(*obj, object);
+  return std::nullopt;
 }
 
 void typed_default(const ResourceInfo& r, Json& object, const std::string& now) {
@@ -105,11 +103,11 @@ void typed_default(const ResourceInfo& r, Json& object, const std::string& now) 
   Json copy;
   copy.CopyFrom(object, copy.GetAllocator());
   if (to_storage_version(r, copy)) return;
-  auto lenient = api::decode_object_lenient(to_string(copy));
+  auto lenient = api::decode_tree_lenient(copy);
   if (!lenient.has_value()) return;
   api::apply_defaults(lenient->object, api::DefaultOptions{now});
   Json out;
-  if (reencode(lenient->object, out)) return;
+  reencode(lenient->object, out);
   to_served_version(r, out);
   object.Swap(out);
 }

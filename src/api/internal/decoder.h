@@ -19,6 +19,11 @@
 
 namespace draplane::api::internal {
 
+// Decodes one parsed root value as decode_object (dropped null) or
+// decode_object_lenient (unknown and duplicate fields listed in *dropped) decode
+// a text holding only that value: List expansion, kind dispatch, conversion.
+Result<Object> decode_single(JsonValue root, std::vector<std::string>* dropped);
+
 class Decoder {
  public:
   // A member that the target type does not have (resource kinds are strict).
