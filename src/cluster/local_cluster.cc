@@ -23,26 +23,13 @@
 #include "server/api_server.h"
 #include "server/credentials.h"
 #include "server/http_server.h"
+#include "server/object_ids.h"
 #include "server/pki.h"
 #include "store/memory_store.h"
 #include "store/sqlite_store.h"
 
 namespace draplane::cluster {
 namespace {
-
-std::string new_uid() {
-  std::string h = server::random_hex(16);
-  h[12] = '4';  // RFC 4122 version 4, variant 10xx
-  h[16] = "89ab"[std::stoi(h.substr(16, 1), nullptr, 16) & 3];
-  return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) + "-" + h.substr(20);
-}
-
-std::string random_suffix() {
-  static const char* kAlphabet = "bcdfghjklmnpqrstvwxz2456789";  // as k8s utilrand.String
-  std::string h = server::random_hex(5), out;
-  for (size_t i = 0; i < 5; ++i) out += kAlphabet[std::stoi(h.substr(2 * i, 2), nullptr, 16) % 27];
-  return out;
-}
 
 bool valid_node_name(const std::string& n) {
   if (n.empty() || n.size() > 253) return false;
@@ -175,8 +162,8 @@ Result<void> LocalCluster::Impl::start_server() {
 
   server::ApiServerOptions ao;
   ao.now = [] { return static_cast<int64_t>(std::time(nullptr)); };
-  ao.new_uid = new_uid;
-  ao.random_suffix = random_suffix;
+  ao.new_uid = server::new_object_uid;
+  ao.random_suffix = server::new_name_suffix;
   api = std::make_unique<server::ApiServer>(*store, ao, &metrics);
   if (Status b = api->bootstrap(); !b.ok()) return Status(b.code(), "bootstrap: " + b.message());
 
