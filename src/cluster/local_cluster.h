@@ -32,7 +32,7 @@ struct LocalClusterOptions {
   std::string listen = "127.0.0.1:6443";  // port 0 picks a free one
   std::string advertise;                  // default: the listen host
   std::string store = "sqlite";           // sqlite | memory
-  int server_threads = 8;
+  int server_threads = 32;  // HttpServerOptions::threads
   bool insecure_http = false;
   bool log_requests = false;
   int compact_interval_s = 300;

@@ -56,7 +56,7 @@ void add_server(CLI::App& app, int& exit_code) {
   sub->add_option("--advertise-address", flags->o.advertise, "Address written into the kubeconfig and certificate");
   sub->add_option("--store", flags->o.store, "sqlite (durable, default) or memory")->capture_default_str();
   sub->add_option("--nodes", flags->nodes, "Comma-separated node names to create node-agent tokens for");
-  sub->add_option("--threads", flags->o.server_threads, "Request worker threads")->capture_default_str();
+  sub->add_option("--threads", flags->o.server_threads, "API server event loops (threads); requests block theirs while the store commits")->capture_default_str();
   sub->add_option("--compact-interval", flags->o.compact_interval_s, "Seconds between store compactions")
       ->capture_default_str();
   sub->add_flag("--insecure-http", flags->o.insecure_http, "Serve plain HTTP (tests and benchmarks only)");

@@ -106,10 +106,12 @@ class HttpServer::Impl {
     if (ec) return Status(Code::kUnavailable, "listen on " + opts_.host + ":" + std::to_string(opts_.port) + ": " + ec.message());
     uint16_t port = acceptor_.local_endpoint().port();
     net::co_spawn(acceptor_.get_executor(), accept_loop(), net::detached);
-    for (int i = 0; i < std::max(1, opts_.threads); ++i) threads_.emplace_back([this] {
-      pthread_setname_np(pthread_self(), "apiserver");
-      ioc_.run();
-    });
+    for (auto& ctx : loops_) {
+      threads_.emplace_back([&ctx] {
+        pthread_setname_np(pthread_self(), "apiserver");
+        ctx->run();
+      });
+    }
     return port;
   }
 
@@ -120,6 +122,7 @@ class HttpServer::Impl {
       acceptor_.close(ec);
     });
     ioc_.stop();
+    for (auto& ctx : loops_) ctx->stop();
     for (auto& t : threads_) t.join();
     threads_.clear();
   }
@@ -128,7 +131,10 @@ class HttpServer::Impl {
   net::awaitable<void> accept_loop() {
     for (;;) {
       try {
-        tcp::socket sock = co_await acceptor_.async_accept(net::make_strand(ioc_), use_awaitable);
+        // Each connection lives on one thread's loop (round robin), so its
+        // requests never hand over between threads.
+        auto& loop = *loops_[next_loop_++ % loops_.size()];
+        tcp::socket sock = co_await acceptor_.async_accept(loop.get_executor(), use_awaitable);
         sock.set_option(tcp::no_delay(true));
         auto ex = sock.get_executor();
         if (opts_.tls) {
@@ -260,7 +266,21 @@ class HttpServer::Impl {
   const TokenTable& tokens_;
   Metrics& metrics_;
   HttpServerOptions opts_;
-  net::io_context ioc_;
+  struct Loop {
+    net::io_context ctx{1};  // run by one thread: no locking inside Asio
+    net::executor_work_guard<net::io_context::executor_type> busy = net::make_work_guard(ctx);
+    void run() { ctx.run(); }
+    void stop() { ctx.stop(); }
+    net::io_context::executor_type get_executor() { return ctx.get_executor(); }
+  };
+  static std::vector<std::unique_ptr<Loop>> make_loops(int n) {
+    std::vector<std::unique_ptr<Loop>> out;
+    for (int i = 0; i < std::max(1, n); ++i) out.push_back(std::make_unique<Loop>());
+    return out;
+  }
+  std::vector<std::unique_ptr<Loop>> loops_ = make_loops(opts_.threads);
+  size_t next_loop_ = 0;  // accept_loop only
+  net::io_context& ioc_ = loops_[0]->ctx;
   ssl::context ssl_;
   tcp::acceptor acceptor_{ioc_};
   std::vector<std::thread> threads_;
