@@ -7,15 +7,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "codec_testdata.h"
+
 namespace draplane::api {
 namespace {
-
-std::string read_testdata(const std::string& name) {
-  std::ifstream in(std::string(DRAPLANE_SOURCE_DIR) + "/tests/api/testdata/codec/" + name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::vector<Object> decode_all_ok(const std::string& text) {
   std::vector<Object> out;

@@ -8,18 +8,10 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include <fstream>
-#include <sstream>
+#include "codec_testdata.h"
 
 namespace draplane::api {
 namespace {
-
-std::string read_testdata(const std::string& name) {
-  std::ifstream in(std::string(DRAPLANE_SOURCE_DIR) + "/tests/api/testdata/codec/" + name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // As the API server parses a request body.
 rapidjson::Document server_parse(const std::string& text) {

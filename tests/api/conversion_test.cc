@@ -9,16 +9,10 @@
 
 #include "api/codec.h"
 #include "api/internal/json_value.h"
+#include "codec_testdata.h"
 
 namespace draplane::api {
 namespace {
-
-std::string read_testdata(const std::string& name) {
-  std::ifstream in(std::string(DRAPLANE_SOURCE_DIR) + "/tests/api/testdata/codec/" + name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::vector<Object> objects(const std::string& text) {
   std::vector<Object> out;
