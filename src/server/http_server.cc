@@ -267,7 +267,7 @@ class HttpServer::Impl {
   Metrics& metrics_;
   HttpServerOptions opts_;
   struct Loop {
-    net::io_context ctx{1};  // run by one thread: no locking inside Asio
+    net::io_context ctx{1};  // a hint: one thread runs it (posts from other threads stay safe)
     net::executor_work_guard<net::io_context::executor_type> busy = net::make_work_guard(ctx);
     void run() { ctx.run(); }
     void stop() { ctx.stop(); }
