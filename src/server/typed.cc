@@ -44,8 +44,6 @@ Result<api::Object> decode_body(const ResourceInfo& r, const Json& object, Field
   return std::move(lenient->object);
 }
 
-void reencode(const api::Object& obj, Json& object) { api::encode_tree(obj, object); }
-
 }  // namespace
 
 std::optional<ApiError> parse_field_validation(const Request& req, std::string_view options_kind,
@@ -74,7 +72,7 @@ std::optional<ApiError> typed_create(const ResourceInfo& r, Json& object, FieldV
   api::apply_defaults(*obj, api::DefaultOptions{get_string(object, {"metadata", "creationTimestamp"})});
   api::FieldErrorList errs = api::validate(*obj, validation_options());
   if (!errs.empty()) return invalid(r, get_string(object, {"metadata", "name"}), std::move(errs));
-  reencode(*obj, object);
+  api::encode_tree(*obj, object);
   return std::nullopt;
 }
 
@@ -94,7 +92,7 @@ std::optional<ApiError> typed_update(const ResourceInfo& r, const Json& old_obje
     errs = api::validate_update(*old_obj, *obj, validation_options());
   }
   if (!errs.empty()) return invalid(r, get_string(object, {"metadata", "name"}), std::move(errs));
-  reencode(*obj, object);
+  api::encode_tree(*obj, object);
   return std::nullopt;
 }
 
@@ -106,10 +104,9 @@ void typed_default(const ResourceInfo& r, Json& object, const std::string& now) 
   auto lenient = api::decode_tree_lenient(copy);
   if (!lenient.has_value()) return;
   api::apply_defaults(lenient->object, api::DefaultOptions{now});
-  Json out;
-  reencode(lenient->object, out);
-  to_served_version(r, out);
-  object.Swap(out);
+  api::encode_tree(lenient->object, copy);
+  to_served_version(r, copy);
+  object.Swap(copy);
 }
 
 }  // namespace draplane::server
