@@ -106,10 +106,10 @@ class HttpServer::Impl {
     if (ec) return Status(Code::kUnavailable, "listen on " + opts_.host + ":" + std::to_string(opts_.port) + ": " + ec.message());
     uint16_t port = acceptor_.local_endpoint().port();
     net::co_spawn(acceptor_.get_executor(), accept_loop(), net::detached);
-    for (auto& ctx : loops_) {
-      threads_.emplace_back([&ctx] {
+    for (auto& loop : loops_) {
+      threads_.emplace_back([&loop] {
         pthread_setname_np(pthread_self(), "apiserver");
-        ctx->run();
+        loop->ctx.run();
       });
     }
     return port;
@@ -122,7 +122,7 @@ class HttpServer::Impl {
       acceptor_.close(ec);
     });
     ioc_.stop();
-    for (auto& ctx : loops_) ctx->stop();
+    for (auto& loop : loops_) loop->ctx.stop();
     for (auto& t : threads_) t.join();
     threads_.clear();
   }
@@ -133,7 +133,7 @@ class HttpServer::Impl {
       try {
         // Each connection lives on one thread's loop (round robin), so its
         // requests never hand over between threads.
-        auto& loop = *loops_[next_loop_++ % loops_.size()];
+        auto& loop = loops_[next_loop_++ % loops_.size()]->ctx;
         tcp::socket sock = co_await acceptor_.async_accept(loop.get_executor(), use_awaitable);
         sock.set_option(tcp::no_delay(true));
         auto ex = sock.get_executor();
@@ -268,10 +268,7 @@ class HttpServer::Impl {
   HttpServerOptions opts_;
   struct Loop {
     net::io_context ctx{1};  // a hint: one thread runs it (posts from other threads stay safe)
-    net::executor_work_guard<net::io_context::executor_type> busy = net::make_work_guard(ctx);
-    void run() { ctx.run(); }
-    void stop() { ctx.stop(); }
-    net::io_context::executor_type get_executor() { return ctx.get_executor(); }
+    net::executor_work_guard<net::io_context::executor_type> busy = net::make_work_guard(ctx);  // run() waits when idle
   };
   static std::vector<std::unique_ptr<Loop>> make_loops(int n) {
     std::vector<std::unique_ptr<Loop>> out;
