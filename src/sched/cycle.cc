@@ -203,9 +203,10 @@ bool Scheduler::find_node(CycleState& cs, NodeFit& best, std::string* message) {
     const std::string memo_key = cs.shape.empty() ? pod_memo_key(cs.pod_key) : cs.shape;
     if (fail_memo_.size() >= kMaxMemos && fail_memo_.count(memo_key) == 0) fail_memo_.clear();
     cs.memo = &fail_memo_[memo_key];
-    const std::string& signature = cs.shape.empty() ? cs.claims_signature : cs.shape;
-    if (cs.memo->claims_signature != signature) {
-      cs.memo->claims_signature = signature;
+    // A shape entry's key is its claims' content; a pod's entry holds for the
+    // claims (identities and versions) it was made for.
+    if (cs.shape.empty() && cs.memo->claims_signature != cs.claims_signature) {
+      cs.memo->claims_signature = cs.claims_signature;
       cs.memo->nodes.clear();
     }
     for (const auto& [name, node] : nodes) {

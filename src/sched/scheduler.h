@@ -232,7 +232,7 @@ class Scheduler {
     std::vector<std::string> claim_names;
   };
   struct PodFailMemo {
-    std::string claims_signature;  // of the claims the entries hold for
+    std::string claims_signature;  // per-pod entries: of the claims they hold for
     std::map<std::string, FailMemo> nodes;
   };
   std::map<std::string, PodFailMemo> fail_memo_;  // by shape or pod_memo_key
