@@ -186,6 +186,19 @@ void BM_PodsToRunning(benchmark::State& state) {
                               .c_str());
     }
     (void)end;
+    // DRAPLANE_BENCH_METRICS=1 prints the API server's request counts (which
+    // calls a pod costs) before stopping.
+    if (const char* m = std::getenv("DRAPLANE_BENCH_METRICS"); m != nullptr && std::string(m) == "1") {
+      if (auto text = (*admin)->get("/metrics"); text.has_value()) {
+        std::string_view rest = *text;
+        while (!rest.empty()) {
+          auto nl = rest.find('\n');
+          std::string_view line = rest.substr(0, nl);
+          if (line.starts_with("apiserver_request_total{")) std::fprintf(stderr, "%.*s\n", int(line.size()), line.data());
+          rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
+        }
+      }
+    }
     (*c)->stop();
     // DRAPLANE_BENCH_KEEP=1 keeps the data dir (component logs under logs/).
     if (const char* keep = std::getenv("DRAPLANE_BENCH_KEEP"); keep != nullptr && std::string(keep) == "1") {
