@@ -78,10 +78,10 @@ Result<void> run_scheduler(client::RestClient& client, client::RestClient& binde
     waker.join();
     const auto& st = scheduler.stats();
     log->info("scheduler stopped: {} cycles, {} bound, {} unschedulable attempts, {} retries ({} conflicts), "
-              "{} allocator runs ({} failures known from pods of the same claim shape), {} view builds; {:.2f} s in cycles, {:.2f} s applying {} events; "
+              "{} allocator runs ({} failures known from pods of the same claim shape), {} view builds, {} snapshot builds; {:.2f} s in cycles, {:.2f} s applying {} events; "
               "waiting pods retried after {} node changes, {} flushes, {} releases",
               st.cycles, st.bound, st.unschedulable, st.retries, st.conflicts, st.allocator_runs, st.shape_memo_hits,
-              scheduler.cache().view_builds(), st.cycle_seconds, st.event_seconds, st.events, st.node_wakeups, st.flushes,
+              scheduler.cache().view_builds(), scheduler.cache().snapshot_builds(), st.cycle_seconds, st.event_seconds, st.events, st.node_wakeups, st.flushes,
               st.releases);
   }
   pods->stop();
