@@ -156,7 +156,8 @@ std::string cdi_device_id(const std::string& claim_uid, const std::string& devic
 }
 
 Status write_cdi_spec(const std::string& dir, const std::string& claim_uid, const CdiSpec& spec) {
-  return write_file_atomic(cdi_spec_path(dir, claim_uid), encode_cdi_spec(spec));
+  // Not flushed: a spec names devices prepared in this boot, void after a reboot.
+  return write_file_atomic(cdi_spec_path(dir, claim_uid), encode_cdi_spec(spec), FileSync::kUntilReboot);
 }
 
 Status remove_cdi_spec(const std::string& dir, const std::string& claim_uid) {

@@ -1,12 +1,14 @@
 #include "node/checkpoint.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -27,6 +29,25 @@ void key_str(Writer& w, const char* k, const std::string& v) {
 void key_int(Writer& w, const char* k, int64_t v) {
   w.Key(k);
   w.Int64(v);
+}
+
+// True when `path` was last modified before the machine booted (the boot time
+// is /proc/stat's btime, in whole seconds: a file written in the boot's first
+// second counts as of this boot).
+bool written_before_boot(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return false;
+  std::ifstream in("/proc/stat");
+  std::string key;
+  long long btime = 0;
+  while (in >> key) {
+    if (key == "btime") {
+      in >> btime;
+      break;
+    }
+    in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return btime > 0 && static_cast<long long>(st.st_mtime) < btime;
 }
 void str_list(Writer& w, const char* k, const std::vector<std::string>& v) {
   w.Key(k);
@@ -206,7 +227,10 @@ Result<Checkpoint> CheckpointFile::load() const {
   std::stringstream ss;
   ss << in.rdbuf();
   auto c = decode_checkpoint(ss.str());
-  if (!c) return Status(c.error().code(), fmt::format("{}: {}", path_, c.error().message()));
+  if (!c) {
+    if (written_before_boot(path_)) return empty;
+    return Status(c.error().code(), fmt::format("{}: {}", path_, c.error().message()));
+  }
   // After a reboot nothing that was prepared exists any more.
   if (c->boot_id != boot_id_) return empty;
   return c;
@@ -215,7 +239,7 @@ Result<Checkpoint> CheckpointFile::load() const {
 Status CheckpointFile::save(const Checkpoint& checkpoint) const {
   Checkpoint c = checkpoint;
   c.boot_id = boot_id_;
-  return write_file_atomic(path_, encode_checkpoint(c));
+  return write_file_atomic(path_, encode_checkpoint(c), FileSync::kUntilReboot);
 }
 
 std::string read_boot_id(const std::string& proc_root) {
@@ -226,7 +250,7 @@ std::string read_boot_id(const std::string& proc_root) {
   return id;
 }
 
-Status write_file_atomic(const std::string& path, std::string_view data) {
+Status write_file_atomic(const std::string& path, std::string_view data, FileSync sync) {
   namespace fs = std::filesystem;
   fs::path p(path);
   std::error_code ec;
@@ -245,13 +269,14 @@ Status write_file_atomic(const std::string& path, std::string_view data) {
     }
     off += static_cast<size_t>(n);
   }
-  if (::fsync(fd) != 0) {
+  if (sync == FileSync::kDurable && ::fsync(fd) != 0) {
     Status st = sys_error("fsync", tmp);
     ::close(fd);
     return st;
   }
   if (::close(fd) != 0) return sys_error("close", tmp);
   if (::rename(tmp.c_str(), path.c_str()) != 0) return sys_error("rename", tmp);
+  if (sync != FileSync::kDurable) return {};
   // Make the rename itself durable.
   std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
   int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

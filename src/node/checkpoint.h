@@ -66,11 +66,16 @@ class CheckpointFile {
   CheckpointFile(std::string path, std::string boot_id);
 
   // The stored checkpoint; an empty one (with this boot ID) when the file is
-  // missing or was written under another boot ID. Errors: kInternal when the file
-  // cannot be read or decoded (the caller must not guess what was prepared).
+  // missing or was written under another boot ID, or cannot be decoded but was
+  // last written before this boot (save() does not flush: power loss may tear
+  // it, and nothing it recorded exists after the reboot). Errors: kInternal
+  // when the file cannot be read, or cannot be decoded and is of this boot
+  // (the caller must not guess what was prepared).
   Result<Checkpoint> load() const;
 
-  // Atomically replaces the file. Errors: kInternal with the failing syscall.
+  // Atomically replaces the file (FileSync::kUntilReboot: a prepare must not
+  // wait for the disk; the record is void after a reboot). Errors: kInternal
+  // with the failing syscall.
   Status save(const Checkpoint& checkpoint) const;
 
   const std::string& path() const { return path_; }
@@ -83,8 +88,21 @@ class CheckpointFile {
 // The current boot ID (/proc/sys/kernel/random/boot_id, trimmed); "" when absent.
 std::string read_boot_id(const std::string& proc_root = "/proc");
 
-// Writes `data` to `path` atomically (temp file, fsync, rename, fsync of the
-// directory). Shared by the checkpoint and CDI writers.
-Status write_file_atomic(const std::string& path, std::string_view data);
+// How far a write_file_atomic survives. Both keep the file whole (the old or
+// the new content, never a mix) across a crash of the process.
+enum class FileSync {
+  // Also across power loss and a kernel crash: fsync of the file and of its
+  // directory (two disk flushes).
+  kDurable,
+  // Not flushed: after power loss the file may hold the old content or (on
+  // file systems without rename-replace ordering) be empty or torn. For what
+  // is void after a reboot anyway: the prepare checkpoint (load() ignores a
+  // file of an earlier boot) and CDI specs of claims prepared in this boot.
+  kUntilReboot,
+};
+
+// Writes `data` to `path` atomically (temp file, rename; with kDurable the
+// flushes above). Shared by the checkpoint and CDI writers.
+Status write_file_atomic(const std::string& path, std::string_view data, FileSync sync = FileSync::kDurable);
 
 }  // namespace draplane::node

@@ -3,7 +3,9 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,8 +75,32 @@ Result<int> PosixLauncher::start(const ProcessSpec& spec) {
   return static_cast<int>(pid);
 }
 
+namespace {
+
+// Each container has a thread blocked here. Threads asleep in waitpid all
+// wake on every child's exit (the kernel's wait queue is the process's, and
+// each waker rescans the children of every thread), so with hundreds of
+// containers per agent process that cost grows with the square of the count
+// (perf: __do_wait at 4% of a 2,000-pod run). A pidfd wakes only the thread
+// waiting for that process; waitpid then returns at once.
+void wait_exit_pidfd(int pid) {
+#if defined(SYS_pidfd_open)
+  int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (fd < 0) return;  // ENOSYS (kernel < 5.3) or gone: waitpid alone decides
+  pollfd p{fd, POLLIN, 0};
+  while (::poll(&p, 1, -1) < 0 && errno == EINTR) {
+  }
+  ::close(fd);
+#else
+  (void)pid;
+#endif
+}
+
+}  // namespace
+
 int PosixLauncher::wait(int pid) {
   int status = 0;
+  wait_exit_pidfd(pid);
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) return 128 + SIGKILL;  // not our child any more: report as killed
   }

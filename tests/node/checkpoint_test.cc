@@ -1,5 +1,6 @@
 #include "node/checkpoint.h"
 
+#include <chrono>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -111,6 +112,23 @@ TEST(Checkpoint, CrashLeavesTempFileBehind) {
   auto bad = file.load();
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.error().code(), Code::kInternal);
+}
+
+// save() does not flush, so power loss may tear the file; what it recorded is
+// gone after the reboot, so a torn file of an earlier boot reads as empty.
+TEST(Checkpoint, TornFileOfAnEarlierBootIsEmpty) {
+  TempDir dir("torn");
+  CheckpointFile file(dir.file("checkpoint.json"), "boot-2");
+  write_file(dir.file("checkpoint.json"), "");
+  // Written in this boot: an error.
+  ASSERT_FALSE(file.load().has_value());
+  // Written long before this boot (26 years ago).
+  std::filesystem::last_write_time(dir.file("checkpoint.json"),
+                                   std::filesystem::file_time_type::clock::now() - std::chrono::hours(24 * 365 * 26));
+  auto loaded = file.load();
+  ASSERT_TRUE(loaded.has_value()) << loaded.error().message();
+  EXPECT_TRUE(loaded->claims.empty());
+  EXPECT_EQ(loaded->boot_id, "boot-2");
 }
 
 TEST(Checkpoint, BootId) {
