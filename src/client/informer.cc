@@ -49,6 +49,12 @@ void ensure_type(rapidjson::Value& obj, rapidjson::Document::AllocatorType& a, c
   if (!obj.HasMember("kind")) obj.AddMember("kind", rapidjson::Value(kind.c_str(), a), a);
 }
 
+void strip_managed_fields(rapidjson::Value& obj) {
+  if (!obj.IsObject()) return;
+  auto md = obj.FindMember("metadata");
+  if (md != obj.MemberEnd() && md->value.IsObject()) md->value.RemoveMember("managedFields");
+}
+
 std::string with_query(const std::string& path, const std::string& query) {
   return path + (path.find('?') == std::string::npos ? "?" : "&") + query;
 }
@@ -166,6 +172,7 @@ Result<std::string> RawInformer::list_and_replace() {
   if (items != doc.MemberEnd() && items->value.IsArray()) {
     for (auto& item : items->value.GetArray()) {
       ensure_type(item, doc.GetAllocator(), options_.api_version, options_.kind);
+      if (options_.strip_managed_fields) strip_managed_fields(item);
       fresh[key_of(item)] = to_text(item);
     }
   }
@@ -224,6 +231,7 @@ Result<void> RawInformer::watch_from(const std::string& rv) {
       return true;
     }
     ensure_type(obj->value, ev.GetAllocator(), options_.api_version, options_.kind);
+    if (options_.strip_managed_fields) strip_managed_fields(obj->value);
     EventType et = type == "ADDED" ? EventType::kAdded
                                    : (type == "DELETED" ? EventType::kDeleted : EventType::kModified);
     apply(et, key_of(obj->value), to_text(obj->value), event_rv);

@@ -41,6 +41,12 @@ class RawInformer {
     std::string label_selector;
     std::string field_selector;
     int relist_backoff_ms = 1000;
+    // Drop metadata.managedFields from every object before it is cached or
+    // handed on (kube-scheduler's and kube-controller-manager's
+    // TransformStripManagedFields): they are often the largest part of an
+    // object, only server-side apply reads them, and an update without them
+    // keeps the server's.
+    bool strip_managed_fields = false;
   };
   // (type, key, old JSON or "" when added, new JSON (the last state when deleted))
   using Handler = std::function<void(EventType, const std::string& key, const std::string& old_json,

@@ -36,6 +36,7 @@ client::RawInformer::Options informer_options(const char* api_version, const cha
   o.api_version = api_version;
   o.kind = kind;
   o.path = path;
+  o.strip_managed_fields = true;  // writes from the cache keep the server's
   return o;
 }
 

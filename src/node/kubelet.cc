@@ -31,6 +31,7 @@ client::RawInformer::Options pod_informer(const std::string& node) {
   o.kind = "Pod";
   o.path = "/api/v1/pods";
   o.field_selector = "spec.nodeName=" + node;
+  o.strip_managed_fields = true;  // status updates from this copy keep the server's
   return o;
 }
 

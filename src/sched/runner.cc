@@ -18,6 +18,7 @@ std::unique_ptr<client::Informer<T>> informer(client::RestClient& c, Scheduler& 
   o.api_version = std::move(api_version);
   o.kind = std::move(kind);
   o.path = std::move(path);
+  o.strip_managed_fields = true;  // writes from the cache keep the server's
   auto inf = std::make_unique<client::Informer<T>>(c, std::move(o));
   // The scheduler keeps its own previous copies (ClusterCache): no old object.
   inf->add_handler(

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "api/codec.h"
 #include "client/rest_client.h"
 #include "cluster/local_cluster.h"
 
@@ -43,8 +44,8 @@ bool eventually(F f) {
   return f();
 }
 
-TEST(Informer, HandlersGetThePreviousObjectAndTheCacheFollows) {
-  std::string dir = (fs::temp_directory_path() / ("draplane-informer-" + std::to_string(::getpid()))).string();
+// An API server alone (memory store) in a fresh data dir.
+Result<std::unique_ptr<LocalCluster>> start_server(const std::string& dir) {
   fs::remove_all(dir);
   LocalClusterOptions o;
   o.data_dir = dir;
@@ -52,7 +53,12 @@ TEST(Informer, HandlersGetThePreviousObjectAndTheCacheFollows) {
   o.store = "memory";
   o.scheduler = false;
   o.controllers = false;
-  auto c = LocalCluster::start(o);
+  return LocalCluster::start(o);
+}
+
+TEST(Informer, HandlersGetThePreviousObjectAndTheCacheFollows) {
+  std::string dir = (fs::temp_directory_path() / ("draplane-informer-" + std::to_string(::getpid()))).string();
+  auto c = start_server(dir);
   ASSERT_TRUE(c.has_value()) << c.error().to_string();
   auto rest = client::RestClient::create((*c)->admin_config());
   ASSERT_TRUE(rest.has_value());
@@ -116,6 +122,57 @@ TEST(Informer, HandlersGetThePreviousObjectAndTheCacheFollows) {
     EXPECT_EQ(without_old[i].old_rv, "");
     EXPECT_EQ(without_old[i].name, with_old[i].name);
   }
+  (*c)->stop();
+  fs::remove_all(dir);
+}
+
+TEST(Informer, StripsManagedFieldsAndAnUpdateFromTheCacheKeepsTheServers) {
+  std::string dir = (fs::temp_directory_path() / ("draplane-informer-strip-" + std::to_string(::getpid()))).string();
+  auto c = start_server(dir);
+  ASSERT_TRUE(c.has_value()) << c.error().to_string();
+  auto rest = client::RestClient::create((*c)->admin_config());
+  ASSERT_TRUE(rest.has_value());
+  ASSERT_TRUE((*rest)->post(kClaims, claim("listed")).has_value());
+
+  client::RawInformer::Options opts{"resource.k8s.io/v1", "ResourceClaim", kClaims, "", "", 100};
+  opts.strip_managed_fields = true;
+  client::RawInformer inf(**rest, opts);
+  std::mutex mu;
+  std::vector<std::string> handed;  // JSON given to the handler
+  inf.add_handler([&](EventType, const std::string&, const std::string&, const std::string& json) {
+    std::lock_guard<std::mutex> lock(mu);
+    handed.push_back(json);
+  });
+  inf.start();
+  ASSERT_TRUE(inf.wait_synced(10000));
+  ASSERT_TRUE((*rest)->post(kClaims, claim("watched")).has_value());
+  ASSERT_TRUE(eventually([&] { return inf.get("default/watched").has_value(); }));
+
+  for (const char* key : {"default/listed", "default/watched"}) {
+    auto json = inf.get(key);
+    ASSERT_TRUE(json.has_value()) << key;
+    EXPECT_EQ(json->find("managedFields"), std::string::npos) << *json;
+    EXPECT_NE(json->find("\"resourceVersion\""), std::string::npos) << *json;  // the rest stays
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    ASSERT_EQ(handed.size(), 2u);
+    for (const auto& j : handed) EXPECT_EQ(j.find("managedFields"), std::string::npos) << j;
+  }
+  // The server's copy has them; a PUT of the stripped copy leaves them there.
+  auto server = (*rest)->get(std::string(kClaims) + "/watched");
+  ASSERT_TRUE(server.has_value());
+  EXPECT_NE(server->find("\"managedFields\""), std::string::npos);
+  auto cached = client::decode_json_object<api::ResourceClaim>(*inf.get("default/watched"));
+  ASSERT_TRUE(cached.has_value());
+  cached->metadata.labels["step"] = "two";
+  auto put = (*rest)->put(std::string(kClaims) + "/watched", api::to_json(api::Object(*cached)));
+  ASSERT_TRUE(put.has_value()) << put.error().to_string();
+  auto after = api::decode_as<api::ResourceClaim>(*put);
+  ASSERT_TRUE(after.has_value());
+  EXPECT_EQ(after->metadata.labels["step"], "two");
+  EXPECT_NE(put->find("\"manager\""), std::string::npos) << *put;
+  inf.stop();
   (*c)->stop();
   fs::remove_all(dir);
 }
