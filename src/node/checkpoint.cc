@@ -1,6 +1,7 @@
 #include "node/checkpoint.h"
 
 #include <fcntl.h>
+#include <stdio.h>  // renameat2, RENAME_EXCHANGE
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -239,7 +240,7 @@ Result<Checkpoint> CheckpointFile::load() const {
 Status CheckpointFile::save(const Checkpoint& checkpoint) const {
   Checkpoint c = checkpoint;
   c.boot_id = boot_id_;
-  return write_file_atomic(path_, encode_checkpoint(c), FileSync::kUntilReboot);
+  return rewrite_file_atomic(path_, encode_checkpoint(c), FileSync::kUntilReboot);
 }
 
 std::string read_boot_id(const std::string& proc_root) {
@@ -250,40 +251,80 @@ std::string read_boot_id(const std::string& proc_root) {
   return id;
 }
 
-Status write_file_atomic(const std::string& path, std::string_view data, FileSync sync) {
-  namespace fs = std::filesystem;
-  fs::path p(path);
+namespace {
+
+void make_parent_dirs(const std::string& path) {
+  std::filesystem::path p(path);
   std::error_code ec;
-  if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
-  std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return sys_error("open", tmp);
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
+}
+
+// Writes all of `data` to `fd` from offset 0 and cuts the file there; closes
+// fd (after an fsync with kDurable) in any case.
+Status write_whole_file(int fd, const std::string& name, std::string_view data, FileSync sync) {
   size_t off = 0;
   while (off < data.size()) {
-    ssize_t n = ::write(fd, data.data() + off, data.size() - off);
+    ssize_t n = ::pwrite(fd, data.data() + off, data.size() - off, static_cast<off_t>(off));
     if (n < 0) {
       if (errno == EINTR) continue;
-      Status st = sys_error("write", tmp);
+      Status st = sys_error("write", name);
       ::close(fd);
       return st;
     }
     off += static_cast<size_t>(n);
   }
-  if (sync == FileSync::kDurable && ::fsync(fd) != 0) {
-    Status st = sys_error("fsync", tmp);
+  if (::ftruncate(fd, static_cast<off_t>(data.size())) != 0) {
+    Status st = sys_error("ftruncate", name);
     ::close(fd);
     return st;
   }
-  if (::close(fd) != 0) return sys_error("close", tmp);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return sys_error("rename", tmp);
-  if (sync != FileSync::kDurable) return {};
-  // Make the rename itself durable.
+  if (sync == FileSync::kDurable && ::fsync(fd) != 0) {
+    Status st = sys_error("fsync", name);
+    ::close(fd);
+    return st;
+  }
+  if (::close(fd) != 0) return sys_error("close", name);
+  return {};
+}
+
+// Makes a rename in the directory of `path` durable.
+void sync_parent_dir(const std::string& path) {
+  std::filesystem::path p(path);
   std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
   int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     ::fsync(dfd);
     ::close(dfd);
   }
+}
+
+}  // namespace
+
+Status write_file_atomic(const std::string& path, std::string_view data, FileSync sync) {
+  make_parent_dirs(path);
+  std::string tmp = path + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return sys_error("open", tmp);
+  if (Status st = write_whole_file(fd, tmp, data, sync); !st.ok()) return st;
+  if (::rename(tmp.c_str(), path.c_str()) != 0) return sys_error("rename", tmp);
+  if (sync == FileSync::kDurable) sync_parent_dir(path);
+  return {};
+}
+
+Status rewrite_file_atomic(const std::string& path, std::string_view data, FileSync sync) {
+  make_parent_dirs(path);
+  std::string tmp = path + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return sys_error("open", tmp);
+  if (Status st = write_whole_file(fd, tmp, data, sync); !st.ok()) return st;
+  // Both names stay: <path> gets the new inode's content, <path>.tmp the old
+  // (rewritten in place next time). ENOENT: the first write (no <path> yet);
+  // EINVAL/ENOSYS: a file system or kernel without RENAME_EXCHANGE.
+  if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) != 0) {
+    if (errno != ENOENT && errno != EINVAL && errno != ENOSYS) return sys_error("renameat2", tmp);
+    if (::rename(tmp.c_str(), path.c_str()) != 0) return sys_error("rename", tmp);
+  }
+  if (sync == FileSync::kDurable) sync_parent_dir(path);
   return {};
 }
 

@@ -6,9 +6,9 @@
 // File: <plugin dir>/checkpoint.json, JSON with a schema version:
 //   {"version":1,"bootID":"...","claims":{"<uid>":{"namespace":..,"name":..,
 //    "state":"PrepareStarted|PrepareCompleted","devices":[...]}}}
-// Saving is atomic: write <path>.tmp, fsync, rename over <path>, fsync the
-// directory; a crash leaves either the old or the new file (and maybe a stale
-// .tmp, which load ignores). A checkpoint written under another boot ID is
+// Saving is atomic: rewrite <path>.tmp, swap it with <path> (not flushed:
+// see FileSync::kUntilReboot); a crash leaves either the old or the new file
+// (and a .tmp with an older or torn copy, which load ignores). A checkpoint written under another boot ID is
 // discarded on load: MIG devices and /var/run/cdi do not survive a reboot.
 //
 // Thread-safety: CheckpointFile is not synchronised; DeviceState (prepare.h)
@@ -102,7 +102,14 @@ enum class FileSync {
 };
 
 // Writes `data` to `path` atomically (temp file, rename; with kDurable the
-// flushes above). Shared by the checkpoint and CDI writers.
+// flushes above). For the CDI writer.
 Status write_file_atomic(const std::string& path, std::string_view data, FileSync sync = FileSync::kDurable);
+
+// The same for a file rewritten again and again (the checkpoint): <path>.tmp
+// is rewritten in place and swapped with <path> (renameat2 RENAME_EXCHANGE),
+// so it then holds the previous content and no inode is created or freed per
+// write (on ext4, creating files where many were just deleted costs more than
+// the write). Falls back to a rename where the file system cannot swap.
+Status rewrite_file_atomic(const std::string& path, std::string_view data, FileSync sync = FileSync::kDurable);
 
 }  // namespace draplane::node

@@ -4,6 +4,9 @@
 #include <filesystem>
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <set>
 
 #include "test_dir.h"
 
@@ -106,12 +109,37 @@ TEST(Checkpoint, CrashLeavesTempFileBehind) {
   one.claims["uid-z"] = PreparedClaim{};
   ASSERT_TRUE(file.save(one).ok());
   EXPECT_EQ(file.load()->claims.size(), 1u);
-  EXPECT_FALSE(std::filesystem::exists(dir.file("checkpoint.json.tmp")));
+  // The temp file now holds the previous save, whole (swapped, not torn).
+  auto previous = decode_checkpoint(read_file(dir.file("checkpoint.json.tmp")));
+  ASSERT_TRUE(previous.has_value()) << previous.error().message();
+  EXPECT_EQ(previous->claims.size(), 2u);
   // A corrupt checkpoint is an error, not an empty state.
   write_file(dir.file("checkpoint.json"), "{garbage");
   auto bad = file.load();
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.error().code(), Code::kInternal);
+}
+
+// Each rewrite swaps the two files: the same two inodes hold the newest and
+// the previous content, a shorter content cuts the old tail.
+TEST(Checkpoint, RewriteSwapsTheSameTwoFiles) {
+  TempDir dir("rewrite");
+  const std::string path = dir.file("sub/state.json");
+  auto inode = [](const std::string& p) {
+    struct stat st {};
+    return ::stat(p.c_str(), &st) == 0 ? st.st_ino : 0;
+  };
+  ASSERT_TRUE(rewrite_file_atomic(path, "first, the longest of all").ok());
+  EXPECT_EQ(read_file(path), "first, the longest of all");
+  ASSERT_TRUE(rewrite_file_atomic(path, "second", FileSync::kUntilReboot).ok());
+  EXPECT_EQ(read_file(path), "second");
+  EXPECT_EQ(read_file(path + ".tmp"), "first, the longest of all");
+  const std::set<ino_t> inodes{inode(path), inode(path + ".tmp")};
+  ASSERT_EQ(inodes.size(), 2u);
+  ASSERT_TRUE(rewrite_file_atomic(path, "3rd").ok());
+  EXPECT_EQ(read_file(path), "3rd");
+  EXPECT_EQ(read_file(path + ".tmp"), "second");
+  EXPECT_EQ((std::set<ino_t>{inode(path), inode(path + ".tmp")}), inodes);
 }
 
 // save() does not flush, so power loss may tear the file; what it recorded is
