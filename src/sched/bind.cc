@@ -217,11 +217,15 @@ void Scheduler::mark_unschedulable(const api::Pod& pod, const std::string& messa
   // is written at once.
   const std::string key = object_key(pod.metadata);
   const auto t = clock_.now();
-  if (shown) {
-    auto last = condition_written_.find(key);
-    if (last != condition_written_.end() && t - last->second < std::chrono::seconds(1)) return;
+  auto last = condition_written_.find(key);
+  if (last != condition_written_.end()) {
+    // Written moments ago: the cache does not show our own write yet (writing
+    // it again from the older copy would only draw a conflict). Later, the
+    // cache is the judge (a failed write, or one someone overwrote).
+    if (last->second.message == message && t - last->second.at < std::chrono::seconds(5)) return;
+    if (shown && t - last->second.at < std::chrono::seconds(1)) return;
   }
-  condition_written_[key] = t;
+  condition_written_[key] = ConditionWritten{t, message};
   std::string now = clock_.rfc3339();
   if (options_.bind_workers > 0) {
     // Off the scheduling thread, like the binding cycle: hundreds of waiting

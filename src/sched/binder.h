@@ -28,8 +28,9 @@ class Binder {
   virtual Result<api::ResourceClaim> update_claim_status(const api::ResourceClaim& claim) = 0;
   // POST .../pods/<name>/binding with a v1 Binding to `node`.
   virtual Result<void> bind(const api::Pod& pod, const std::string& node) = 0;
-  // Read-modify-write of a pod's status: `mutate` is applied to the current
-  // pod (retried on conflicts by the implementation).
+  // Read-modify-write of a pod's status: `mutate` is applied to `pod` (when it
+  // has a resourceVersion) or to the current pod, retried on conflicts with
+  // the current pod by the implementation.
   virtual Result<void> update_pod_status(const api::Pod& pod, const std::function<void(api::Pod&)>& mutate) = 0;
 };
 

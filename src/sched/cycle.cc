@@ -28,6 +28,7 @@ bool Scheduler::prefilter(CycleState& cs, std::string* waiting) {
   ResolvedClaims rc = resolve_claims(cs.pod, cache_);
   if (!rc.waiting.empty()) {
     *waiting = rc.waiting;
+    cs.awaiting_generated_claim = rc.awaiting_generated_claim;
     return false;
   }
   const std::string ext_name = cs.pod.status.extendedResourceClaimStatus
@@ -257,7 +258,7 @@ CycleResult Scheduler::cycle(const std::string& key, Clock::TimePoint now) {
   if (!find_node(cs, best, &msg)) {
     ++stats_.unschedulable;
     queue_.unschedulable(key, now);
-    mark_unschedulable(cs.pod, msg);
+    if (!cs.awaiting_generated_claim) mark_unschedulable(cs.pod, msg);
     return CycleResult{Outcome::kUnschedulable, key, "", msg};
   }
   fail_memo_.erase(pod_memo_key(key));

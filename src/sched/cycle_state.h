@@ -38,6 +38,9 @@ struct Scheduler::CycleState {
   // The remembered failures this pod reads and adds to (Scheduler::fail_memo_),
   // set by find_node.
   PodFailMemo* memo = nullptr;
+  // Set by prefilter: waiting for a claim generated from a template (no
+  // Unschedulable condition for that; ResolvedClaims::awaiting_generated_claim).
+  bool awaiting_generated_claim = false;
 };
 
 struct Scheduler::NodeFit {

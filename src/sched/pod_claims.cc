@@ -68,6 +68,7 @@ ResolvedClaims resolve_claims(const api::Pod& pod, const ClusterCache& cache) {
     if (st == nullptr) {
       out.waiting = "pod \"" + ns + "/" + pod.metadata.name + "\": ResourceClaim not created yet from template \"" +
                     *rc.resourceClaimTemplateName + "\" (spec.resourceClaims[" + std::to_string(i) + "])";
+      out.awaiting_generated_claim = true;
       return out;
     }
     if (!st->resourceClaimName) continue;  // the controller decided no claim is needed

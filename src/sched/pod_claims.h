@@ -26,6 +26,12 @@ struct ResolvedClaims {
   // Non-empty: the pod must wait (claim not created yet, missing, being deleted,
   // not owned by the pod, reservedFor full). Text as kube-scheduler's.
   std::string waiting;
+  // The wait is for the claim controller to create a claim from a template: a
+  // matter of moments, so no Unschedulable condition is written for it
+  // (kube-scheduler's PreEnqueue holds such a pod back silently; pods created
+  // in a burst otherwise each drew a status write that raced the
+  // controller's own).
+  bool awaiting_generated_claim = false;
 };
 
 // Resolves the pod's claims against the cache (assumed state included). The

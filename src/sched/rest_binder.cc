@@ -51,9 +51,18 @@ Result<void> RestBinder::bind(const api::Pod& pod, const std::string& node) {
 
 Result<void> RestBinder::update_pod_status(const api::Pod& pod, const std::function<void(api::Pod&)>& mutate) {
   Status last;
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    ASSIGN_OR_RETURN(std::string current, client_.get(pod_path(pod)));
-    ASSIGN_OR_RETURN(api::Pod p, api::decode_as<api::Pod>(current));
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    // First the caller's copy (the scheduler's cache): its resourceVersion
+    // guards the update, so a pod that changed meanwhile (bound, say) is
+    // refused and read afresh; the GET a write costs otherwise was a tenth of
+    // a busy cluster's requests (Unschedulable conditions of waiting pods).
+    api::Pod p;
+    if (attempt == 0 && !pod.metadata.resourceVersion.empty()) {
+      p = pod;
+    } else {
+      ASSIGN_OR_RETURN(std::string current, client_.get(pod_path(pod)));
+      ASSIGN_OR_RETURN(p, api::decode_as<api::Pod>(current));
+    }
     if (!pod.metadata.uid.empty() && p.metadata.uid != pod.metadata.uid) {
       return not_found_error("pod " + pod.metadata.namespace_ + "/" + pod.metadata.name + " was replaced");
     }

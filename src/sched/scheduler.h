@@ -242,8 +242,12 @@ class Scheduler {
   std::unordered_map<std::string, std::string> shapes_;
   static constexpr size_t kMaxShapeCache = 16384;
   const std::string& claim_shape(const api::ResourceClaim& claim);
-  // When each waiting pod's Unschedulable condition was last written.
-  std::map<std::string, Clock::TimePoint> condition_written_;
+  // Each waiting pod's Unschedulable condition as last written (or queued).
+  struct ConditionWritten {
+    Clock::TimePoint at;
+    std::string message;
+  };
+  std::map<std::string, ConditionWritten> condition_written_;
 
   std::mutex mu_;
   std::condition_variable cv_;

@@ -29,6 +29,7 @@ class FakeApi : public Binder {
   int conflicts_to_inject = 0;  // next N claim status updates fail with Conflict
   int bind_failures_to_inject = 0;
   int status_writes = 0;
+  int pod_status_writes = 0;
   int created = 0;
   // The scheduler's bind workers call in from their threads (bind_workers > 0).
   std::recursive_mutex mu;
@@ -88,6 +89,7 @@ class FakeApi : public Binder {
   Result<void> update_pod_status(const api::Pod& pod, const std::function<void(api::Pod&)>& mutate) override {
     std::lock_guard<std::recursive_mutex> l(mu);
     auto& p = pods.at(object_key(pod.metadata));
+    ++pod_status_writes;
     mutate(p);
     p.metadata.resourceVersion = std::to_string(++rv);
     events.push_back(Event{Event::Op::kUpsert, p});

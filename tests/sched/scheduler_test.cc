@@ -268,10 +268,17 @@ TEST(Scheduler, WaitsForClaimFromTemplate) {
   rc.resourceClaimTemplateName = "tmpl";
   p.spec.resourceClaims.push_back(rc);
   h.add(p);
-  h.run();
-  EXPECT_EQ(h.condition_message("p"),
-            "Unschedulable: 0/1 nodes are available: pod \"default/p\": ResourceClaim not created yet from "
+  const std::string rv = h.pod("p").metadata.resourceVersion;
+  CycleResult first = h.sched.schedule_one();
+  EXPECT_EQ(first.outcome, Outcome::kUnschedulable);
+  EXPECT_EQ(first.message,
+            "0/1 nodes are available: pod \"default/p\": ResourceClaim not created yet from "
             "template \"tmpl\" (spec.resourceClaims[0]).");
+  h.run();
+  // The controller is about to create the claim: no condition is written for
+  // that wait (kube-scheduler's PreEnqueue), nor any other write.
+  EXPECT_EQ(h.condition_message("p"), "");
+  EXPECT_EQ(h.pod("p").metadata.resourceVersion, rv);
   // The controller creates the claim (owned by the pod) and records it.
   api::ResourceClaim c = claim("p-gpu-abcde");
   c.metadata.ownerReferences.push_back(api::OwnerReference{"v1", "Pod", "p", "uid-p", true, true});
@@ -559,6 +566,38 @@ TEST(Scheduler, UnschedulableMessageRewrittenAtMostOncePerSecond) {
   h.run();
   EXPECT_EQ(h.condition_message("b").rfind("Unschedulable: 0/2 nodes are available: 2 cannot allocate", 0), 0u)
       << h.condition_message("b");
+}
+
+// The cache may lag behind the scheduler's own condition write: a retry with
+// the same explanation must not write it again from the older copy.
+TEST(Scheduler, UnschedulableConditionNotRewrittenBeforeTheCacheShowsIt) {
+  Harness h;
+  h.add(node("n1"));
+  h.add(gpu_slice("n1", 1));
+  h.add(gpu_class());
+  h.add(claim("a"));
+  h.add(pod("a", {"a"}));
+  h.run();
+  ASSERT_EQ(h.pod("a").spec.nodeName, "n1");
+  h.add(claim("b"));
+  h.add(pod("b", {"b"}));
+  ASSERT_EQ(h.sched.schedule_one().outcome, Outcome::kUnschedulable);
+  h.sched.quiesce();
+  EXPECT_EQ(h.api.pod_status_writes, 1);
+  EXPECT_EQ(h.api.events.size(), 1u);  // the condition's update, not delivered yet
+  h.clock.advance(std::chrono::seconds(2));
+  h.add(node("n1", {{"zone", "east"}}));  // retries b
+  ASSERT_EQ(h.sched.schedule_one().outcome, Outcome::kUnschedulable);
+  h.sched.quiesce();
+  EXPECT_EQ(h.api.pod_status_writes, 1);
+  // Long after, the cache is the judge again: it shows no condition (say the
+  // write was lost), so the retry writes it.
+  h.api.events.clear();
+  h.clock.advance(std::chrono::seconds(10));
+  h.add(node("n1", {{"zone", "west"}}));
+  ASSERT_EQ(h.sched.schedule_one().outcome, Outcome::kUnschedulable);
+  h.sched.quiesce();
+  EXPECT_EQ(h.api.pod_status_writes, 2);
 }
 
 TEST(Scheduler, FirstAvailablePrefersH100AcrossNodes) {
