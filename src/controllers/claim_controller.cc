@@ -50,9 +50,11 @@ ClaimController::ClaimController(client::RestClient& rest, ControllerOptions opt
       templates_(rest, informer_options(api::kResourceV1, "ResourceClaimTemplate",
                                         "/apis/resource.k8s.io/v1/resourceclaimtemplates")) {
   if (!options_.logger) options_.logger = std::make_shared<spdlog::logger>("controllers", std::make_shared<spdlog::sinks::null_sink_mt>());
-  pods_.add_handler([this](client::EventType t, const api::Pod* old_pod, const api::Pod& pod) {
-    on_pod(old_pod, pod, t == client::EventType::kDeleted);
-  });
+  pods_.add_handler(
+      [this](client::EventType t, const api::Pod*, const api::Pod& pod) {
+        on_pod(pod, t == client::EventType::kDeleted);
+      },
+      /*wants_old=*/false);
   claims_.add_handler(
       [this](client::EventType t, const api::ResourceClaim*, const api::ResourceClaim& claim) {
         on_claim(claim, t == client::EventType::kDeleted);
@@ -89,20 +91,26 @@ bool ClaimController::wait_synced(int timeout_ms) {
   return pods_.wait_synced(timeout_ms) && claims_.wait_synced(timeout_ms) && templates_.wait_synced(timeout_ms);
 }
 
-void ClaimController::on_pod(const api::Pod* old_pod, const api::Pod& pod, bool deleted) {
+void ClaimController::on_pod(const api::Pod& pod, bool deleted) {
   const std::string key = key_of(pod.metadata);
   {
     std::lock_guard<std::mutex> l(mu_);
-    if (old_pod) {
-      for (const auto& n : claim_names_of(*old_pod)) {
-        auto it = pods_by_claim_name_.find(pod.metadata.namespace_ + "/" + n);
+    if (auto was = claim_names_by_pod_.find(key); was != claim_names_by_pod_.end()) {
+      for (const auto& ck : was->second) {
+        auto it = pods_by_claim_name_.find(ck);
         if (it == pods_by_claim_name_.end()) continue;
         it->second.erase(key);
         if (it->second.empty()) pods_by_claim_name_.erase(it);
       }
+      claim_names_by_pod_.erase(was);
     }
     if (!deleted && !pod.spec.nodeName.empty() && !is_pod_done(pod)) {
-      for (const auto& n : claim_names_of(pod)) pods_by_claim_name_[pod.metadata.namespace_ + "/" + n].insert(key);
+      auto& indexed = claim_names_by_pod_[key];
+      for (const auto& n : claim_names_of(pod)) {
+        std::string ck = pod.metadata.namespace_ + "/" + n;
+        pods_by_claim_name_[ck].insert(key);
+        indexed.insert(std::move(ck));
+      }
     }
   }
   if (!deleted && !is_pod_done(pod) && pod.metadata.deletionTimestamp.empty() &&

@@ -63,7 +63,7 @@ class ClaimController {
 
  private:
   void worker();
-  void on_pod(const api::Pod* old_pod, const api::Pod& pod, bool deleted);
+  void on_pod(const api::Pod& pod, bool deleted);
   void on_claim(const api::ResourceClaim& claim, bool deleted);
   Result<std::optional<api::Pod>> lookup_pod(const std::string& ns, const std::string& name);
   Result<std::string> ensure_template_claim(const api::Pod& pod, const api::PodResourceClaim& pc);
@@ -87,6 +87,9 @@ class ClaimController {
   // Claim key -> keys of the pods that name it (a bound pod waits for its
   // claim to appear in the cache before it is reserved).
   std::map<std::string, std::set<std::string>> pods_by_claim_name_;
+  // Pod key -> the claim keys it is indexed under in pods_by_claim_name_ (so
+  // events need not decode the previous pod to unindex it).
+  std::map<std::string, std::set<std::string>> claim_names_by_pod_;
   // (pod UID, pod claim name) -> created claim name, until the cached pod's
   // status shows it (the informers may lag behind our own writes, even after
   // the status write succeeded); dropped with the pod.

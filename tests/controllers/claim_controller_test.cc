@@ -204,5 +204,32 @@ TEST(ClaimController, PodBoundWithoutSchedulerGetsReservation) {
   EXPECT_EQ(get_claim(api, "shared").status.reservedFor[0].uid, FakeApi::field(a, {"metadata", "uid"}));
 }
 
+// The claim appears only after the pod was bound: the pod is found through
+// the index of claim names, as long as it is bound and not done.
+TEST(ClaimController, ClaimCreatedAfterTheBoundPodGetsReservation) {
+  FakeApi api;
+  const char* kClaim = R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
+    "metadata":{"name":"NAME","namespace":"default"},
+    "spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.nvidia.com"}}]}},
+    "status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.nvidia.com","pool":"n","device":"gpu-0"}]}}}})";
+  auto claim = [&](const std::string& name) {
+    std::string j = kClaim;
+    j.replace(j.find("NAME"), 4, name);
+    return j;
+  };
+  std::string a = api.put_object("pods", pod_json("a", R"([{"name":"g","resourceClaimName":"late"}])", "n", "Pending"));
+  // b used "gone" while bound, then finished: it must have left the index.
+  api.put_object("pods", pod_json("b", R"([{"name":"g","resourceClaimName":"gone"}])", "n", "Succeeded"));
+  ClaimController c(api, {});
+  c.start();
+  ASSERT_TRUE(c.wait_synced(5000));
+  api.put_object("resourceclaims", claim("late"));
+  api.put_object("resourceclaims", claim("gone"));
+  ASSERT_TRUE(api.wait_for([&] { return get_claim(api, "late").status.reservedFor.size() == 1; }));
+  c.stop();
+  EXPECT_EQ(get_claim(api, "late").status.reservedFor[0].uid, FakeApi::field(a, {"metadata", "uid"}));
+  EXPECT_TRUE(get_claim(api, "gone").status.reservedFor.empty());
+}
+
 }  // namespace
 }  // namespace draplane::controllers
