@@ -97,6 +97,8 @@ class ClusterCache {
 
   // The inventory with every counted allocation; rebuilt here when stale.
   const alloc::Snapshot& snapshot();
+  // A slice or class changed since snapshot() last built.
+  bool snapshot_stale() const { return snapshot_stale_ || !snapshot_; }
   // The node's view of the snapshot (cached, rebuilt when its pools change).
   // Error when a slice's node selector is broken (that node is unusable).
   Result<const alloc::NodeView*> node_view(const std::string& node);

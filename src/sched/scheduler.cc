@@ -248,10 +248,12 @@ void Scheduler::handle(const Event& event) {
         } else if constexpr (std::is_same_v<T, api::ResourceSlice>) {
           if (del) cache_.delete_slice(key);
           else cache_.upsert_slice(obj);
+          inventory_changed_at_ = now;
           queue_.move_all(now);
         } else if constexpr (std::is_same_v<T, api::DeviceClass>) {
           if (del) cache_.delete_class(key);
           else cache_.upsert_class(obj);
+          inventory_changed_at_ = now;
           queue_.move_all(now);
         } else if constexpr (std::is_same_v<T, api::ResourceClaimTemplate>) {
           if (del) cache_.delete_template(key);
@@ -351,16 +353,31 @@ int Scheduler::run_until_idle(int max_cycles) {
   return n;
 }
 
+bool Scheduler::warm_up() {
+  if (!cache_.snapshot_stale() || clock_.now() - inventory_changed_at_ < kWarmQuiet) return false;
+  cache_.snapshot();
+  // A node whose view cannot be built (a broken slice node selector) is
+  // reported by the cycle that needs it.
+  for (const auto& [name, node] : cache_.nodes()) (void)cache_.node_view(name);
+  return true;
+}
+
 void Scheduler::run(const std::atomic<bool>& stop) {
   pthread_setname_np(pthread_self(), "scheduler");
   while (!stop.load()) {
     drain();
     CycleResult r = schedule_one();
     if (r.outcome != Outcome::kIdle) continue;
+    if (warm_up()) continue;
     std::unique_lock<std::mutex> lock(mu_);
     if (!inbox_.empty() || !completions_.empty() || stop.load()) continue;
-    // Sleep until an event, the next backoff, or a periodic check of `stop`.
+    // Sleep until an event, the next backoff, the end of the inventory's quiet
+    // period (warm_up), or a periodic check of `stop`.
     auto wait = std::chrono::milliseconds(200);
+    if (cache_.snapshot_stale()) {
+      auto d = std::chrono::duration_cast<std::chrono::milliseconds>(inventory_changed_at_ + kWarmQuiet - clock_.now());
+      if (d < wait) wait = std::max(d, std::chrono::milliseconds(1));
+    }
     if (auto next = queue_.next_ready()) {
       auto d = std::chrono::duration_cast<std::chrono::milliseconds>(*next - clock_.now());
       if (d < wait) wait = std::max(d, std::chrono::milliseconds(1));

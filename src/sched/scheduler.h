@@ -120,6 +120,12 @@ class Scheduler {
   void run(const std::atomic<bool>& stop);
   // Wakes run() (after setting its stop flag).
   void wake();
+  // Idle time: builds the inventory snapshot and the node views when the
+  // snapshot is stale and no slice or class changed for kWarmQuiet, so the
+  // first pod after start-up or an inventory change does not wait for them
+  // (100 nodes of MIG-capable GPUs: ~0.5 s). Returns whether it built; run()
+  // calls it when no pod is ready.
+  bool warm_up();
 
   ClusterCache& cache() { return cache_; }
   // Binding cycles whose API writes have not been applied yet.
@@ -214,6 +220,11 @@ class Scheduler {
   Clock::TimePoint wake_round_start_{};
   bool freed_since_flush_ = false;
   Clock::TimePoint last_flush_{};
+
+  // Building ahead of the next pod (warm_up): waits for the inventory to be
+  // quiet, as agents publish a node's slices one by one.
+  static constexpr std::chrono::milliseconds kWarmQuiet{100};
+  Clock::TimePoint inventory_changed_at_{};
 
   // Failed allocations per node, valid while the node's view epoch (it moves
   // with every change of the node's labels and of allocations in its pools, see

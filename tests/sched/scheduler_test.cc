@@ -389,6 +389,36 @@ TEST(Scheduler, TwoHundredPodsRaceForSixteenGpus) {
   EXPECT_EQ(h.sched.cache().snapshot_builds(), 1);  // incremental: no rebuild per pod
 }
 
+// Idle time builds what the first pod would wait for, once the agents have
+// stopped publishing for a moment; the pod then finds it ready.
+TEST(Scheduler, WarmUpBuildsTheSnapshotAndViewsWhenTheInventoryIsQuiet) {
+  Harness h;
+  h.add(node("n1"));
+  h.add(node("n2"));
+  h.add(gpu_slice("n1", 2));
+  h.add(gpu_slice("n2", 2));
+  h.add(gpu_class());
+  EXPECT_FALSE(h.sched.warm_up());  // the class just arrived
+  EXPECT_EQ(h.sched.cache().snapshot_builds(), 0);
+  h.clock.advance(std::chrono::milliseconds(100));
+  EXPECT_TRUE(h.sched.warm_up());
+  EXPECT_EQ(h.sched.cache().snapshot_builds(), 1);
+  EXPECT_EQ(h.sched.cache().view_builds(), 2);
+  EXPECT_FALSE(h.sched.warm_up());  // nothing stale
+  h.add(claim("c"));
+  h.add(pod("p", {"c"}));
+  h.run();
+  EXPECT_FALSE(h.pod("p").spec.nodeName.empty());
+  EXPECT_EQ(h.sched.cache().snapshot_builds(), 1);
+  EXPECT_EQ(h.sched.cache().view_builds(), 2);
+  // A new slice makes it stale again; built after the next quiet period.
+  h.add(gpu_slice("n3", 1));
+  EXPECT_FALSE(h.sched.warm_up());
+  h.clock.advance(std::chrono::milliseconds(100));
+  EXPECT_TRUE(h.sched.warm_up());
+  EXPECT_EQ(h.sched.cache().snapshot_builds(), 2);
+}
+
 // The same race with the binding cycles on worker threads: the next pods are
 // scheduled while earlier writes are in flight, and no device goes twice.
 TEST(Scheduler, AsyncBindingNeverGivesADeviceTwice) {
