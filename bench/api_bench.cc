@@ -8,6 +8,9 @@
 //   BM_CreateClaims/threads:N   ResourceClaim creates; items_per_second = objects/s,
 //                               cpu_us_per_create = process CPU (server + clients)
 //                               (goal: >= 5,000/s)
+//   BM_UpdatePodStatus/threads:N  PUT pods/<name>/status, one pod per client;
+//                               cpu_us_per_update as above (no goal: the
+//                               update path that dominates the end-to-end run)
 //   BM_ListSlices10k            GET /apis/resource.k8s.io/v1/resourceslices returning
 //                               10,000 slices of 4 devices each, time until the whole
 //                               body is read (goal: < 200 ms)
@@ -265,6 +268,73 @@ void BM_CreateClaims(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_CreateClaims)->Threads(1)->Threads(8)->Threads(32)->UseRealTime()->MinTime(1.0);
+
+// ---- (a2) pod status updates ---------------------------------------------------
+
+// A bound pod as the cluster benchmark makes them (one container, one claim from a
+// template), about 1 KB of JSON.
+std::string bench_pod_json(const std::string& name, const std::string& status) {
+  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+         R"(","namespace":"bench"},"spec":{"restartPolicy":"Never","nodeName":"node-1","containers":[{"name":"c",)"
+         R"("image":"busybox","command":["sleep","1"],"resources":{"claims":[{"name":"gpu"}]}}],)"
+         R"("resourceClaims":[{"name":"gpu","resourceClaimTemplateName":"one-gpu"}]}, "status":)" + status + "}";
+}
+
+// What a kubelet writes: phase, conditions, one container's state.
+std::string pod_status_json(int i) {
+  const bool running = i % 2 == 0;
+  std::string t = "2026-12-04T00:00:" + std::string(i % 60 < 10 ? "0" : "") + std::to_string(i % 60) + "Z";
+  return std::string(R"({"phase":")") + (running ? "Running" : "Pending") +
+         R"(","conditions":[{"type":"Ready","status":")" + (running ? "True" : "False") +
+         R"(","lastTransitionTime":")" + t + R"("},{"type":"PodScheduled","status":"True","lastTransitionTime":")" + t +
+         R"("}],"hostIP":"10.0.0.1","podIP":"10.1.0.)" + std::to_string(i % 250) + R"(","startTime":")" + t +
+         R"(","containerStatuses":[{"name":"c","ready":)" + (running ? "true" : "false") +
+         R"(,"restartCount":0,"image":"busybox","imageID":"","started":)" + (running ? "true" : "false") +
+         R"(,"state":{"running":{"startedAt":")" + t + R"("}}}]})";
+}
+
+// PUT /status of one pod per client, full object without resourceVersion (an
+// unconditional update), each write a real change: the update path (load the
+// stored object, status-only merge, validation, managed fields, store, reply).
+void BM_UpdatePodStatus(benchmark::State& state) {
+  Env& e = env();
+  if (!e.error.empty()) {
+    state.SkipWithError(e.error.c_str());
+    return;
+  }
+  std::string error;
+  auto rest = connect(e, &error);
+  if (!rest) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  const std::string name = "pod-" + std::to_string(e.seq++);
+  const std::string path = "/api/v1/namespaces/bench/pods/" + name + "/status";
+  if (auto r = rest->post("/api/v1/namespaces/bench/pods", bench_pod_json(name, "{}")); !r.has_value()) {
+    error = r.error().to_string();
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  double cpu_start = 0;
+  bool first = true;
+  int i = 0;
+  for (auto _ : state) {
+    if (first && state.thread_index() == 0) cpu_start = process_cpu_us();
+    first = false;
+    auto r = rest->put(path, bench_pod_json(name, pod_status_json(++i)));
+    if (!r.has_value()) {
+      error = r.error().to_string();
+      state.SkipWithError(error.c_str());
+      break;
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+  if (state.thread_index() == 0) {
+    double updates = double(state.iterations()) * state.threads();
+    if (updates > 0) state.counters["cpu_us_per_update"] = (process_cpu_us() - cpu_start) / updates;
+  }
+}
+BENCHMARK(BM_UpdatePodStatus)->Threads(1)->Threads(8)->UseRealTime()->MinTime(1.0);
 
 // ---- (b) list latency ----------------------------------------------------------
 
