@@ -167,6 +167,11 @@ void Kubelet::on_pod(client::EventType type, const api::Pod& pod) {
   }
   for (auto& d : done) {
     if (d->thread.joinable()) d->thread.join();
+    // The pod is gone from the API: its working directory and logs go too (as the
+    // kubelet removes /var/log/pods/<ns>_<name>_<uid>), or a long-running agent
+    // keeps a directory and a log file for every pod it ever ran.
+    std::error_code ec;
+    if (!d->dir.empty()) std::filesystem::remove_all(d->dir, ec);
   }
   if (!w) return;
   bool send_delete = false;

@@ -168,6 +168,29 @@ TEST_F(KubeletTest, PodDeletedOutrightIsStoppedAndUnprepared) {
   ASSERT_TRUE(api_.wait_for([&] { return devices_->prepared_claims().empty(); }));
 }
 
+TEST_F(KubeletTest, DeletedPodsDirectoryAndLogsAreRemoved) {
+  std::string uid = put_pod("p7", "echo bye");
+  put_claim("claim-p7", "p7", uid);
+  auto k = kubelet();
+  ASSERT_TRUE(api_.wait_for([&] { return phase("p7") == "Succeeded"; })) << phase("p7");
+  auto log = k->log_path("default", "p7", "", false);
+  ASSERT_TRUE(log.has_value()) << log.error().message();
+  const std::string pod_dir = dir_.file("pods/default_p7_" + uid);
+  ASSERT_TRUE(std::filesystem::exists(*log));
+  ASSERT_TRUE(std::filesystem::is_directory(pod_dir));
+  api_.erase("pods", "default", "p7");
+  // Workers of gone pods are reaped on the next pod event of the node.
+  std::string other = put_pod("p8", "echo hi");
+  put_claim("claim-p8", "p8", other);
+  ASSERT_TRUE(api_.wait_for([&] { return phase("p8") == "Succeeded"; })) << phase("p8");
+  ASSERT_TRUE(api_.wait_for([&] { return !std::filesystem::exists(pod_dir); }));
+  EXPECT_EQ(k->log_path("default", "p7", "", false).error().code(), Code::kNotFound);
+  // The live pod keeps its logs.
+  auto kept = k->log_path("default", "p8", "", false);
+  ASSERT_TRUE(kept.has_value()) << kept.error().message();
+  EXPECT_EQ(read_file(*kept), "hi\n");
+}
+
 TEST_F(KubeletTest, RestartPolicyAlwaysRestartsContainer) {
   std::string uid = put_pod("p6", "echo run; exit 1", "", "Always");
   put_claim("claim-p6", "p6", uid);
