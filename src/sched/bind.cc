@@ -234,15 +234,16 @@ void Scheduler::mark_unschedulable(const api::Pod& pod, const std::string& messa
     std::string key = object_key(pod.metadata);
     std::lock_guard<std::mutex> lock(bind_mu_);
     auto [it, inserted] = status_writes_.try_emplace(key);
-    it->second = StatusWrite{pod, message, now};
+    it->second = StatusWrite{pod, message, now, t};
     if (inserted) status_order_.push_back(key);
     bind_cv_.notify_one();
     return;
   }
-  write_unschedulable(pod, message, now);
+  write_unschedulable(pod, message, now, t);
 }
 
-void Scheduler::write_unschedulable(const api::Pod& pod, const std::string& message, const std::string& now) {
+void Scheduler::write_unschedulable(const api::Pod& pod, const std::string& message, const std::string& now,
+                                    Clock::TimePoint at) {
   auto r = binder_.update_pod_status(pod, [&](api::Pod& p) {
     // Bound meanwhile (an earlier attempt's message arriving late): leave it.
     if (!p.spec.nodeName.empty()) return;
@@ -259,7 +260,24 @@ void Scheduler::write_unschedulable(const api::Pod& pod, const std::string& mess
     cond->reason = "Unschedulable";
     cond->message = message;
   });
-  if (!r.has_value()) log_->debug("pod {}/{}: condition not written: {}", pod.metadata.namespace_, pod.metadata.name, r.error().message());
+  if (r.has_value()) return;
+  log_->debug("pod {}/{}: condition not written: {}", pod.metadata.namespace_, pod.metadata.name, r.error().message());
+  if (r.error().code() == Code::kNotFound) return;  // gone: its delete event cleans up
+  // Otherwise the scheduler must not believe it wrote the condition (it would
+  // hold the same message back for seconds, and a pod nothing retries would
+  // never show it): forget the write and retry the pod after a backoff.
+  std::string key = object_key(pod.metadata);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    completions_.push_back([this, key, message, at] {
+      auto it = condition_written_.find(key);
+      if (it == condition_written_.end() || it->second.at != at || it->second.message != message) return;
+      condition_written_.erase(it);
+      const api::Pod* p = cache_.pod(key);
+      if (p != nullptr && is_ours_pending(*p)) queue_.backoff(key, clock_.now());
+    });
+  }
+  cv_.notify_one();
 }
 
 }  // namespace draplane::sched

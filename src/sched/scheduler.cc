@@ -77,7 +77,7 @@ void Scheduler::bind_worker() {
       } else {
         auto it = status_writes_.find(status_order_.front());
         status_order_.pop_front();
-        job = [this, w = std::move(it->second)] { write_unschedulable(w.pod, w.message, w.now); };
+        job = [this, w = std::move(it->second)] { write_unschedulable(w.pod, w.message, w.now, w.at); };
         status_writes_.erase(it);
       }
       ++bind_busy_;

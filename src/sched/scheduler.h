@@ -202,7 +202,10 @@ class Scheduler {
   // Applies the bindings the workers finished (scheduling thread).
   size_t apply_completions();
   // The PodScheduled=False condition write (any thread).
-  void write_unschedulable(const api::Pod& pod, const std::string& message, const std::string& now);
+  // `at` is when mark_unschedulable decided to write (its condition_written_
+  // entry): a failed write forgets that entry and retries the pod.
+  void write_unschedulable(const api::Pod& pod, const std::string& message, const std::string& now,
+                           Clock::TimePoint at);
 
   Binder& binder_;
   Clock& clock_;
@@ -280,6 +283,7 @@ class Scheduler {
   struct StatusWrite {
     api::Pod pod;
     std::string message, now;
+    Clock::TimePoint at;
   };
   std::map<std::string, StatusWrite> status_writes_;
   std::deque<std::string> status_order_;

@@ -28,6 +28,7 @@ class FakeApi : public Binder {
   int64_t rv = 100;
   int conflicts_to_inject = 0;  // next N claim status updates fail with Conflict
   int bind_failures_to_inject = 0;
+  int pod_status_failures_to_inject = 0;  // next N pod status updates fail (server unavailable)
   int status_writes = 0;
   int pod_status_writes = 0;
   int created = 0;
@@ -88,6 +89,10 @@ class FakeApi : public Binder {
   }
   Result<void> update_pod_status(const api::Pod& pod, const std::function<void(api::Pod&)>& mutate) override {
     std::lock_guard<std::recursive_mutex> l(mu);
+    if (pod_status_failures_to_inject > 0) {
+      --pod_status_failures_to_inject;
+      return Status(Code::kUnavailable, "connection refused");
+    }
     auto& p = pods.at(object_key(pod.metadata));
     ++pod_status_writes;
     mutate(p);

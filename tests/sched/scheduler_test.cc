@@ -630,6 +630,34 @@ TEST(Scheduler, UnschedulableConditionNotRewrittenBeforeTheCacheShowsIt) {
   EXPECT_EQ(h.api.pod_status_writes, 2);
 }
 
+// A condition write that fails is not taken as written: the pod is retried
+// after a backoff and the condition shows, though nothing in the cluster changed.
+TEST(Scheduler, FailedUnschedulableConditionWriteIsRetried) {
+  Harness h;
+  h.add(node("n1"));
+  h.add(gpu_slice("n1", 1));
+  h.add(gpu_class());
+  h.add(claim("a"));
+  h.add(pod("a", {"a"}));
+  h.run();
+  ASSERT_EQ(h.pod("a").spec.nodeName, "n1");
+  h.api.pod_status_failures_to_inject = 1;
+  h.add(claim("b"));
+  h.add(pod("b", {"b"}));
+  h.run();
+  EXPECT_EQ(h.api.pod_status_writes, 0);
+  EXPECT_EQ(h.condition_message("b"), "");
+  h.clock.advance(std::chrono::seconds(30));
+  h.run();
+  EXPECT_EQ(h.api.pod_status_writes, 1);
+  EXPECT_EQ(h.condition_message("b").rfind("Unschedulable: 0/1 nodes are available: 1 cannot allocate", 0), 0u)
+      << h.condition_message("b");
+  // Written now: further retries with the same explanation write nothing.
+  h.clock.advance(std::chrono::seconds(30));
+  h.run();
+  EXPECT_EQ(h.api.pod_status_writes, 1);
+}
+
 TEST(Scheduler, FirstAvailablePrefersH100AcrossNodes) {
   Harness h;
   h.add(node("a-node"));
