@@ -472,13 +472,16 @@ Reply ApiServer::Impl::create(const Request& req, const Target& t, const ssa::Ma
   Target named = t;
   named.namespace_ = ns;
   named.name = name;
-  auto created = store_.create(named.key(), stored_form(obj));
+  std::string stored = stored_form(obj);
+  auto created = store_.create(named.key(), stored);
   if (!created.has_value()) {
     if (created.error().code() == Code::kAlreadyExists) return error_reply(already_exists(r, name));
     return error_reply(from_code(created.error().code(), created.error().message()));
   }
   set_resource_version(obj, created->mod_revision);
-  return with_warnings(object_reply(r, 201, obj), std::move(warnings));
+  Reply ok = with_warnings(object_reply(r, 201, obj), std::move(warnings));
+  recent_.put(named.key(), Stored{std::move(obj), created->mod_revision}, stored.size());
+  return ok;
 }
 
 Reply ApiServer::Impl::update(const Request& req, const Target& t, const std::string& patch_type) {
@@ -505,161 +508,180 @@ Reply ApiServer::Impl::update(const Request& req, const Target& t, const std::st
   bool force = q(req, "force") == "true" || q(req, "force") == "1";
   const ssa::Schema& schema = ssa::schema_for(r.group, r.kind);
   ssa::Writer writer = writer_of(req, r, t.subresource);
+  const std::string key = t.key();
+  bool use_recent = true;  // until an attempt from a recent object fails
   for (int attempt = 0; attempt < 16; ++attempt) {
     std::vector<std::string> warnings;
-    auto cur = load(t.key());
-    if (!cur.has_value()) {
-      if (cur.error().code() == Code::kNotFound && apply && t.subresource.empty()) {
-        // Apply creates: the configuration applied to an empty object.
-        ssa::Managers managers;
-        Json empty(rapidjson::kObjectType);
-        auto res = ssa::apply(schema, empty, *body, managers, writer, scope_of(r, ""), force, now_text());
-        if (!res.has_value()) return error_reply(bad_request(res.error().message()));
-        Request create_req = req;
-        create_req.body = to_string(res->object);
-        create_req.content_type = "application/json";
-        Target coll = t;
-        coll.name.clear();
-        return create(create_req, coll, &managers);
-      }
-      if (cur.error().code() == Code::kNotFound) return error_reply(not_found(r, t.name));
-      return error_reply(from_code(cur.error().code(), cur.error().message()));
-    }
-    Json obj;
-    bool client_rv = false;
-    std::optional<ssa::Managers> applied;  // the managers after a server-side apply
-    Json request_managed_fields;           // of a PUT body
-    if (!is_patch && body->IsObject()) {
-      if (const JsonValue* mf = find(*body, {"metadata", "managedFields"})) {
-        request_managed_fields.CopyFrom(*mf, request_managed_fields.GetAllocator());
-      }
-    }
-    if (!is_patch) {
-      obj.CopyFrom(*body, obj.GetAllocator());
-      client_rv = !get_string(obj, {"metadata", "resourceVersion"}).empty();
-      if (obj.IsObject()) {
-        if (auto e = check_api_version(r, obj)) return error_reply(*e);
-      }
-    } else {
-      // Patches apply to the object as the requested version shows it.
-      obj.CopyFrom(cur->object, obj.GetAllocator());
-      to_served_version(r, obj);
-      auto& a = obj.GetAllocator();
-      if (patch_type == "application/json-patch+json") {
-        if (Status st = json_patch(obj, *body, a); !st.ok()) return error_reply(from_code(st.code(), st.message()));
-      } else if (apply) {
-        auto managers = ssa::decode_managed_fields(find(cur->object, {"metadata", "managedFields"}));
-        if (!managers.has_value()) {
-          return error_reply(from_code(Code::kInternal, "failed to decode managed fields: " + managers.error().message()));
+    std::optional<Stored> recent = use_recent ? recent_.take(key) : std::nullopt;
+    const bool from_recent = recent.has_value();
+    Result<Stored> cur = from_recent ? Result<Stored>(std::move(*recent)) : load(key);
+    bool wrote = false;
+    // One attempt: a reply, or nullopt to try again from the store's object.
+    std::optional<Reply> reply = [&]() -> std::optional<Reply> {
+      if (!cur.has_value()) {
+        if (cur.error().code() == Code::kNotFound && apply && t.subresource.empty()) {
+          // Apply creates: the configuration applied to an empty object.
+          ssa::Managers managers;
+          Json empty(rapidjson::kObjectType);
+          auto res = ssa::apply(schema, empty, *body, managers, writer, scope_of(r, ""), force, now_text());
+          if (!res.has_value()) return error_reply(bad_request(res.error().message()));
+          Request create_req = req;
+          create_req.body = to_string(res->object);
+          create_req.content_type = "application/json";
+          Target coll = t;
+          coll.name.clear();
+          return create(create_req, coll, &managers);
         }
-        std::string now = now_text();
-        auto defaults = [&r, &now](Json& o) { typed_default(r, o, now); };
-        auto res = ssa::apply(schema, obj, *body, *managers, writer, scope_of(r, t.subresource), force, now, defaults);
-        if (!res.has_value()) return error_reply(bad_request(res.error().message()));
-        if (!res->conflicts.empty()) return error_reply(apply_conflict(res->conflicts));
-        obj.CopyFrom(res->object, a);
-        applied = std::move(managers).value();
-      } else if (patch_type == "application/strategic-merge-patch+json") {
-        // Every kind served is built in (kube-apiserver refuses strategic merge
-        // patches only for custom resources); lists outside core are atomic.
-        strategic_merge_patch(obj, *body, a, !r.group.empty());
+        if (cur.error().code() == Code::kNotFound) return error_reply(not_found(r, t.name));
+        return error_reply(from_code(cur.error().code(), cur.error().message()));
+      }
+      Json obj;
+      bool client_rv = false;
+      std::optional<ssa::Managers> applied;  // the managers after a server-side apply
+      Json request_managed_fields;           // of a PUT body
+      if (!is_patch && body->IsObject()) {
+        if (const JsonValue* mf = find(*body, {"metadata", "managedFields"})) {
+          request_managed_fields.CopyFrom(*mf, request_managed_fields.GetAllocator());
+        }
+      }
+      if (!is_patch) {
+        obj.CopyFrom(*body, obj.GetAllocator());
+        client_rv = !get_string(obj, {"metadata", "resourceVersion"}).empty();
+        if (obj.IsObject()) {
+          if (auto e = check_api_version(r, obj)) return error_reply(*e);
+        }
       } else {
-        merge_patch(obj, *body, a);
-      }
-      client_rv = get_string(obj, {"metadata", "resourceVersion"}) != std::to_string(cur->mod_revision);
-    }
-    if (!obj.IsObject()) return error_reply(bad_request("the body of the request must be a JSON object"));
-    if (auto e = body_to_storage(r, obj)) return error_reply(*e);
-    auto& a = obj.GetAllocator();
-    JsonValue& meta = ensure_object(obj, "metadata", a);
-    std::string name = get_string(meta, {"name"});
-    if (name.empty()) set_string(meta, "name", t.name, a);
-    else if (name != t.name) {
-      return error_reply(bad_request("the name of the object (" + name + ") does not match the name on the URL (" +
-                                     t.name + ")"));
-    }
-    std::string rv = get_string(meta, {"resourceVersion"});
-    if (client_rv && !rv.empty() && rv != std::to_string(cur->mod_revision)) {
-      return error_reply(conflict(r, t.name, "the object has been modified; please apply your changes to the latest "
-                                             "version and try again"));
-    }
-    set_string(obj, "apiVersion", r.storage_group_version(), a);
-    const JsonValue& old_meta = *find(cur->object, {"metadata"});
-    if (t.subresource == "status") {
-      // Only status changes through /status (ResetObjectMetaForStatus).
-      Json merged = copy_of(cur->object);
-      const JsonValue* st = find(obj, {"status"});
-      if (st) set_member(merged, "status", JsonValue(*st, merged.GetAllocator()), merged.GetAllocator());
-      else remove_member(merged, "status");
-      // CopyFrom, not move: `a` refers to obj's allocator, which a move would free.
-      obj.CopyFrom(merged, a);
-    } else {
-      for (const char* k : {"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
-                            "namespace", "generation"}) {
-        JsonValue& m = ensure_object(obj, "metadata", a);
-        const JsonValue* ov = find(old_meta, {k});
-        if (ov) set_member(m, k, JsonValue(*ov, a), a);
-        else remove_member(m, k);
-      }
-      if (r.has_subresource("status") && r.kind != "Namespace") {
-        const JsonValue* st = find(cur->object, {"status"});
-        if (st) set_member(obj, "status", JsonValue(*st, a), a);
-        else remove_member(obj, "status");
-      }
-      if (!spec_equal(cur->object, obj)) {
-        const JsonValue* g = find(old_meta, {"generation"});
-        int64_t gen = g && g->IsInt64() ? g->GetInt64() : 0;
-        set_member(ensure_object(obj, "metadata", a), "generation", JsonValue(gen + 1), a);
-      }
-    }
-    set_string(ensure_object(obj, "metadata", a), "resourceVersion", std::to_string(cur->mod_revision), a);
-    if (auto e = typed_update(r, cur->object, obj, t.subresource, now_text(), fv, warnings)) return error_reply(*e);
-    if (t.subresource.empty()) {
-      // Generation again, now that defaults are in (an apply or patch may omit defaulted fields).
-      const JsonValue* g = find(old_meta, {"generation"});
-      int64_t gen = g && g->IsInt64() ? g->GetInt64() : 0;
-      if (!spec_equal(cur->object, obj)) ++gen;
-      if (g || gen != 0) set_member(ensure_object(obj, "metadata", obj.GetAllocator()), "generation", JsonValue(gen), obj.GetAllocator());
-    }
-    if (applied) {
-      ssa::encode_managed_fields(*applied, obj);
-    } else {
-      // A patch's result carries the live managedFields unless the patch changed them.
-      Json patched_managed_fields;
-      if (is_patch) {
-        if (const JsonValue* mf = find(obj, {"metadata", "managedFields"})) {
-          patched_managed_fields.CopyFrom(*mf, patched_managed_fields.GetAllocator());
+        // Patches apply to the object as the requested version shows it.
+        obj.CopyFrom(cur->object, obj.GetAllocator());
+        to_served_version(r, obj);
+        auto& a = obj.GetAllocator();
+        if (patch_type == "application/json-patch+json") {
+          if (Status st = json_patch(obj, *body, a); !st.ok()) return error_reply(from_code(st.code(), st.message()));
+        } else if (apply) {
+          auto managers = ssa::decode_managed_fields(find(cur->object, {"metadata", "managedFields"}));
+          if (!managers.has_value()) {
+            return error_reply(from_code(Code::kInternal, "failed to decode managed fields: " + managers.error().message()));
+          }
+          std::string now = now_text();
+          auto defaults = [&r, &now](Json& o) { typed_default(r, o, now); };
+          auto res = ssa::apply(schema, obj, *body, *managers, writer, scope_of(r, t.subresource), force, now, defaults);
+          if (!res.has_value()) return error_reply(bad_request(res.error().message()));
+          if (!res->conflicts.empty()) return error_reply(apply_conflict(res->conflicts));
+          obj.CopyFrom(res->object, a);
+          applied = std::move(managers).value();
+        } else if (patch_type == "application/strategic-merge-patch+json") {
+          // Every kind served is built in (kube-apiserver refuses strategic merge
+          // patches only for custom resources); lists outside core are atomic.
+          strategic_merge_patch(obj, *body, a, !r.group.empty());
+        } else {
+          merge_patch(obj, *body, a);
         }
+        client_rv = get_string(obj, {"metadata", "resourceVersion"}) != std::to_string(cur->mod_revision);
       }
-      track_update(r, t.subresource, req, &cur->object, is_patch ? &patched_managed_fields : &request_managed_fields,
-                   obj, now_text());
-    }
-    if (auto e = authorize(req, t, is_patch ? "patch" : "update", &cur->object, &obj)) return error_reply(*e);
-    if (equal_ignoring_rv(cur->object, obj)) return with_warnings(object_reply(r, 200, cur->object), std::move(warnings));
-    bool terminating = !get_string(obj, {"metadata", "deletionTimestamp"}).empty();
-    const JsonValue* fin = find(obj, {"metadata", "finalizers"});
-    bool no_finalizers = fin == nullptr || !fin->IsArray() || fin->Empty();
-    if (dry_run(req)) return with_warnings(object_reply(r, 200, obj), std::move(warnings));
-    if (terminating && no_finalizers) {
-      // The last finalizer is gone: the object goes away now.
-      auto res = delete_object(t, Stored{copy_of(obj), cur->mod_revision}, false);
-      if (!res.has_value()) {
-        if (res.error().code() == Code::kConflict) continue;
-        return error_reply(from_code(res.error().code(), res.error().message()));
+      if (!obj.IsObject()) return error_reply(bad_request("the body of the request must be a JSON object"));
+      if (auto e = body_to_storage(r, obj)) return error_reply(*e);
+      auto& a = obj.GetAllocator();
+      JsonValue& meta = ensure_object(obj, "metadata", a);
+      std::string name = get_string(meta, {"name"});
+      if (name.empty()) set_string(meta, "name", t.name, a);
+      else if (name != t.name) {
+        return error_reply(bad_request("the name of the object (" + name + ") does not match the name on the URL (" +
+                                       t.name + ")"));
       }
-      return with_warnings(object_reply(r, 200, *res), std::move(warnings));
-    }
-    auto w = store_.update(t.key(), stored_form(obj), cur->mod_revision);
-    if (!w.has_value()) return error_reply(from_code(w.error().code(), w.error().message()));
-    if (!w->succeeded) {
-      if (client_rv) {
+      std::string rv = get_string(meta, {"resourceVersion"});
+      if (client_rv && !rv.empty() && rv != std::to_string(cur->mod_revision)) {
         return error_reply(conflict(r, t.name, "the object has been modified; please apply your changes to the latest "
                                                "version and try again"));
       }
+      set_string(obj, "apiVersion", r.storage_group_version(), a);
+      const JsonValue& old_meta = *find(cur->object, {"metadata"});
+      if (t.subresource == "status") {
+        // Only status changes through /status (ResetObjectMetaForStatus).
+        Json merged = copy_of(cur->object);
+        const JsonValue* st = find(obj, {"status"});
+        if (st) set_member(merged, "status", JsonValue(*st, merged.GetAllocator()), merged.GetAllocator());
+        else remove_member(merged, "status");
+        // CopyFrom, not move: `a` refers to obj's allocator, which a move would free.
+        obj.CopyFrom(merged, a);
+      } else {
+        for (const char* k : {"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
+                              "namespace", "generation"}) {
+          JsonValue& m = ensure_object(obj, "metadata", a);
+          const JsonValue* ov = find(old_meta, {k});
+          if (ov) set_member(m, k, JsonValue(*ov, a), a);
+          else remove_member(m, k);
+        }
+        if (r.has_subresource("status") && r.kind != "Namespace") {
+          const JsonValue* st = find(cur->object, {"status"});
+          if (st) set_member(obj, "status", JsonValue(*st, a), a);
+          else remove_member(obj, "status");
+        }
+        if (!spec_equal(cur->object, obj)) {
+          const JsonValue* g = find(old_meta, {"generation"});
+          int64_t gen = g && g->IsInt64() ? g->GetInt64() : 0;
+          set_member(ensure_object(obj, "metadata", a), "generation", JsonValue(gen + 1), a);
+        }
+      }
+      set_string(ensure_object(obj, "metadata", a), "resourceVersion", std::to_string(cur->mod_revision), a);
+      if (auto e = typed_update(r, cur->object, obj, t.subresource, now_text(), fv, warnings)) return error_reply(*e);
+      if (t.subresource.empty()) {
+        // Generation again, now that defaults are in (an apply or patch may omit defaulted fields).
+        const JsonValue* g = find(old_meta, {"generation"});
+        int64_t gen = g && g->IsInt64() ? g->GetInt64() : 0;
+        if (!spec_equal(cur->object, obj)) ++gen;
+        if (g || gen != 0) set_member(ensure_object(obj, "metadata", obj.GetAllocator()), "generation", JsonValue(gen), obj.GetAllocator());
+      }
+      if (applied) {
+        ssa::encode_managed_fields(*applied, obj);
+      } else {
+        // A patch's result carries the live managedFields unless the patch changed them.
+        Json patched_managed_fields;
+        if (is_patch) {
+          if (const JsonValue* mf = find(obj, {"metadata", "managedFields"})) {
+            patched_managed_fields.CopyFrom(*mf, patched_managed_fields.GetAllocator());
+          }
+        }
+        track_update(r, t.subresource, req, &cur->object, is_patch ? &patched_managed_fields : &request_managed_fields,
+                     obj, now_text());
+      }
+      if (auto e = authorize(req, t, is_patch ? "patch" : "update", &cur->object, &obj)) return error_reply(*e);
+      if (equal_ignoring_rv(cur->object, obj)) return with_warnings(object_reply(r, 200, cur->object), std::move(warnings));
+      bool terminating = !get_string(obj, {"metadata", "deletionTimestamp"}).empty();
+      const JsonValue* fin = find(obj, {"metadata", "finalizers"});
+      bool no_finalizers = fin == nullptr || !fin->IsArray() || fin->Empty();
+      if (dry_run(req)) return with_warnings(object_reply(r, 200, obj), std::move(warnings));
+      if (terminating && no_finalizers) {
+        // The last finalizer is gone: the object goes away now.
+        auto res = delete_object(t, Stored{copy_of(obj), cur->mod_revision}, false);
+        if (!res.has_value()) {
+          if (res.error().code() == Code::kConflict) return std::nullopt;
+          return error_reply(from_code(res.error().code(), res.error().message()));
+        }
+        wrote = true;
+        return with_warnings(object_reply(r, 200, *res), std::move(warnings));
+      }
+      std::string stored = stored_form(obj);
+      auto w = store_.update(key, stored, cur->mod_revision);
+      if (!w.has_value()) return error_reply(from_code(w.error().code(), w.error().message()));
+      if (!w->succeeded) {
+        if (client_rv) {
+          return error_reply(conflict(r, t.name, "the object has been modified; please apply your changes to the latest "
+                                                 "version and try again"));
+        }
+        return std::nullopt;
+      }
+      wrote = true;
+      set_resource_version(obj, w->revision);
+      Reply ok = with_warnings(object_reply(r, 200, obj), std::move(warnings));
+      recent_.put(key, Stored{std::move(obj), w->revision}, stored.size());
+      return ok;
+    }();
+    if (from_recent && !wrote) {
+      // The recent object may be stale: what it led to is settled against the store.
+      use_recent = false;
       continue;
     }
-    set_resource_version(obj, w->revision);
-    return with_warnings(object_reply(r, 200, obj), std::move(warnings));
+    if (reply.has_value()) return std::move(*reply);
   }
   return error_reply(conflict(r, t.name, "too many concurrent updates; please try again"));
 }
@@ -685,6 +707,7 @@ Result<Json> ApiServer::Impl::delete_object(const Target& t, Stored cur, bool dr
   if (t.resource->resource == "namespaces") delete_namespace_contents(t.name);
   ASSIGN_OR_RETURN(store::WriteResult w, store_.remove(t.key(), cur.mod_revision));
   if (!w.succeeded) return Status(Code::kConflict, "modified concurrently");
+  recent_.erase(t.key());
   if (namespaces_ && t.resource->resource == "namespaces") namespaces_->invalidate(t.name, w.revision);
   collect_dependents(uid, t.resource->namespaced ? t.namespace_ : "", w.revision);
   return std::move(obj);

@@ -85,6 +85,10 @@ struct ApiServerOptions {
   std::string server_version = "v1.36.0-draplane";
   // Addresses advertised in discovery (serverAddressByClientCIDRs).
   std::string advertise_address = "127.0.0.1:6443";
+  // The objects the server wrote last are kept parsed (up to this many bytes
+  // of their stored JSON) so that their next update need not read them back;
+  // 0 reads every update's object from the store.
+  size_t recent_objects_bytes = size_t{16} << 20;
 };
 
 class ApiServer {

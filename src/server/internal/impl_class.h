@@ -7,6 +7,7 @@
 #include "server/internal/api_impl.h"
 #include "server/internal/namespace_cache.h"
 #include "server/internal/owner_index.h"
+#include "server/internal/recent_objects.h"
 #include "server/internal/watch_event_cache.h"
 #include "server/managed_fields.h"
 #include "server/metered_store.h"
@@ -20,7 +21,8 @@ class ApiServer::Impl {
       : metered_(metrics ? metered_store(store, *metrics) : nullptr),
         store_(metered_ ? *metered_ : store),
         opts_(std::move(options)),
-        metrics_(metrics) {}
+        metrics_(metrics),
+        recent_(opts_.recent_objects_bytes) {}
 
   Outcome handle(const Request& req);
   Status bootstrap();
@@ -67,6 +69,8 @@ class ApiServer::Impl {
   std::unique_ptr<OwnerIndex> owners_;
   // Namespaces and whether they terminate, for creates; started by bootstrap().
   std::unique_ptr<NamespaceCache> namespaces_;
+  // The objects this server created or updated last, for their next update.
+  RecentObjects recent_;
 };
 
 // Parsed list/watch options shared by list and watch.
