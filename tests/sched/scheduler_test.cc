@@ -12,6 +12,22 @@ namespace {
 
 using namespace testing;  // NOLINT
 
+// Node n1 with one GPU, and the GPU class.
+void one_gpu_node(Harness& h) {
+  h.add(node("n1"));
+  h.add(gpu_slice("n1", 1));
+  h.add(gpu_class());
+}
+
+// The same, its GPU taken by pod a (claim a): the next pod asking for one waits.
+void one_gpu_taken(Harness& h) {
+  one_gpu_node(h);
+  h.add(claim("a"));
+  h.add(pod("a", {"a"}));
+  h.run();
+  ASSERT_EQ(h.pod("a").spec.nodeName, "n1");
+}
+
 std::set<std::string> devices_of(const api::ResourceClaim& c) {
   std::set<std::string> out;
   if (!c.status.allocation) return out;
@@ -259,9 +275,7 @@ TEST(Scheduler, UnknownClassKeepsPodPendingWithReason) {
 
 TEST(Scheduler, WaitsForClaimFromTemplate) {
   Harness h;
-  h.add(node("n1"));
-  h.add(gpu_slice("n1", 1));
-  h.add(gpu_class());
+  one_gpu_node(h);
   api::Pod p = pod("p");
   api::PodResourceClaim rc;
   rc.name = "gpu";
@@ -312,9 +326,7 @@ TEST(Scheduler, NewClaimWakesOnlyThePodsNamingIt) {
 
 TEST(Scheduler, ConflictUnreservesAndRetriesAfterBackoff) {
   Harness h;
-  h.add(node("n1"));
-  h.add(gpu_slice("n1", 1));
-  h.add(gpu_class());
+  one_gpu_node(h);
   h.add(claim("c"));
   h.add(pod("p", {"c"}));
   h.api.conflicts_to_inject = 1;
@@ -337,9 +349,7 @@ TEST(Scheduler, ConflictUnreservesAndRetriesAfterBackoff) {
 
 TEST(Scheduler, BindFailureTakesBackWrittenReservation) {
   Harness h;
-  h.add(node("n1"));
-  h.add(gpu_slice("n1", 1));
-  h.add(gpu_class());
+  one_gpu_node(h);
   h.add(claim("c"));
   h.add(pod("p", {"c"}));
   h.api.bind_failures_to_inject = 1;
@@ -461,9 +471,7 @@ TEST(Scheduler, AsyncBindFailureRetriesAfterBackoff) {
   SchedulerOptions o;
   o.bind_workers = 2;
   Harness h(o);
-  h.add(node("n1"));
-  h.add(gpu_slice("n1", 1));
-  h.add(gpu_class());
+  one_gpu_node(h);
   h.add(claim("c"));
   h.add(pod("p", {"c"}));
   h.api.bind_failures_to_inject = 1;
@@ -570,9 +578,7 @@ TEST(Scheduler, PodsOfOneClaimShapeShareRememberedFailures) {
 // when only its numbers change (not on every retry); a new explanation at once.
 TEST(Scheduler, UnschedulableMessageRewrittenAtMostOncePerSecond) {
   Harness h;
-  h.add(node("n1"));
-  h.add(gpu_slice("n1", 1));
-  h.add(gpu_class());
+  one_gpu_node(h);
   h.add(claim("a"));
   h.add(pod("a", {"a"}));
   h.add(claim("b"));
@@ -602,13 +608,7 @@ TEST(Scheduler, UnschedulableMessageRewrittenAtMostOncePerSecond) {
 // the same explanation must not write it again from the older copy.
 TEST(Scheduler, UnschedulableConditionNotRewrittenBeforeTheCacheShowsIt) {
   Harness h;
-  h.add(node("n1"));
-  h.add(gpu_slice("n1", 1));
-  h.add(gpu_class());
-  h.add(claim("a"));
-  h.add(pod("a", {"a"}));
-  h.run();
-  ASSERT_EQ(h.pod("a").spec.nodeName, "n1");
+  ASSERT_NO_FATAL_FAILURE(one_gpu_taken(h));
   h.add(claim("b"));
   h.add(pod("b", {"b"}));
   ASSERT_EQ(h.sched.schedule_one().outcome, Outcome::kUnschedulable);
@@ -634,13 +634,7 @@ TEST(Scheduler, UnschedulableConditionNotRewrittenBeforeTheCacheShowsIt) {
 // after a backoff and the condition shows, though nothing in the cluster changed.
 TEST(Scheduler, FailedUnschedulableConditionWriteIsRetried) {
   Harness h;
-  h.add(node("n1"));
-  h.add(gpu_slice("n1", 1));
-  h.add(gpu_class());
-  h.add(claim("a"));
-  h.add(pod("a", {"a"}));
-  h.run();
-  ASSERT_EQ(h.pod("a").spec.nodeName, "n1");
+  ASSERT_NO_FATAL_FAILURE(one_gpu_taken(h));
   h.api.pod_status_failures_to_inject = 1;
   h.add(claim("b"));
   h.add(pod("b", {"b"}));
@@ -722,9 +716,7 @@ TEST(Scheduler, PackingPrefersPartlyUsedNode) {
 
 TEST(Scheduler, PriorityOrderAndSchedulerName) {
   Harness h;
-  h.add(node("n1"));
-  h.add(gpu_slice("n1", 1));
-  h.add(gpu_class());
+  one_gpu_node(h);
   h.add(claim("low"));
   h.add(claim("high"));
   h.add(claim("other"));
