@@ -4,8 +4,8 @@
 
 namespace draplane::api::internal {
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, Taint& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, Taint& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "key") return get(d, x, c, out.key);
     if (k == "value") return get(d, x, c, out.value);
     if (k == "effect") return get(d, x, c, out.effect);
@@ -14,8 +14,8 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, Taint& out) {
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, Toleration& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, Toleration& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "key") return get(d, x, c, out.key);
     if (k == "operator") return get(d, x, c, out.operator_);
     if (k == "value") return get(d, x, c, out.value);
@@ -25,16 +25,16 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, Toleration& out)
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, ResourceClaimRef& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, ResourceClaimRef& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "name") return get(d, x, c, out.name);
     if (k == "request") return get(d, x, c, out.request);
     return false;
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, ResourceRequirements& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, ResourceRequirements& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "limits") return get(d, x, c, out.limits);
     if (k == "requests") return get(d, x, c, out.requests);
     if (k == "claims") return get(d, x, c, out.claims);
@@ -42,8 +42,8 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, ResourceRequirem
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, EnvVar& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, EnvVar& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "name") return get(d, x, c, out.name);
     if (k == "value") return get(d, x, c, out.value);
     if (k == "valueFrom") return get(d, x, c, out.valueFrom);
@@ -51,9 +51,9 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, EnvVar& out) {
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, Container& out) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, Container& out) {
   fields_with_extra(d, v, p, out.extra,
-                    [&](std::string_view k, const JsonValue& x, const std::string& c) {
+                    [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
                       if (k == "name") return get(d, x, c, out.name);
                       if (k == "image") return get(d, x, c, out.image);
                       if (k == "command") return get(d, x, c, out.command);
@@ -65,8 +65,8 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, Container& out) 
                     });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, PodResourceClaim& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, PodResourceClaim& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "name") return get(d, x, c, out.name);
     if (k == "resourceClaimName") return get(d, x, c, out.resourceClaimName);
     if (k == "resourceClaimTemplateName") return get(d, x, c, out.resourceClaimTemplateName);
@@ -92,8 +92,8 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, PodResourceClaim
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, NodeAffinity& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, NodeAffinity& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "requiredDuringSchedulingIgnoredDuringExecution") {
       return get(d, x, c, out.requiredDuringSchedulingIgnoredDuringExecution);
     }
@@ -104,17 +104,17 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, NodeAffinity& ou
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, Affinity& out) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, Affinity& out) {
   fields_with_extra(d, v, p, out.extra,
-                    [&](std::string_view k, const JsonValue& x, const std::string& c) {
+                    [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
                       if (k == "nodeAffinity") return get(d, x, c, out.nodeAffinity);
                       return false;
                     });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, PodSpec& out) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, PodSpec& out) {
   fields_with_extra(
-      d, v, p, out.extra, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+      d, v, p, out.extra, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
         if (k == "initContainers") return get(d, x, c, out.initContainers);
         if (k == "containers") return get(d, x, c, out.containers);
         if (k == "restartPolicy") return get(d, x, c, out.restartPolicy);
@@ -133,8 +133,8 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, PodSpec& out) {
       });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, PodCondition& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, PodCondition& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "type") return get(d, x, c, out.type);
     if (k == "status") return get(d, x, c, out.status);
     if (k == "lastProbeTime") return get(d, x, c, out.lastProbeTime);
@@ -146,17 +146,17 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, PodCondition& ou
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, PodResourceClaimStatus& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, PodResourceClaimStatus& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "name") return get(d, x, c, out.name);
     if (k == "resourceClaimName") return get(d, x, c, out.resourceClaimName);
     return false;
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p,
+void read(Decoder& d, const JsonValue& v, const FieldPath& p,
           ContainerExtendedResourceRequest& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "containerName") return get(d, x, c, out.containerName);
     if (k == "resourceName") return get(d, x, c, out.resourceName);
     if (k == "requestName") return get(d, x, c, out.requestName);
@@ -164,18 +164,18 @@ void read(Decoder& d, const JsonValue& v, const std::string& p,
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p,
+void read(Decoder& d, const JsonValue& v, const FieldPath& p,
           PodExtendedResourceClaimStatus& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "requestMappings") return get(d, x, c, out.requestMappings);
     if (k == "resourceClaimName") return get(d, x, c, out.resourceClaimName);
     return false;
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, PodStatus& out) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, PodStatus& out) {
   fields_with_extra(
-      d, v, p, out.extra, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+      d, v, p, out.extra, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
         if (k == "phase") return get(d, x, c, out.phase);
         if (k == "conditions") return get(d, x, c, out.conditions);
         if (k == "message") return get(d, x, c, out.message);
@@ -193,9 +193,9 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, PodStatus& out) 
       });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, NodeSpec& out) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, NodeSpec& out) {
   fields_with_extra(d, v, p, out.extra,
-                    [&](std::string_view k, const JsonValue& x, const std::string& c) {
+                    [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
                       if (k == "unschedulable") return get(d, x, c, out.unschedulable);
                       if (k == "taints") return get(d, x, c, out.taints);
                       if (k == "providerID") return get(d, x, c, out.providerID);
@@ -203,9 +203,9 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, NodeSpec& out) {
                     });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, NodeStatus& out) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, NodeStatus& out) {
   fields_with_extra(d, v, p, out.extra,
-                    [&](std::string_view k, const JsonValue& x, const std::string& c) {
+                    [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
                       if (k == "capacity") return get(d, x, c, out.capacity);
                       if (k == "allocatable") return get(d, x, c, out.allocatable);
                       if (k == "conditions") return get(d, x, c, out.conditions);
@@ -220,7 +220,7 @@ bool is_type_meta(std::string_view k) { return k == "apiVersion" || k == "kind";
 }  // namespace
 
 void read_object(Decoder& d, const JsonValue& v, Pod& out) {
-  fields(d, v, "", [&](std::string_view k, const JsonValue& x, const std::string& c) {
+  fields(d, v, "", [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (is_type_meta(k)) return true;
     if (k == "metadata") return get(d, x, c, out.metadata);
     if (k == "spec") return get(d, x, c, out.spec);
@@ -230,7 +230,7 @@ void read_object(Decoder& d, const JsonValue& v, Pod& out) {
 }
 
 void read_object(Decoder& d, const JsonValue& v, Node& out) {
-  fields(d, v, "", [&](std::string_view k, const JsonValue& x, const std::string& c) {
+  fields(d, v, "", [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (is_type_meta(k)) return true;
     if (k == "metadata") return get(d, x, c, out.metadata);
     if (k == "spec") return get(d, x, c, out.spec);
@@ -240,18 +240,18 @@ void read_object(Decoder& d, const JsonValue& v, Node& out) {
 }
 
 void read_object(Decoder& d, const JsonValue& v, Namespace& out) {
-  fields(d, v, "", [&](std::string_view k, const JsonValue& x, const std::string& c) {
+  fields(d, v, "", [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (is_type_meta(k)) return true;
     if (k == "metadata") return get(d, x, c, out.metadata);
     if (k == "spec") {
-      fields(d, x, c, [&](std::string_view sk, const JsonValue& sx, const std::string& sc) {
+      fields(d, x, c, [&](std::string_view sk, const JsonValue& sx, const FieldPath& sc) {
         if (sk == "finalizers") return get(d, sx, sc, out.specFinalizers);
         return false;
       });
       return true;
     }
     if (k == "status") {
-      fields(d, x, c, [&](std::string_view sk, const JsonValue& sx, const std::string& sc) {
+      fields(d, x, c, [&](std::string_view sk, const JsonValue& sx, const FieldPath& sc) {
         if (sk == "phase") return get(d, sx, sc, out.phase);
         if (sk == "conditions") return true;  // controller-written, not modelled
         return false;

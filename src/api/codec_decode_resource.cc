@@ -6,7 +6,7 @@
 
 namespace draplane::api::internal {
 
-void Decoder::type_error(const std::string& path, std::string_view expected, const JsonValue& got) {
+void Decoder::type_error(const FieldPath& path, std::string_view expected, const JsonValue& got) {
   std::string msg = path + ": expected " + std::string(expected) + ", got " +
                     std::string(type_name(got.type));
   if (got.type == JsonValue::Type::kString) {
@@ -32,7 +32,7 @@ Status Decoder::status() const {
 
 // ---------------------------------------------------------------- scalars
 
-void read(Decoder& d, const JsonValue& v, const std::string& path, std::string& out) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& path, std::string& out) {
   if (v.is_null()) return;
   if (!v.is_string()) {
     if (!v.plain.empty()) {
@@ -62,7 +62,7 @@ bool parse_integer(const std::string& text, int64_t& out) {
 }
 }  // namespace
 
-void read(Decoder& d, const JsonValue& v, const std::string& path, int64_t& out) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& path, int64_t& out) {
   if (v.is_null()) return;
   int64_t value = 0;
   if (v.type != JsonValue::Type::kNumber || !parse_integer(v.text, value)) {
@@ -71,7 +71,7 @@ void read(Decoder& d, const JsonValue& v, const std::string& path, int64_t& out)
   out = value;
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& path, int32_t& out) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& path, int32_t& out) {
   if (v.is_null()) return;
   int64_t value = 0;
   if (v.type != JsonValue::Type::kNumber || !parse_integer(v.text, value) ||
@@ -81,13 +81,13 @@ void read(Decoder& d, const JsonValue& v, const std::string& path, int32_t& out)
   out = static_cast<int32_t>(value);
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& path, bool& out) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& path, bool& out) {
   if (v.is_null()) return;
   if (v.type != JsonValue::Type::kBool) return d.type_error(path, "boolean", v);
   out = v.boolean;
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& path, Quantity& out) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& path, Quantity& out) {
   if (v.is_null()) {
     out = Quantity();
     return;
@@ -110,14 +110,14 @@ void read(Decoder& d, const JsonValue& v, const std::string& path, Quantity& out
   out = std::move(q).value();
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& path, RawJson& out) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& path, RawJson& out) {
   out.text = v.is_null() ? std::string() : canonical_json_text(v);
 }
 
 // ---------------------------------------------------------------- meta/v1
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, OwnerReference& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, OwnerReference& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "apiVersion") return get(d, x, c, out.apiVersion);
     if (k == "kind") return get(d, x, c, out.kind);
     if (k == "name") return get(d, x, c, out.name);
@@ -128,8 +128,8 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, OwnerReference& 
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, ObjectMeta& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, ObjectMeta& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "name") return get(d, x, c, out.name);
     if (k == "generateName") return get(d, x, c, out.generateName);
     if (k == "namespace") return get(d, x, c, out.namespace_);
@@ -155,8 +155,8 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, ObjectMeta& out)
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, Condition& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, Condition& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "type") return get(d, x, c, out.type);
     if (k == "status") return get(d, x, c, out.status);
     if (k == "observedGeneration") return get(d, x, c, out.observedGeneration);
@@ -167,8 +167,8 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, Condition& out) 
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, NodeSelectorRequirement& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, NodeSelectorRequirement& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "key") return get(d, x, c, out.key);
     if (k == "operator") return get(d, x, c, out.operator_);
     if (k == "values") return get(d, x, c, out.values);
@@ -176,16 +176,16 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, NodeSelectorRequ
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, NodeSelectorTerm& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, NodeSelectorTerm& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "matchExpressions") return get(d, x, c, out.matchExpressions);
     if (k == "matchFields") return get(d, x, c, out.matchFields);
     return false;
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, NodeSelector& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, NodeSelector& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "nodeSelectorTerms") return get(d, x, c, out.nodeSelectorTerms);
     return false;
   });
@@ -193,37 +193,37 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, NodeSelector& ou
 
 // ---------------------------------------------------------------- classes
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, CELDeviceSelector& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, CELDeviceSelector& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "expression") return get(d, x, c, out.expression);
     return false;
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, DeviceSelector& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, DeviceSelector& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "cel") return get(d, x, c, out.cel);
     return false;
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, OpaqueDeviceConfiguration& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, OpaqueDeviceConfiguration& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "driver") return get(d, x, c, out.driver);
     if (k == "parameters") return get(d, x, c, out.parameters);
     return false;
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, DeviceClassConfiguration& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, DeviceClassConfiguration& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "opaque") return get(d, x, c, out.opaque);
     return false;
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, DeviceClassSpec& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, DeviceClassSpec& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "selectors") return get(d, x, c, out.selectors);
     if (k == "config") return get(d, x, c, out.config);
     if (k == "extendedResourceName") return get(d, x, c, out.extendedResourceName);
@@ -233,8 +233,8 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, DeviceClassSpec&
 
 // ---------------------------------------------------------------- slices
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, DeviceAttribute& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, DeviceAttribute& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "int") return get(d, x, c, out.int_);
     if (k == "bool") return get(d, x, c, out.bool_);
     if (k == "string") return get(d, x, c, out.string_);
@@ -243,8 +243,8 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, DeviceAttribute&
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, CapacityRequestPolicyRange& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, CapacityRequestPolicyRange& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "min") return get(d, x, c, out.min);
     if (k == "max") return get(d, x, c, out.max);
     if (k == "step") return get(d, x, c, out.step);
@@ -252,8 +252,8 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, CapacityRequestP
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, CapacityRequestPolicy& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, CapacityRequestPolicy& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "default") return get(d, x, c, out.default_);
     if (k == "validValues") return get(d, x, c, out.validValues);
     if (k == "validRange") return get(d, x, c, out.validRange);
@@ -261,39 +261,39 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, CapacityRequestP
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, DeviceCapacity& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, DeviceCapacity& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "value") return get(d, x, c, out.value);
     if (k == "requestPolicy") return get(d, x, c, out.requestPolicy);
     return false;
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, Counter& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, Counter& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "value") return get(d, x, c, out.value);
     return false;
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, CounterSet& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, CounterSet& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "name") return get(d, x, c, out.name);
     if (k == "counters") return get(d, x, c, out.counters);
     return false;
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, DeviceCounterConsumption& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, DeviceCounterConsumption& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "counterSet") return get(d, x, c, out.counterSet);
     if (k == "counters") return get(d, x, c, out.counters);
     return false;
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, DeviceTaint& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, DeviceTaint& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "key") return get(d, x, c, out.key);
     if (k == "value") return get(d, x, c, out.value);
     if (k == "effect") return get(d, x, c, out.effect);
@@ -302,8 +302,8 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, DeviceTaint& out
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, Device& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, Device& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "name") return get(d, x, c, out.name);
     if (k == "attributes") return get(d, x, c, out.attributes);
     if (k == "capacity") return get(d, x, c, out.capacity);
@@ -320,8 +320,8 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, Device& out) {
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, ResourcePool& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, ResourcePool& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "name") return get(d, x, c, out.name);
     if (k == "generation") return get(d, x, c, out.generation);
     if (k == "resourceSliceCount") return get(d, x, c, out.resourceSliceCount);
@@ -329,8 +329,8 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, ResourcePool& ou
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, ResourceSliceSpec& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, ResourceSliceSpec& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "driver") return get(d, x, c, out.driver);
     if (k == "pool") return get(d, x, c, out.pool);
     if (k == "nodeName") return get(d, x, c, out.nodeName);
@@ -345,8 +345,8 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, ResourceSliceSpe
 
 // ---------------------------------------------------------------- claims
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, DeviceToleration& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, DeviceToleration& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "key") return get(d, x, c, out.key);
     if (k == "operator") return get(d, x, c, out.operator_);
     if (k == "value") return get(d, x, c, out.value);
@@ -356,15 +356,15 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, DeviceToleration
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, CapacityRequirements& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, CapacityRequirements& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "requests") return get(d, x, c, out.requests);
     return false;
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, ExactDeviceRequest& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, ExactDeviceRequest& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "deviceClassName") return get(d, x, c, out.deviceClassName);
     if (k == "selectors") return get(d, x, c, out.selectors);
     if (k == "allocationMode") return get(d, x, c, out.allocationMode);
@@ -376,8 +376,8 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, ExactDeviceReque
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, DeviceSubRequest& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, DeviceSubRequest& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "name") return get(d, x, c, out.name);
     if (k == "deviceClassName") return get(d, x, c, out.deviceClassName);
     if (k == "selectors") return get(d, x, c, out.selectors);
@@ -389,8 +389,8 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, DeviceSubRequest
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, DeviceRequest& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, DeviceRequest& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "name") return get(d, x, c, out.name);
     if (k == "exactly") return get(d, x, c, out.exactly);
     if (k == "firstAvailable") return get(d, x, c, out.firstAvailable);
@@ -398,8 +398,8 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, DeviceRequest& o
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, DeviceConstraint& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, DeviceConstraint& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "requests") return get(d, x, c, out.requests);
     if (k == "matchAttribute") return get(d, x, c, out.matchAttribute);
     if (k == "distinctAttribute") return get(d, x, c, out.distinctAttribute);
@@ -407,16 +407,16 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, DeviceConstraint
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, DeviceClaimConfiguration& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, DeviceClaimConfiguration& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "requests") return get(d, x, c, out.requests);
     if (k == "opaque") return get(d, x, c, out.opaque);
     return false;
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, DeviceClaim& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, DeviceClaim& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "requests") return get(d, x, c, out.requests);
     if (k == "constraints") return get(d, x, c, out.constraints);
     if (k == "config") return get(d, x, c, out.config);
@@ -424,16 +424,16 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, DeviceClaim& out
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, ResourceClaimSpec& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, ResourceClaimSpec& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "devices") return get(d, x, c, out.devices);
     return false;
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p,
+void read(Decoder& d, const JsonValue& v, const FieldPath& p,
           DeviceRequestAllocationResult& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "request") return get(d, x, c, out.request);
     if (k == "driver") return get(d, x, c, out.driver);
     if (k == "pool") return get(d, x, c, out.pool);
@@ -448,9 +448,9 @@ void read(Decoder& d, const JsonValue& v, const std::string& p,
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p,
+void read(Decoder& d, const JsonValue& v, const FieldPath& p,
           DeviceAllocationConfiguration& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "source") return get(d, x, c, out.source);
     if (k == "requests") return get(d, x, c, out.requests);
     if (k == "opaque") return get(d, x, c, out.opaque);
@@ -458,16 +458,16 @@ void read(Decoder& d, const JsonValue& v, const std::string& p,
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, DeviceAllocationResult& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, DeviceAllocationResult& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "results") return get(d, x, c, out.results);
     if (k == "config") return get(d, x, c, out.config);
     return false;
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, AllocationResult& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, AllocationResult& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "devices") return get(d, x, c, out.devices);
     if (k == "nodeSelector") return get(d, x, c, out.nodeSelector);
     if (k == "allocationTimestamp") return get(d, x, c, out.allocationTimestamp);
@@ -475,9 +475,9 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, AllocationResult
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p,
+void read(Decoder& d, const JsonValue& v, const FieldPath& p,
           ResourceClaimConsumerReference& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "apiGroup") return get(d, x, c, out.apiGroup);
     if (k == "resource") return get(d, x, c, out.resource);
     if (k == "name") return get(d, x, c, out.name);
@@ -486,8 +486,8 @@ void read(Decoder& d, const JsonValue& v, const std::string& p,
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, NetworkDeviceData& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, NetworkDeviceData& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "interfaceName") return get(d, x, c, out.interfaceName);
     if (k == "ips") return get(d, x, c, out.ips);
     if (k == "hardwareAddress") return get(d, x, c, out.hardwareAddress);
@@ -495,8 +495,8 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, NetworkDeviceDat
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, AllocatedDeviceStatus& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, AllocatedDeviceStatus& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "driver") return get(d, x, c, out.driver);
     if (k == "pool") return get(d, x, c, out.pool);
     if (k == "device") return get(d, x, c, out.device);
@@ -508,8 +508,8 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, AllocatedDeviceS
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, ResourceClaimStatus& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, ResourceClaimStatus& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "allocation") return get(d, x, c, out.allocation);
     if (k == "reservedFor") return get(d, x, c, out.reservedFor);
     if (k == "devices") return get(d, x, c, out.devices);
@@ -517,8 +517,8 @@ void read(Decoder& d, const JsonValue& v, const std::string& p, ResourceClaimSta
   });
 }
 
-void read(Decoder& d, const JsonValue& v, const std::string& p, ResourceClaimTemplateSpec& out) {
-  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const std::string& c) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& p, ResourceClaimTemplateSpec& out) {
+  fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "metadata") return get(d, x, c, out.metadata);
     if (k == "spec") return get(d, x, c, out.spec);
     return false;
@@ -532,7 +532,7 @@ bool is_type_meta(std::string_view k) { return k == "apiVersion" || k == "kind";
 }  // namespace
 
 void read_object(Decoder& d, const JsonValue& v, DeviceClass& out) {
-  fields(d, v, "", [&](std::string_view k, const JsonValue& x, const std::string& c) {
+  fields(d, v, "", [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (is_type_meta(k)) return true;
     if (k == "metadata") return get(d, x, c, out.metadata);
     if (k == "spec") return get(d, x, c, out.spec);
@@ -541,7 +541,7 @@ void read_object(Decoder& d, const JsonValue& v, DeviceClass& out) {
 }
 
 void read_object(Decoder& d, const JsonValue& v, ResourceSlice& out) {
-  fields(d, v, "", [&](std::string_view k, const JsonValue& x, const std::string& c) {
+  fields(d, v, "", [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (is_type_meta(k)) return true;
     if (k == "metadata") return get(d, x, c, out.metadata);
     if (k == "spec") return get(d, x, c, out.spec);
@@ -550,7 +550,7 @@ void read_object(Decoder& d, const JsonValue& v, ResourceSlice& out) {
 }
 
 void read_object(Decoder& d, const JsonValue& v, ResourceClaim& out) {
-  fields(d, v, "", [&](std::string_view k, const JsonValue& x, const std::string& c) {
+  fields(d, v, "", [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (is_type_meta(k)) return true;
     if (k == "metadata") return get(d, x, c, out.metadata);
     if (k == "spec") return get(d, x, c, out.spec);
@@ -560,7 +560,7 @@ void read_object(Decoder& d, const JsonValue& v, ResourceClaim& out) {
 }
 
 void read_object(Decoder& d, const JsonValue& v, ResourceClaimTemplate& out) {
-  fields(d, v, "", [&](std::string_view k, const JsonValue& x, const std::string& c) {
+  fields(d, v, "", [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (is_type_meta(k)) return true;
     if (k == "metadata") return get(d, x, c, out.metadata);
     if (k == "spec") return get(d, x, c, out.spec);

@@ -4,65 +4,78 @@
 #include <rapidjson/reader.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "api/internal/json_value.h"
 
 namespace draplane::api::internal {
 namespace {
 
-// Builds a JsonValue tree from SAX events.
+// Builds a JsonValue tree from SAX events, each value written in place: the
+// stack holds the open containers, and a container's slot in its parent stays
+// put until the container closes (its siblings come after it).
 class TreeBuilder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TreeBuilder> {
  public:
-  bool Null() { return put(JsonValue::null()); }
-  bool Bool(bool b) { return put(JsonValue::from_bool(b)); }
+  bool Null() {
+    slot();
+    return true;
+  }
+  bool Bool(bool b) {
+    JsonValue& v = slot();
+    v.type = JsonValue::Type::kBool;
+    v.boolean = b;
+    return true;
+  }
   bool RawNumber(const char* s, rapidjson::SizeType n, bool) {
-    return put(JsonValue::number(std::string(s, n)));
+    JsonValue& v = slot();
+    v.type = JsonValue::Type::kNumber;
+    v.text.assign(s, n);
+    return true;
   }
   bool String(const char* s, rapidjson::SizeType n, bool) {
-    return put(JsonValue::string(std::string(s, n)));
+    JsonValue& v = slot();
+    v.type = JsonValue::Type::kString;
+    v.text.assign(s, n);
+    return true;
   }
   bool Key(const char* s, rapidjson::SizeType n, bool) {
-    keys_.emplace_back(s, n);
+    stack_.back()->members.emplace_back(std::piecewise_construct, std::forward_as_tuple(s, n),
+                                        std::forward_as_tuple());
     return true;
   }
-  bool StartObject() {
-    stack_.push_back(JsonValue::object());
-    return true;
-  }
+  bool StartObject() { return open(JsonValue::Type::kObject); }
   bool EndObject(rapidjson::SizeType) { return close(); }
-  bool StartArray() {
-    stack_.push_back(JsonValue::array());
-    return true;
-  }
+  bool StartArray() { return open(JsonValue::Type::kArray); }
   bool EndArray(rapidjson::SizeType) { return close(); }
 
   JsonValue take() { return std::move(root_); }
 
  private:
-  bool put(JsonValue v) {
-    if (stack_.empty()) {
-      root_ = std::move(v);
-      return true;
-    }
-    JsonValue& top = stack_.back();
-    if (top.is_object()) {
-      top.add(std::move(keys_.back()), std::move(v));
-      keys_.pop_back();
-    } else {
-      top.items.push_back(std::move(v));
-    }
+  // Where the next value goes: the root, the member Key() just added, or a new item.
+  JsonValue& slot() {
+    if (stack_.empty()) return root_;
+    JsonValue& top = *stack_.back();
+    if (top.is_object()) return top.members.back().second;
+    return top.items.emplace_back();
+  }
+
+  bool open(JsonValue::Type type) {
+    JsonValue& v = slot();
+    v.type = type;
+    stack_.push_back(&v);
     return true;
   }
   bool close() {
-    JsonValue v = std::move(stack_.back());
     stack_.pop_back();
-    return put(std::move(v));
+    return true;
   }
 
-  std::vector<JsonValue> stack_;
-  std::vector<std::string> keys_;
+  std::vector<JsonValue*> stack_;
   JsonValue root_;
 };
 
@@ -87,10 +100,19 @@ bool only_space(std::string_view s, size_t from) {
   return true;
 }
 
+// Whether byte c is written as is (no escape, not the start of U+2028/U+2029).
+inline bool plain_byte(unsigned char c) {
+  return c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' && c != 0xE2;
+}
+
 void write_string(std::string_view s, std::string& out) {
   out.push_back('"');
+  size_t run = 0;  // start of the bytes not yet written
   for (size_t i = 0; i < s.size(); ++i) {
     unsigned char c = static_cast<unsigned char>(s[i]);
+    if (plain_byte(c)) continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -113,11 +135,13 @@ void write_string(std::string_view s, std::string& out) {
           // U+2028 / U+2029, escaped by Go for JavaScript safety.
           out += static_cast<unsigned char>(s[i + 2]) == 0xA8 ? "\\u2028" : "\\u2029";
           i += 2;
+          run = i + 1;
         } else {
           out.push_back(static_cast<char>(c));
         }
     }
   }
+  out.append(s.data() + run, s.size() - run);
   out.push_back('"');
 }
 
@@ -181,20 +205,46 @@ std::string_view type_name(JsonValue::Type type) {
   return "value";
 }
 
+namespace {
+// Plain ASCII is valid UTF-8: such text (nearly every object) is parsed without
+// RapidJSON's per-character encoding check, which also lets it copy strings in
+// bulk; anything else is validated as before.
+bool all_ascii(std::string_view s) {
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, s.data() + i, 8);
+    if (word & 0x8080808080808080ull) return false;
+  }
+  for (; i < s.size(); ++i) {
+    if (static_cast<unsigned char>(s[i]) & 0x80) return false;
+  }
+  return true;
+}
+
+template <unsigned kFlags>
+rapidjson::ParseResult parse_one(rapidjson::InsituStringStream& stream, TreeBuilder& builder) {
+  rapidjson::Reader reader;
+  return reader.Parse<kFlags>(stream, builder);
+}
+}  // namespace
+
 Result<std::vector<JsonValue>> parse_json_stream(std::string_view text) {
-  std::string buf(text);  // RapidJSON's StringStream stops at NUL
-  rapidjson::StringStream stream(buf.c_str());
+  // RapidJSON's streams stop at NUL, and in-situ parsing unescapes strings in the
+  // buffer (only behind the read position: what is left to read is untouched).
+  std::string buf(text);
+  const bool ascii = all_ascii(buf);
+  rapidjson::InsituStringStream stream(buf.data());
   std::vector<JsonValue> values;
   while (!only_space(buf, stream.Tell())) {
     TreeBuilder builder;
-    rapidjson::Reader reader;
-    constexpr unsigned kFlags = rapidjson::kParseNumbersAsStringsFlag |
-                                rapidjson::kParseStopWhenDoneFlag |
-                                rapidjson::kParseValidateEncodingFlag;
-    rapidjson::ParseResult ok = reader.Parse<kFlags>(stream, builder);
+    constexpr unsigned kFlags = rapidjson::kParseInsituFlag | rapidjson::kParseNumbersAsStringsFlag |
+                                rapidjson::kParseStopWhenDoneFlag;
+    rapidjson::ParseResult ok = ascii ? parse_one<kFlags>(stream, builder)
+                                      : parse_one<kFlags | rapidjson::kParseValidateEncodingFlag>(stream, builder);
     if (!ok) {
       int line = 0, col = 0;
-      line_col(buf, ok.Offset(), line, col);
+      line_col(text, ok.Offset(), line, col);
       return Status(Code::kBadRequest, "invalid JSON at line " + std::to_string(line) +
                                            ", column " + std::to_string(col) + ": " +
                                            rapidjson::GetParseError_En(ok.Code()));
@@ -218,18 +268,53 @@ void write_json(const JsonValue& value, std::string& out, int indent) {
 }
 
 namespace {
-void sort_keys(JsonValue& v) {
-  for (JsonValue& item : v.items) sort_keys(item);
-  for (auto& member : v.members) sort_keys(member.second);
-  std::stable_sort(v.members.begin(), v.members.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+void write_canonical(const JsonValue& v, std::string& out);
+
+void write_canonical_members(std::vector<const JsonMember*> order, std::string& out) {
+  std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+  out.push_back('{');
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    write_string(order[i]->first, out);
+    out.push_back(':');
+    write_canonical(order[i]->second, out);
+  }
+  out.push_back('}');
+}
+
+// write_value with every object's members in bytewise key order (stable, so
+// duplicate keys keep their order), without copying the tree to sort it.
+void write_canonical(const JsonValue& v, std::string& out) {
+  if (v.type == JsonValue::Type::kArray) {
+    out.push_back('[');
+    for (size_t i = 0; i < v.items.size(); ++i) {
+      if (i > 0) out.push_back(',');
+      write_canonical(v.items[i], out);
+    }
+    out.push_back(']');
+    return;
+  }
+  if (v.type != JsonValue::Type::kObject) {
+    write_value(v, out, 0, 0);
+    return;
+  }
+  std::vector<const JsonMember*> order;
+  order.reserve(v.members.size());
+  for (const auto& m : v.members) order.push_back(&m);
+  write_canonical_members(std::move(order), out);
 }
 }  // namespace
 
 std::string canonical_json_text(const JsonValue& value) {
-  JsonValue copy = value;
-  sort_keys(copy);
-  return to_json_text(copy);
+  std::string out;
+  write_canonical(value, out);
+  return out;
+}
+
+std::string canonical_json_object(std::vector<const JsonMember*> members) {
+  std::string out;
+  write_canonical_members(std::move(members), out);
+  return out;
 }
 
 std::string to_json_text(const JsonValue& value, int indent) {

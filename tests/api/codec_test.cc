@@ -382,6 +382,63 @@ TEST(CodecTest, YamlQuoting) {
   EXPECT_EQ(back->metadata.annotations, c.metadata.annotations);
 }
 
+// The JSON reader's fast paths (plain ASCII, in-place unescaping, lazy field
+// paths, the duplicate-key index of big maps) give what the general ones give.
+TEST(CodecTest, JsonReaderPaths) {
+  // Non-ASCII text is validated and kept; invalid UTF-8 is an error.
+  Result<Namespace> ns = decode_as<Namespace>(
+      "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"a\","
+      "\"labels\":{\"k\":\"\xc3\xbc\\u00e9\xe2\x9c\x93\"}}}");
+  ASSERT_TRUE(ns.has_value()) << ns.error().message();
+  EXPECT_EQ(ns->metadata.labels.at("k"), "\xc3\xbc\xc3\xa9\xe2\x9c\x93");
+  Result<Namespace> bad = decode_as<Namespace>(
+      "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"a\xff\"}}");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message().find("Invalid encoding in string"), std::string::npos)
+      << bad.error().message();
+
+  // Error positions count the text as sent, not as unescaped while reading it.
+  Result<Namespace> syntax = decode_as<Namespace>(
+      "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"a\\nb\\nc\"},\n\"x\": }");
+  ASSERT_FALSE(syntax.has_value());
+  EXPECT_EQ(syntax.error().message(), "invalid JSON at line 2, column 6: Invalid value.");
+
+  // A duplicate key is found in small objects and in maps past the linear scan.
+  std::string labels;
+  for (int i = 0; i < 40; ++i) labels += "\"k" + std::to_string(i) + "\":\"v\",";
+  Result<Namespace> dup = decode_as<Namespace>(
+      "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"a\",\"labels\":{" + labels +
+      "\"k7\":\"again\"}}}");
+  ASSERT_FALSE(dup.has_value());
+  EXPECT_EQ(dup.error().message(), "strict decoding error: duplicate field \"metadata.labels.k7\"");
+  Result<Namespace> many = decode_as<Namespace>(
+      "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"a\",\"labels\":{" +
+      labels.substr(0, labels.size() - 1) + "}}}");
+  ASSERT_TRUE(many.has_value()) << many.error().message();
+  EXPECT_EQ(many->metadata.labels.size(), 40u);
+
+  // Paths through arrays and maps, spelled out only for the message.
+  Result<ResourceSlice> slice = decode_as<ResourceSlice>(
+      R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice","metadata":{"name":"s"},)"
+      R"("spec":{"driver":"d","pool":{"name":"p"},"devices":[{"name":"a"},)"
+      R"({"name":"b","attributes":{"gpu.example.com/model":{"string":7}}}]}})");
+  ASSERT_FALSE(slice.has_value());
+  EXPECT_EQ(slice.error().message(),
+            "spec.devices[1].attributes.gpu.example.com/model.string: expected string, got number 7");
+
+  // Unmodelled members of core kinds are kept as canonical JSON: keys sorted at
+  // every level, Go's HTML-safe escapes, nothing else rewritten.
+  Result<Pod> pod = decode_as<Pod>(
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c",)"
+      R"("zeta":1,"alpha":{"y":"<a&b>\"q\"\\","x":"\u2028 \u0001 \u00e9"},"image":"busybox"}]}})");
+  ASSERT_TRUE(pod.has_value()) << pod.error().message();
+  ASSERT_EQ(pod->spec.containers.size(), 1u);
+  EXPECT_EQ(pod->spec.containers[0].image, "busybox");
+  EXPECT_EQ(pod->spec.containers[0].extra.text,
+            "{\"alpha\":{\"x\":\"\\u2028 \\u0001 \xc3\xa9\",\"y\":\"\\u003ca\\u0026b\\u003e\\\"q\\\"\\\\\"},"
+            "\"zeta\":1}");
+}
+
 TEST(CodecTest, AnchorsAndHostileInput) {
   // Aliases expand to copies of the anchored node.
   Result<DeviceClass> c = decode_as<DeviceClass>(

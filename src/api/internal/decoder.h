@@ -9,7 +9,7 @@
 
 #include <map>
 #include <optional>
-#include <set>
+#include <unordered_set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,18 +24,70 @@ namespace draplane::api::internal {
 // a text holding only that value: List expansion, kind dispatch, conversion.
 Result<Object> decode_single(JsonValue root, std::vector<std::string>* dropped);
 
+// A field path ("spec.devices.requests[0].exactly"), spelled out only when a
+// message needs it: decoding builds one per member, so each level is a link to
+// its parent on the caller's stack instead of a string (an allocation per field
+// of every object decoded). A FieldPath must not outlive its parent or the key it
+// views; the decoder's recursion guarantees both.
+class FieldPath {
+ public:
+  // A root: "" for a whole document, or a named start ("spec").
+  FieldPath(const char* root = "") : key_(root) {}
+  FieldPath(const FieldPath& parent, std::string_view key) : parent_(&parent), key_(key) {}
+  FieldPath(const FieldPath& parent, size_t index) : parent_(&parent), index_(index), is_index_(true) {}
+
+  bool empty() const { return parent_ == nullptr && key_.empty(); }
+  std::string str() const {
+    std::string out;
+    append_to(out);
+    return out;
+  }
+  operator std::string() const { return str(); }
+
+ private:
+  void append_to(std::string& out) const {
+    if (parent_ != nullptr) parent_->append_to(out);
+    if (is_index_) {
+      out += '[';
+      out += std::to_string(index_);
+      out += ']';
+      return;
+    }
+    if (!out.empty()) out += '.';
+    out.append(key_);
+  }
+
+  const FieldPath* parent_ = nullptr;
+  std::string_view key_;
+  size_t index_ = 0;
+  bool is_index_ = false;
+};
+
+inline std::string operator+(const FieldPath& path, std::string_view text) {
+  std::string out = path.str();
+  out.append(text);
+  return out;
+}
+inline std::string operator+(const FieldPath& path, const char* text) { return path + std::string_view(text); }
+inline std::string operator+(std::string_view text, const FieldPath& path) {
+  std::string out(text);
+  out += path.str();
+  return out;
+}
+inline std::string operator+(const char* text, const FieldPath& path) { return std::string_view(text) + path; }
+
 class Decoder {
  public:
   // A member that the target type does not have (resource kinds are strict).
-  void unknown_field(const std::string& path) { strict_.push_back("unknown field \"" + path + "\""); }
-  void duplicate_field(const std::string& path) {
+  void unknown_field(const FieldPath& path) { strict_.push_back("unknown field \"" + path + "\""); }
+  void duplicate_field(const FieldPath& path) {
     strict_.push_back("duplicate field \"" + path + "\"");
   }
   // A hard error (wrong type, bad quantity): the first one wins.
   void fail(std::string message) {
     if (!error_) error_ = Status(Code::kBadRequest, std::move(message));
   }
-  void type_error(const std::string& path, std::string_view expected, const JsonValue& got);
+  void type_error(const FieldPath& path, std::string_view expected, const JsonValue& got);
   bool failed() const { return error_.has_value(); }
 
   // OK, the first hard error, or "strict decoding error: unknown field ..., ...".
@@ -48,68 +100,85 @@ class Decoder {
   std::optional<Status> error_;
 };
 
-inline std::string join_path(const std::string& path, std::string_view key) {
-  if (path.empty()) return std::string(key);
-  std::string out = path;
-  out.push_back('.');
-  out.append(key);
-  return out;
-}
-inline std::string index_path(const std::string& path, size_t i) {
-  return path + "[" + std::to_string(i) + "]";
-}
+namespace detail {
+// Whether members[i]'s key appeared before it. Objects are small (a linear scan
+// beats building a set); only big maps (labels, attributes) use the index.
+class DuplicateKeys {
+ public:
+  explicit DuplicateKeys(const std::vector<JsonMember>& members) : members_(members) {
+    if (members.size() > kLinearLimit) {
+      seen_.reserve(members.size());
+    }
+  }
+  bool seen_before(size_t i) {
+    std::string_view key = members_[i].first;
+    if (members_.size() <= kLinearLimit) {
+      for (size_t j = 0; j < i; ++j) {
+        if (members_[j].first == key) return true;
+      }
+      return false;
+    }
+    return !seen_.insert(key).second;
+  }
+
+ private:
+  static constexpr size_t kLinearLimit = 24;
+  const std::vector<JsonMember>& members_;
+  std::unordered_set<std::string_view> seen_;
+};
+}  // namespace detail
 
 // Calls f(key, value, path) for each member of an object (null: nothing);
-// f returns false for a member it does not know, which `on_unknown` then gets.
+// f returns false for a member it does not know, which `on_unknown(member, path)`
+// then gets.
 template <typename F, typename U>
-void for_members(Decoder& d, const JsonValue& v, const std::string& path, F&& f, U&& on_unknown) {
+void for_members(Decoder& d, const JsonValue& v, const FieldPath& path, F&& f, U&& on_unknown) {
   if (v.is_null()) return;
   if (!v.is_object()) {
     d.type_error(path, "object", v);
     return;
   }
-  std::set<std::string_view> seen;
-  for (const auto& [key, value] : v.members) {
+  detail::DuplicateKeys duplicates(v.members);
+  for (size_t i = 0; i < v.members.size(); ++i) {
     if (d.failed()) return;
-    std::string child = join_path(path, key);
-    if (!seen.insert(key).second) {
+    const JsonMember& member = v.members[i];
+    FieldPath child(path, member.first);
+    if (duplicates.seen_before(i)) {
       d.duplicate_field(child);
       continue;
     }
-    if (!f(std::string_view(key), value, child)) on_unknown(key, value, child);
+    if (!f(std::string_view(member.first), member.second, child)) on_unknown(member, child);
   }
 }
 
 // Strict: unknown members are errors.
 template <typename F>
-void fields(Decoder& d, const JsonValue& v, const std::string& path, F&& f) {
-  for_members(d, v, path, f, [&](const std::string&, const JsonValue&, const std::string& child) {
+void fields(Decoder& d, const JsonValue& v, const FieldPath& path, F&& f) {
+  for_members(d, v, path, f, [&](const JsonMember&, const FieldPath& child) {
     d.unknown_field(child);
   });
 }
 
 // Lenient: unknown members are kept in `extra` as a canonical JSON object.
 template <typename F>
-void fields_with_extra(Decoder& d, const JsonValue& v, const std::string& path, RawJson& extra,
+void fields_with_extra(Decoder& d, const JsonValue& v, const FieldPath& path, RawJson& extra,
                        F&& f) {
-  JsonValue rest = JsonValue::object();
-  for_members(d, v, path, f, [&](const std::string& key, const JsonValue& value, const std::string&) {
-    rest.add(key, value);
-  });
-  extra.text = rest.members.empty() ? std::string() : canonical_json_text(rest);
+  std::vector<const JsonMember*> rest;
+  for_members(d, v, path, f, [&](const JsonMember& member, const FieldPath&) { rest.push_back(&member); });
+  extra.text = rest.empty() ? std::string() : canonical_json_object(std::move(rest));
 }
 
 // Scalars.
-void read(Decoder& d, const JsonValue& v, const std::string& path, std::string& out);
-void read(Decoder& d, const JsonValue& v, const std::string& path, int64_t& out);
-void read(Decoder& d, const JsonValue& v, const std::string& path, int32_t& out);
-void read(Decoder& d, const JsonValue& v, const std::string& path, bool& out);
-void read(Decoder& d, const JsonValue& v, const std::string& path, Quantity& out);
-void read(Decoder& d, const JsonValue& v, const std::string& path, RawJson& out);
+void read(Decoder& d, const JsonValue& v, const FieldPath& path, std::string& out);
+void read(Decoder& d, const JsonValue& v, const FieldPath& path, int64_t& out);
+void read(Decoder& d, const JsonValue& v, const FieldPath& path, int32_t& out);
+void read(Decoder& d, const JsonValue& v, const FieldPath& path, bool& out);
+void read(Decoder& d, const JsonValue& v, const FieldPath& path, Quantity& out);
+void read(Decoder& d, const JsonValue& v, const FieldPath& path, RawJson& out);
 
 // Structs (defined in codec_decode_*.cc).
 #define DRAPLANE_DECLARE_READ(T) \
-  void read(Decoder& d, const JsonValue& v, const std::string& path, T& out);
+  void read(Decoder& d, const JsonValue& v, const FieldPath& path, T& out);
 DRAPLANE_DECLARE_READ(OwnerReference)
 DRAPLANE_DECLARE_READ(ObjectMeta)
 DRAPLANE_DECLARE_READ(Condition)
@@ -170,7 +239,7 @@ DRAPLANE_DECLARE_READ(NodeStatus)
 #undef DRAPLANE_DECLARE_READ
 
 template <typename T>
-void read(Decoder& d, const JsonValue& v, const std::string& path, std::optional<T>& out) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& path, std::optional<T>& out) {
   if (v.is_null()) {
     out.reset();
     return;
@@ -181,7 +250,7 @@ void read(Decoder& d, const JsonValue& v, const std::string& path, std::optional
 }
 
 template <typename T>
-void read(Decoder& d, const JsonValue& v, const std::string& path, std::vector<T>& out) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& path, std::vector<T>& out) {
   out.clear();
   if (v.is_null()) return;
   if (!v.is_array()) {
@@ -190,25 +259,25 @@ void read(Decoder& d, const JsonValue& v, const std::string& path, std::vector<T
   }
   out.resize(v.items.size());
   for (size_t i = 0; i < v.items.size() && !d.failed(); ++i) {
-    read(d, v.items[i], index_path(path, i), out[i]);
+    read(d, v.items[i], FieldPath(path, i), out[i]);
   }
 }
 
 template <typename T>
-void read(Decoder& d, const JsonValue& v, const std::string& path, std::map<std::string, T>& out) {
+void read(Decoder& d, const JsonValue& v, const FieldPath& path, std::map<std::string, T>& out) {
   out.clear();
   for_members(
       d, v, path,
-      [&](std::string_view key, const JsonValue& value, const std::string& child) {
+      [&](std::string_view key, const JsonValue& value, const FieldPath& child) {
         read(d, value, child, out[std::string(key)]);
         return true;
       },
-      [](const std::string&, const JsonValue&, const std::string&) {});
+      [](const JsonMember&, const FieldPath&) {});
 }
 
 // read() then true: for use inside field lambdas.
 template <typename T>
-bool get(Decoder& d, const JsonValue& v, const std::string& path, T& out) {
+bool get(Decoder& d, const JsonValue& v, const FieldPath& path, T& out) {
   read(d, v, path, out);
   return true;
 }

@@ -121,6 +121,9 @@ std::string to_json_text(const JsonValue& value, int indent = 0);
 // encoding/json writes a map[string]interface{} (what kubectl sends for YAML
 // input). RawJson members hold this form, so JSON and YAML round trips agree.
 std::string canonical_json_text(const JsonValue& value);
+// canonical_json_text of an object holding just these members (in any order).
+using JsonMember = std::pair<std::string, JsonValue>;
+std::string canonical_json_object(std::vector<const JsonMember*> members);
 
 // Parses every document of a YAML stream into JSON values, resolving plain
 // scalars as sigs.k8s.io/yaml (YAML 1.1 via go-yaml v2) does: ints, floats, bools
