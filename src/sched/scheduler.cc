@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include <type_traits>
@@ -65,20 +66,30 @@ Scheduler::~Scheduler() {
 
 void Scheduler::bind_worker() {
   pthread_setname_np(pthread_self(), "sched-bind");
+  // The first queued status write for a pod with none running (a pod's writes
+  // land in the order they were queued; a newer message replaces a queued one).
+  auto next_status = [this] {
+    return std::find_if(status_order_.begin(), status_order_.end(),
+                        [this](const std::string& key) { return status_in_flight_.count(key) == 0; });
+  };
   while (true) {
     std::function<void()> job;
+    std::string status_key;
     {
       std::unique_lock<std::mutex> lock(bind_mu_);
-      bind_cv_.wait(lock, [&] { return bind_stop_ || !bind_jobs_.empty() || !status_order_.empty(); });
+      bind_cv_.wait(lock, [&] { return bind_stop_ || !bind_jobs_.empty() || next_status() != status_order_.end(); });
       if (bind_stop_) return;
       if (!bind_jobs_.empty()) {
         job = std::move(bind_jobs_.front());
         bind_jobs_.pop_front();
       } else {
-        auto it = status_writes_.find(status_order_.front());
-        status_order_.pop_front();
+        auto pos = next_status();
+        status_key = *pos;
+        status_order_.erase(pos);
+        auto it = status_writes_.find(status_key);
         job = [this, w = std::move(it->second)] { write_unschedulable(w.pod, w.message, w.now, w.at); };
         status_writes_.erase(it);
+        status_in_flight_.insert(status_key);
       }
       ++bind_busy_;
     }
@@ -86,6 +97,7 @@ void Scheduler::bind_worker() {
     {
       std::lock_guard<std::mutex> lock(bind_mu_);
       --bind_busy_;
+      if (!status_key.empty()) status_in_flight_.erase(status_key);
     }
     bind_cv_.notify_all();
   }

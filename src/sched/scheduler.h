@@ -287,6 +287,9 @@ class Scheduler {
   };
   std::map<std::string, StatusWrite> status_writes_;
   std::deque<std::string> status_order_;
+  // Pods with a status write running: a pod's next write waits for it, or an
+  // older message that retried after a conflict could land over a newer one.
+  std::set<std::string> status_in_flight_;
   bool bind_stop_ = false;
   int bind_busy_ = 0;  // workers running a job
   std::vector<std::thread> bind_threads_;

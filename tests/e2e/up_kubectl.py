@@ -201,9 +201,17 @@ def run(work, log, proc):
     check(len(nv) == 4 and len(cliques) == 1 and None not in cliques, 'NVLink claim: 4 GPUs of one clique %s' % cliques)
     mig = results(cl['inference/mig-1g10gb'])
     check(len(mig) == 1 and '-mig-1g10gb-' in mig[0]['device'], 'MIG claim: a 1g.10gb partition %s' % mig)
-    as_written = kjson('get', 'pod', '-n', 'ml-training', 'inference-as-written')
-    msg = ' '.join(c.get('message', '') for c in as_written['status'].get('conditions', [])
-                   if c['type'] == 'PodScheduled')
+    # The condition is written asynchronously and may first say that the claim is
+    # not there yet (the pod can be applied before its claim): wait for the
+    # explanation a while before judging it.
+    deadline = time.time() + 15
+    while True:
+        as_written = kjson('get', 'pod', '-n', 'ml-training', 'inference-as-written')
+        msg = ' '.join(c.get('message', '') for c in as_written['status'].get('conditions', [])
+                       if c['type'] == 'PodScheduled')
+        if "use device.capacity['gpu.nvidia.com'].memory" in msg or time.time() > deadline:
+            break
+        time.sleep(0.25)
     check(phase(as_written) == 'Pending' and "use device.capacity['gpu.nvidia.com'].memory" in msg,
           'the seed claim as written explains the fix: %s' % msg[:200])
     for key in running_expected:

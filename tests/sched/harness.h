@@ -87,7 +87,11 @@ class FakeApi : public Binder {
     events.push_back(Event{Event::Op::kUpsert, p});
     return {};
   }
+  // Runs before each pod status update, outside `mu` (a test can hold one back).
+  std::function<void()> before_pod_status_update;
+
   Result<void> update_pod_status(const api::Pod& pod, const std::function<void(api::Pod&)>& mutate) override {
+    if (before_pod_status_update) before_pod_status_update();
     std::lock_guard<std::recursive_mutex> l(mu);
     if (pod_status_failures_to_inject > 0) {
       --pod_status_failures_to_inject;

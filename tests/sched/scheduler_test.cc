@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <future>
 #include <set>
+#include <thread>
 
 #include "harness.h"
 #include "sched/pod_claims.h"
@@ -650,6 +654,38 @@ TEST(Scheduler, FailedUnschedulableConditionWriteIsRetried) {
   h.clock.advance(std::chrono::seconds(30));
   h.run();
   EXPECT_EQ(h.api.pod_status_writes, 1);
+}
+
+// Writes of one pod's condition land in order: with several bind workers, a
+// newer message queued while an older write is still running waits for it, or
+// the older (after a conflict, say) lands last and the pod shows a stale reason
+// that, on a quiet cluster, nothing would correct.
+TEST(Scheduler, ConditionWritesForOnePodLandInOrder) {
+  SchedulerOptions o;
+  o.bind_workers = 2;
+  Harness h(o);
+  ASSERT_NO_FATAL_FAILURE(one_gpu_taken(h));
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<int> updates{0};
+  h.api.before_pod_status_update = [&] {
+    if (updates.fetch_add(1) == 0) released.wait();  // the first write hangs until released
+  };
+  h.add(pod("b", {"b"}));  // its claim does not exist yet
+  EXPECT_EQ(h.sched.schedule_one().outcome, Outcome::kUnschedulable);
+  for (int i = 0; i < 500 && updates.load() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  ASSERT_EQ(updates.load(), 1) << "the first condition write did not start";
+  h.add(claim("b"));  // now the GPU is what is missing: a new explanation
+  CycleResult second = h.sched.schedule_one();
+  EXPECT_EQ(second.outcome, Outcome::kUnschedulable);
+  EXPECT_NE(second.message.find("cannot allocate"), std::string::npos) << second.message;
+  // A free worker must not run the newer write while the older one hangs.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(updates.load(), 1);
+  release.set_value();
+  h.sched.quiesce();
+  EXPECT_EQ(updates.load(), 2);
+  EXPECT_EQ(h.condition_message("b"), "Unschedulable: " + second.message);
 }
 
 TEST(Scheduler, FirstAvailablePrefersH100AcrossNodes) {
