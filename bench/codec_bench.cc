@@ -50,28 +50,23 @@ constexpr const char* kClaim = R"({"apiVersion":"resource.k8s.io/v1","kind":"Res
 const char* text_of(int which) { return which == 0 ? kPod : kClaim; }
 const char* label_of(int which) { return which == 0 ? "pod" : "claim"; }
 
-void BM_ParseJson(benchmark::State& state) {
+// Runs `step` (text -> Result) on the kind's JSON text each iteration.
+template <typename Step>
+void on_text(benchmark::State& state, Step step) {
   const std::string text = text_of(static_cast<int>(state.range(0)));
   for (auto _ : state) {
-    auto v = internal::parse_json(text);
-    if (!v.has_value()) state.SkipWithError(v.error().message().c_str());
-    benchmark::DoNotOptimize(v);
+    auto r = step(text);
+    if (!r.has_value()) state.SkipWithError(r.error().message().c_str());
+    benchmark::DoNotOptimize(r);
   }
   state.SetLabel(label_of(static_cast<int>(state.range(0))));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
 }
+
+void BM_ParseJson(benchmark::State& state) { on_text(state, internal::parse_json); }
 BENCHMARK(BM_ParseJson)->Arg(0)->Arg(1);
 
-void BM_Decode(benchmark::State& state) {
-  const std::string text = text_of(static_cast<int>(state.range(0)));
-  for (auto _ : state) {
-    auto obj = decode_object(text);
-    if (!obj.has_value()) state.SkipWithError(obj.error().message().c_str());
-    benchmark::DoNotOptimize(obj);
-  }
-  state.SetLabel(label_of(static_cast<int>(state.range(0))));
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
-}
+void BM_Decode(benchmark::State& state) { on_text(state, decode_object); }
 BENCHMARK(BM_Decode)->Arg(0)->Arg(1);
 
 void BM_Encode(benchmark::State& state) {

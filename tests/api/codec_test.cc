@@ -385,35 +385,31 @@ TEST(CodecTest, YamlQuoting) {
 // The JSON reader's fast paths (plain ASCII, in-place unescaping, lazy field
 // paths, the duplicate-key index of big maps) give what the general ones give.
 TEST(CodecTest, JsonReaderPaths) {
+  // Namespace "a" as JSON, `rest` following the name's first letter.
+  auto ns_json = [](const std::string& rest) {
+    return R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"a)" + rest;
+  };
   // Non-ASCII text is validated and kept; invalid UTF-8 is an error.
-  Result<Namespace> ns = decode_as<Namespace>(
-      "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"a\","
-      "\"labels\":{\"k\":\"\xc3\xbc\\u00e9\xe2\x9c\x93\"}}}");
+  Result<Namespace> ns = decode_as<Namespace>(ns_json("\",\"labels\":{\"k\":\"\xc3\xbc\\u00e9\xe2\x9c\x93\"}}}"));
   ASSERT_TRUE(ns.has_value()) << ns.error().message();
   EXPECT_EQ(ns->metadata.labels.at("k"), "\xc3\xbc\xc3\xa9\xe2\x9c\x93");
-  Result<Namespace> bad = decode_as<Namespace>(
-      "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"a\xff\"}}");
+  Result<Namespace> bad = decode_as<Namespace>(ns_json("\xff\"}}"));
   ASSERT_FALSE(bad.has_value());
   EXPECT_NE(bad.error().message().find("Invalid encoding in string"), std::string::npos)
       << bad.error().message();
 
   // Error positions count the text as sent, not as unescaped while reading it.
-  Result<Namespace> syntax = decode_as<Namespace>(
-      "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"a\\nb\\nc\"},\n\"x\": }");
+  Result<Namespace> syntax = decode_as<Namespace>(ns_json("\\nb\\nc\"},\n\"x\": }"));
   ASSERT_FALSE(syntax.has_value());
   EXPECT_EQ(syntax.error().message(), "invalid JSON at line 2, column 6: Invalid value.");
 
   // A duplicate key is found in small objects and in maps past the linear scan.
   std::string labels;
   for (int i = 0; i < 40; ++i) labels += "\"k" + std::to_string(i) + "\":\"v\",";
-  Result<Namespace> dup = decode_as<Namespace>(
-      "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"a\",\"labels\":{" + labels +
-      "\"k7\":\"again\"}}}");
+  Result<Namespace> dup = decode_as<Namespace>(ns_json("\",\"labels\":{" + labels + "\"k7\":\"again\"}}}"));
   ASSERT_FALSE(dup.has_value());
   EXPECT_EQ(dup.error().message(), "strict decoding error: duplicate field \"metadata.labels.k7\"");
-  Result<Namespace> many = decode_as<Namespace>(
-      "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"a\",\"labels\":{" +
-      labels.substr(0, labels.size() - 1) + "}}}");
+  Result<Namespace> many = decode_as<Namespace>(ns_json("\",\"labels\":{" + labels.substr(0, labels.size() - 1) + "}}}"));
   ASSERT_TRUE(many.has_value()) << many.error().message();
   EXPECT_EQ(many->metadata.labels.size(), 40u);
 

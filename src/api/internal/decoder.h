@@ -42,7 +42,6 @@ class FieldPath {
     append_to(out);
     return out;
   }
-  operator std::string() const { return str(); }
 
  private:
   void append_to(std::string& out) const {
@@ -68,13 +67,11 @@ inline std::string operator+(const FieldPath& path, std::string_view text) {
   out.append(text);
   return out;
 }
-inline std::string operator+(const FieldPath& path, const char* text) { return path + std::string_view(text); }
 inline std::string operator+(std::string_view text, const FieldPath& path) {
   std::string out(text);
   out += path.str();
   return out;
 }
-inline std::string operator+(const char* text, const FieldPath& path) { return std::string_view(text) + path; }
 
 class Decoder {
  public:

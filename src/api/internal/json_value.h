@@ -105,6 +105,9 @@ struct JsonValue {
   }
 };
 
+// One member of an object: key and value.
+using JsonMember = std::pair<std::string, JsonValue>;
+
 // "string", "number", "object", ... as used in error messages.
 std::string_view type_name(JsonValue::Type type);
 
@@ -122,7 +125,6 @@ std::string to_json_text(const JsonValue& value, int indent = 0);
 // input). RawJson members hold this form, so JSON and YAML round trips agree.
 std::string canonical_json_text(const JsonValue& value);
 // canonical_json_text of an object holding just these members (in any order).
-using JsonMember = std::pair<std::string, JsonValue>;
 std::string canonical_json_object(std::vector<const JsonMember*> members);
 
 // Parses every document of a YAML stream into JSON values, resolving plain
