@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "client/informer.h"
 #include "node/agent_node.h"
 #include "node/checkpoint.h"
 #include "node/gpu_backend.h"
@@ -127,14 +128,31 @@ Result<void> run_agent(client::RestClient& rest, const AgentOptions& options, co
   });
   if (!st.ok()) return st;
 
+  // Slices deleted or changed by someone else are put back, as the upstream
+  // resourceslice controller does: the pool's slices are watched, and any
+  // change other than an addition asks the loop below to publish again (a
+  // no-op when they are as they should be, so the agent's own writes settle).
+  std::atomic<bool> republish{false};
+  client::RawInformer slices(rest, slice_informer(options.node_name));
+  slices.add_handler([&republish](client::EventType type, const std::string&, const std::string&, const std::string&) {
+    if (type != client::EventType::kAdded) republish.store(true);
+  });
+  slices.start();
+
   kubelet.start();
   std::thread health_thread([&] {
     while (!stop.load()) {
-      if (!health.poll_once(500)) continue;
+      bool health_changed = health.poll_once(500);
+      bool changed_elsewhere = republish.exchange(false);
+      if (!health_changed && !changed_elsewhere) continue;
       SliceOptions o = so;
       o.taints = health.taints();
       Status s = publish_slices(rest, gpus, o, *log);
-      if (!s.ok()) log->warn("republish slices after a health event: {}", s.to_string());
+      if (!s.ok()) {
+        log->warn("republish slices after {}: {}", health_changed ? "a health event" : "a change by someone else",
+                  s.to_string());
+        republish.store(true);  // tried again on the next round
+      }
     }
   });
   while (sleep_unless_stopped(stop, options.heartbeat_seconds * 1000)) {
@@ -142,6 +160,7 @@ Result<void> run_agent(client::RestClient& rest, const AgentOptions& options, co
     if (!h.ok()) log->warn("node heartbeat: {}", h.to_string());
   }
   health_thread.join();
+  slices.stop();
   kubelet.stop();
   logs.stop();
   return {};

@@ -197,6 +197,16 @@ SlicePlan plan_slices(const std::vector<api::ResourceSlice>& existing,
   return plan;
 }
 
+client::RawInformer::Options slice_informer(const std::string& node_name) {
+  client::RawInformer::Options o;
+  o.api_version = api::kResourceV1;
+  o.kind = "ResourceSlice";
+  o.path = kSlicesPath;
+  o.field_selector = "spec.nodeName=" + node_name;
+  o.strip_managed_fields = true;
+  return o;
+}
+
 Status publish_slices(client::RestClient& rest, const std::vector<GpuInfo>& gpus, const SliceOptions& options,
                       spdlog::logger& log) {
   auto body = rest.get(std::string(kSlicesPath) + "?fieldSelector=spec.nodeName%3D" + options.node_name);

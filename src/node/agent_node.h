@@ -22,6 +22,7 @@
 #include <spdlog/logger.h>
 
 #include "api/types.h"
+#include "client/informer.h"
 #include "client/rest_client.h"
 #include "common/result.h"
 #include "node/gpu_info.h"
@@ -59,6 +60,10 @@ struct SlicePlan {
 SlicePlan plan_slices(const std::vector<api::ResourceSlice>& existing,
                       const std::function<Result<std::vector<api::ResourceSlice>>(int64_t)>& build,
                       Status* error);
+
+// The informer options of the node's ResourceSlices: those with spec.nodeName
+// set to the node, the only ones a node may list and watch.
+client::RawInformer::Options slice_informer(const std::string& node_name);
 
 // Lists the pool's slices, plans and applies. Errors from building or the API.
 Status publish_slices(client::RestClient& rest, const std::vector<GpuInfo>& gpus, const SliceOptions& options,

@@ -384,6 +384,8 @@ Reply ApiServer::Impl::list(const Request& req, const Target& t) {
 
 Reply ApiServer::Impl::create(const Request& req, const Target& t, const ssa::Managers* applied) {
   const ResourceInfo& r = *t.resource;
+  // The authorization filter, before the body is looked at (admission below).
+  if (auto e = authorize(req, t, "create", nullptr, nullptr)) return error_reply(*e);
   FieldValidation fv;
   if (auto e = parse_field_validation(req, req.method == "PATCH" ? "PatchOptions" : "CreateOptions", fv)) {
     return error_reply(*e);
@@ -488,6 +490,8 @@ Reply ApiServer::Impl::update(const Request& req, const Target& t, const std::st
   const ResourceInfo& r = *t.resource;
   bool is_patch = !patch_type.empty();
   bool apply = patch_type == "application/apply-patch+yaml";
+  // The authorization filter, before the body is looked at (admission below).
+  if (auto e = authorize(req, t, is_patch ? "patch" : "update", nullptr, nullptr)) return error_reply(*e);
   if (is_patch && patch_type != "application/merge-patch+json" && patch_type != "application/json-patch+json" &&
       patch_type != "application/strategic-merge-patch+json" && !apply) {
     ApiError e = from_code(Code::kBadRequest, "the body of the request was in an unknown format - accepted media types "
@@ -715,6 +719,8 @@ Result<Json> ApiServer::Impl::delete_object(const Target& t, Stored cur, bool dr
 
 Reply ApiServer::Impl::remove(const Request& req, const Target& t) {
   const ResourceInfo& r = *t.resource;
+  // The authorization filter; the object's checks follow once it is read.
+  if (auto e = authorize(req, t, "delete", nullptr, nullptr)) return error_reply(*e);
   Json opts;
   if (!req.body.empty()) {
     auto b = parse_json(req.body);
@@ -770,6 +776,8 @@ Reply ApiServer::Impl::remove_collection(const Request& req, const Target& t) {
     Target one = t;
     one.name = get_string(*obj, {"metadata", "name"});
     one.namespace_ = get_string(*obj, {"metadata", "namespace"});
+    // NodeRestriction checks each object a delete-collection deletes.
+    if (auto e = authorize(req, one, "delete", &*obj, nullptr)) return error_reply(*e);
     set_resource_version(*obj, kv.mod_revision);
     auto res = delete_object(one, Stored{std::move(obj).value(), kv.mod_revision}, dry_run(req));
     if (!res.has_value()) continue;

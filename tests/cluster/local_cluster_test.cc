@@ -5,8 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <rapidjson/document.h>
+
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <thread>
 
 #include "client/rest_client.h"
 #include "cluster/demo.h"
@@ -110,6 +115,80 @@ spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.nvidia.co
   EXPECT_NE(report.find("team/one: allocated on gpu-node"), std::string::npos) << report;
   EXPECT_NE(report.find("team/p: Running on gpu-node"), std::string::npos) << report;
   EXPECT_NE(report.find("got GPU-"), std::string::npos) << report;  // the pod's output, via pods/log
+  EXPECT_EQ((*c)->failure(), "");
+  (*c)->stop();
+  fs::remove_all(dir);
+}
+
+// The names of the ResourceSlices of `node` the admin sees.
+std::set<std::string> slices_of(client::RestClient& rest, const std::string& node) {
+  std::set<std::string> out;
+  auto body = rest.get("/apis/resource.k8s.io/v1/resourceslices?fieldSelector=spec.nodeName%3D" + node);
+  if (!body.has_value()) return out;
+  rapidjson::Document d;
+  d.Parse(body->data(), body->size());
+  if (d.HasParseError() || !d.IsObject() || !d.HasMember("items") || !d["items"].IsArray()) return out;
+  for (const auto& item : d["items"].GetArray()) out.insert(item["metadata"]["name"].GetString());
+  return out;
+}
+
+// A node's token may not delete other nodes' slices (issue 22: a delete-collection
+// with any node's token wiped every node's slices); when an admin deletes them,
+// the agents publish them again.
+TEST(LocalCluster, NodeSlicesComeBackAfterAnAdminDeletesThem) {
+  std::string dir = (fs::temp_directory_path() / ("draplane-lc-slices-" + std::to_string(::getpid()))).string();
+  fs::remove_all(dir);
+  LocalClusterOptions o;
+  o.data_dir = dir;
+  o.listen = "127.0.0.1:0";
+  o.store = "memory";
+  o.heartbeat_seconds = 1;
+  o.scheduler = false;
+  o.controllers = false;
+  o.nodes = {{"node-a", "sim:1xH100"}, {"node-b", "sim:1xH100"}};
+  auto c = LocalCluster::start(o);
+  ASSERT_TRUE(c.has_value()) << c.error().to_string();
+  ASSERT_TRUE((*c)->wait_nodes_ready(60000).has_value());
+  auto admin = client::RestClient::create((*c)->admin_config());
+  ASSERT_TRUE(admin.has_value());
+  std::set<std::string> a = slices_of(**admin, "node-a"), b = slices_of(**admin, "node-b");
+  ASSERT_FALSE(a.empty());
+  ASSERT_FALSE(b.empty());
+
+  // node-a's own token, from the token file.
+  client::KubeConfig cfg = (*c)->admin_config();
+  cfg.token.clear();
+  std::ifstream tokens(dir + "/tokens.csv");
+  for (std::string line; std::getline(tokens, line);) {
+    if (line.find(",system:node:node-a,") != std::string::npos) cfg.token = line.substr(0, line.find(','));
+  }
+  ASSERT_FALSE(cfg.token.empty());
+  auto node = client::RestClient::create(cfg);
+  ASSERT_TRUE(node.has_value());
+  const std::string slices = "/apis/resource.k8s.io/v1/resourceslices";
+  auto r = (*node)->request("DELETE", slices);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, 403) << r->body;
+  r = (*node)->request("DELETE", slices + "?fieldSelector=spec.nodeName%3Dnode-b");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, 403) << r->body;
+  r = (*node)->request("GET", slices);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, 403) << r->body;
+  EXPECT_EQ(slices_of(**admin, "node-b"), b);
+
+  r = (*admin)->request("DELETE", slices);
+  ASSERT_TRUE(r.has_value());
+  ASSERT_EQ(r->status, 200) << r->body;
+  // Back, as they were (names and pools), from both agents.
+  std::set<std::string> a2, b2;
+  for (int i = 0; i < 600 && (a2 != a || b2 != b); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    a2 = slices_of(**admin, "node-a");
+    b2 = slices_of(**admin, "node-b");
+  }
+  EXPECT_EQ(a2, a);
+  EXPECT_EQ(b2, b);
   EXPECT_EQ((*c)->failure(), "");
   (*c)->stop();
   fs::remove_all(dir);

@@ -3,7 +3,8 @@
 
 Starts `draplane up` (API server, scheduler, controllers, 2 nodes of 8x H100 and
 one of 4x A100) on a free loopback port, then with kubectl:
-  1. the nodes are Ready and their GPUs published;
+  1. the nodes are Ready and their GPUs published; a node's token cannot delete
+     the slices, and the slices an admin deletes are published again;
   2. applies examples/seed-000 and examples/gpu (Namespaces first, without the
      offline Node/ResourceSlice file) and waits for the pods to run;
   3. checks the allocations: two >= 40Gi GPUs for the corrected 40Gi claim, H100s
@@ -141,6 +142,20 @@ def run(work, log, proc):
     check(len(h100) == 16 and len(a100) == 4, 'published 16 H100 and 4 A100 GPUs (got %d, %d)' % (len(h100), len(a100)))
     check(any(a.get('type') == 'mig' for a in devs.values()), 'MIG partitions published')
     check('gpu.nvidia.com' in kubectl('get', 'deviceclasses').stdout, 'DeviceClass gpu.nvidia.com exists')
+
+    # A node's credentials reach its own slices only; slices an admin deletes come back.
+    def slice_names():
+        return sorted(s['metadata']['name'] for s in kjson('get', 'resourceslices')['items'])
+    published = slice_names()
+    p = kubectl('--context', 'node-node-1', 'delete', 'resourceslices', '--all', ok=False)
+    check(p.returncode != 0 and 'forbidden' in p.stderr.lower(), 'node-1 may not delete every ResourceSlice: %s' %
+          p.stderr.strip())
+    check(slice_names() == published, 'the slices are all still there')
+    p = kubectl('--context', 'node-node-1', 'get', 'resourceslices', '--field-selector', 'spec.nodeName=node-1', ok=False)
+    check(p.returncode == 0 and 'node-1' in p.stdout, "node-1 lists its own slices: %s" % p.stderr.strip())
+    kubectl('delete', 'resourceslices', '--all')
+    check(bool(wait(lambda: slice_names() == published, 60, 'slices republished')),
+          'the agents publish the slices an admin deleted again')
 
     # 2. The examples.
     files = []

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
+#include "server/authorization.h"
 #include "server/internal/api_impl.h"
 #include "server/internal/namespace_cache.h"
 #include "server/internal/owner_index.h"
@@ -31,8 +33,18 @@ class ApiServer::Impl {
   friend class ApiServer;
   // Routing.
   std::optional<Target> parse_target(const std::string& path, std::string* error) const;
+  // Authorization and NodeRestriction admission (api_server.cc, authorization.h):
+  // null objects when the caller does not have them yet (the filter before
+  // the handler); the old and new objects of a write when it does.
   std::optional<ApiError> authorize(const Request& req, const Target& t, const std::string& verb,
                                     const JsonValue* old_obj, const JsonValue* new_obj) const;
+  std::optional<ApiError> authorize_node(const Request& req, const Target& t, const std::string& verb,
+                                         const AuthorizationRule& rule, const JsonValue* old_obj,
+                                         const JsonValue* new_obj) const;
+  static std::string node_denial_reason(const std::string& resource, const std::string& subresource);
+  // The stored object of `t` (as stored, without resourceVersion), or nullopt.
+  std::optional<Json> load_for_authorization(const Target& t) const;
+  bool claim_of_bound_pod(const std::string& namespace_, const std::string& claim, const std::string& node) const;
 
   // CRUD (api_crud.cc).
   Reply get(const Request& req, const Target& t);
