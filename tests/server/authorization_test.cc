@@ -315,6 +315,38 @@ TEST_F(AuthorizationTest, NodeReadsOnlyClaimsOfPodsBoundToIt) {
   EXPECT_EQ(code(kNode1, "POST", kClaims, claim("mine")), 403);
 }
 
+// The pods a claim is reserved for are asked first; the answer is the same as
+// without them: a pod bound to the node must reference the claim.
+TEST_F(AuthorizationTest, ReservedForDoesNotStandInForAReference) {
+  admin_create(kClaims, claim("shared"));
+  admin_create(kPods, pod("p1", "n1", R"([{"name":"gpu","resourceClaimName":"shared"}])"));
+  admin_create(kPods, pod("p2", "n1"));  // bound to n1, does not use the claim
+  admin_create(kPods, pod("p3", "n2", R"([{"name":"gpu","resourceClaimName":"shared"}])"));
+  auto uid = [&](const std::string& name) {
+    auto j = parse_json(call(kAdmin, "GET", std::string(kPods) + "/" + name).body);
+    return j.has_value() ? get_string(*j, {"metadata", "uid"}) : std::string();
+  };
+  auto reserve = [&](const std::vector<std::string>& pods) {
+    std::string rf;
+    for (const auto& p : pods) {
+      rf += std::string(rf.empty() ? "" : ",") + R"({"resource":"pods","name":")" + p + R"(","uid":")" + uid(p) + R"("})";
+    }
+    Response r = call(kAdmin, "PATCH", std::string(kClaims) + "/shared/status",
+                      R"({"status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.example.com",
+                        "pool":"n1","device":"gpu-0"}]}},"reservedFor":[)" + rf + "]}}",
+                      "application/merge-patch+json");
+    ASSERT_EQ(r.code, 200) << r.body;
+  };
+  const std::string get = std::string(kClaims) + "/shared";
+  reserve({"p3"});  // reserved for n2's pod only: n1's p1 still references it
+  EXPECT_EQ(code(kNode1, "GET", get), 200);
+  reserve({"p2", "p1"});
+  EXPECT_EQ(code(kNode1, "GET", get), 200);
+  ASSERT_EQ(code(kAdmin, "DELETE", std::string(kPods) + "/p1"), 200);
+  reserve({"p2"});  // bound to n1 but without a reference to the claim
+  EXPECT_EQ(code(kNode1, "GET", get), 403);
+}
+
 TEST_F(AuthorizationTest, NodeReadsDeviceClassesButDoesNotWriteThem) {
   const std::string cls = R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"gpu.example.com"}})";
   admin_create("/apis/resource.k8s.io/v1/deviceclasses", cls);
