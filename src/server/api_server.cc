@@ -263,7 +263,8 @@ std::optional<ApiError> ApiServer::Impl::authorize_node(const Request& req, cons
   };
   auto selects_node = [&](const Selector& s) {
     for (const auto& q : s.requirements()) {
-      if (q.key == "spec.nodeName" && q.op == Selector::Op::kEq && !q.values.empty() && q.values[0] == node) return true;
+      bool eq = q.op == Selector::Op::kEq && !q.values.empty();
+      if (q.key == "spec.nodeName" && eq && q.values[0] == node) return true;
     }
     return false;
   };
@@ -282,7 +283,9 @@ std::optional<ApiError> ApiServer::Impl::authorize_node(const Request& req, cons
       if (name != node) return refused("node \"" + node + "\" is not allowed to modify node \"" + name + "\"");
       if (verb == "create" && new_obj) {
         auto bad = forbidden_node_labels(modified_labels(nullptr, new_obj));
-        if (!bad.empty()) return refused("node \"" + node + "\" is not allowed to set the following labels: " + join(bad));
+        if (!bad.empty()) {
+          return refused("node \"" + node + "\" is not allowed to set the following labels: " + join(bad));
+        }
       }
       if (verb != "create" && old_obj && new_obj) {
         if (!same_list(find(*old_obj, {"spec", "taints"}), find(*new_obj, {"spec", "taints"}))) {
@@ -326,7 +329,9 @@ std::optional<ApiError> ApiServer::Impl::authorize_node(const Request& req, cons
         old_obj = &*loaded;
       }
       if (old_obj && node_of(*old_obj) != node) {
-        if (pods && verb == "delete") return refused("node \"" + node + "\" can only delete pods with spec.nodeName set to itself");
+        if (pods && verb == "delete") {
+          return refused("node \"" + node + "\" can only delete pods with spec.nodeName set to itself");
+        }
         if (pods && verb != "get") {
           return refused("node \"" + node + "\" can only update pod status for pods with spec.nodeName set to itself");
         }

@@ -22,7 +22,8 @@ std::string_view label_namespace(std::string_view key) {
 }
 
 bool in_domain(std::string_view ns, std::string_view domain) {
-  return ns == domain || (ns.size() > domain.size() && ends_with(ns, domain) && ns[ns.size() - domain.size() - 1] == '.');
+  if (ns == domain) return true;
+  return ns.size() > domain.size() && ends_with(ns, domain) && ns[ns.size() - domain.size() - 1] == '.';
 }
 
 // k8s.io/kubelet/pkg/apis IsKubeletLabel: the labels a kubelet sets on its own Node.
@@ -100,7 +101,8 @@ std::string condition_text(RuleCondition c) {
     case RuleCondition::kAlways: return "always";
     case RuleCondition::kOwnNode: return "it is the Node NODE (list, watch: with fieldSelector metadata.name=NODE)";
     case RuleCondition::kNodeNameSelector: return "with fieldSelector spec.nodeName=NODE";
-    case RuleCondition::kPodsOfNode: return "with fieldSelector spec.nodeName=NODE, or metadata.name= a pod bound to NODE";
+    case RuleCondition::kPodsOfNode:
+      return "with fieldSelector spec.nodeName=NODE, or metadata.name= a pod bound to NODE";
     case RuleCondition::kOnNode: return "the object's spec.nodeName is NODE";
     case RuleCondition::kClaimOfBoundPod: return "a pod bound to NODE references the claim";
     case RuleCondition::kOwnLease: return "it is the Lease kube-node-lease/NODE";
