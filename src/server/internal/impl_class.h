@@ -33,7 +33,7 @@ class ApiServer::Impl {
   friend class ApiServer;
   // Routing.
   std::optional<Target> parse_target(const std::string& path, std::string* error) const;
-  // Authorization and NodeRestriction admission (api_server.cc, authorization.h):
+  // Authorization and NodeRestriction admission (api_authorize.cc, authorization.h):
   // null objects when the caller does not have them yet (the filter before
   // the handler); the old and new objects of a write when it does.
   std::optional<ApiError> authorize(const Request& req, const Target& t, const std::string& verb,
