@@ -39,6 +39,9 @@ expect "v1beta1 basic devices" "basic${tab}<BasicDevice>" k explain resourceslic
 expect "v1beta2 requests" "VERSION:    v1beta2" k explain resourceclaims.spec.devices.requests --api-version=resource.k8s.io/v1beta2
 expect "metadata" "labels${tab}<map[string]string>" k explain resourceclaimtemplates.metadata
 expect "unknown field" 'field "nosuch" does not exist' k explain resourceclaims.spec.nosuch
+# The v2 document (protobuf, as kubectl reads it) renders the same schemas.
+expect "v2 claim requests" "firstAvailable${tab}<[]Object>" k explain resourceclaim.spec.devices.requests --output plaintext-openapiv2
+expect "v2 pod claims" "resourceClaimName${tab}<string>" k explain pods.spec.resourceClaims --output plaintext-openapiv2
 
 # Every served kind explains.
 for r in $(k api-resources -o name); do
