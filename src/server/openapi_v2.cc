@@ -7,6 +7,9 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <map>
+#include <mutex>
+
 #include "server/internal/api_impl.h"
 #include "server/internal/openapi_paths.h"
 #include "server/openapi_schema.h"
@@ -249,7 +252,9 @@ pb::Writer pb_schema(const rapidjson::Value& v) {
 
 }  // namespace
 
-std::string openapi_v2_json(const std::string& server_version) {
+namespace {
+
+std::string render_v2_json(const std::string& server_version) {
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   w.StartObject();
@@ -291,7 +296,7 @@ std::string openapi_v2_json(const std::string& server_version) {
   return std::string(buf.GetString(), buf.GetSize());
 }
 
-std::string openapi_v2_protobuf(const std::string& server_version) {
+std::string render_v2_protobuf(const std::string& server_version) {
   pb::Writer doc;  // Document
   doc.bytes(1, "2.0");
   doc.message(2, std::move(pb::Writer().bytes(1, "Kubernetes").bytes(2, server_version)));  // Info{title, version}
@@ -319,5 +324,24 @@ std::string openapi_v2_protobuf(const std::string& server_version) {
   doc.message(9, defs);
   return doc.data();
 }
+
+}  // namespace
+
+// The document is the same for the server's life (the served resources are
+// fixed): rendered once per form, as kube-apiserver caches it.
+const std::string& cached(const std::string& server_version, bool protobuf) {
+  static std::mutex mu;
+  static std::map<std::pair<std::string, bool>, std::string> docs;
+  std::lock_guard lock(mu);
+  auto key = std::make_pair(server_version, protobuf);
+  auto it = docs.find(key);
+  if (it == docs.end()) {
+    it = docs.emplace(key, protobuf ? render_v2_protobuf(server_version) : render_v2_json(server_version)).first;
+  }
+  return it->second;
+}
+
+std::string openapi_v2_json(const std::string& server_version) { return cached(server_version, false); }
+std::string openapi_v2_protobuf(const std::string& server_version) { return cached(server_version, true); }
 
 }  // namespace draplane::server
