@@ -13,6 +13,10 @@ if(TARGET draplane)
     add_test(NAME server_apply_e2e
              COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/server_apply.sh $<TARGET_FILE:draplane> ${CMAKE_SOURCE_DIR})
     set_tests_properties(server_apply_e2e PROPERTIES LABELS "e2e;server" TIMEOUT 180 SKIP_RETURN_CODE 77)
+    # kubectl explain over the OpenAPI v3 documents; create --validate=strict.
+    add_test(NAME server_explain_e2e
+             COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/server_explain.sh $<TARGET_FILE:draplane> ${CMAKE_SOURCE_DIR})
+    set_tests_properties(server_explain_e2e PROPERTIES LABELS "e2e;server" TIMEOUT 240 SKIP_RETURN_CODE 77)
   endif()
   add_test(NAME server_python_e2e COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/server_python.sh $<TARGET_FILE:draplane>)
   set_tests_properties(server_python_e2e PROPERTIES LABELS "e2e;server" TIMEOUT 120 SKIP_RETURN_CODE 77)

@@ -1,6 +1,5 @@
 // Discovery (/api, /apis, /api/v1, /apis/<g>, /apis/<g>/<v>), /version, health
-// endpoints, /openapi/v2 (openapi_v2.cc) and the OpenAPI v3 index and per
-// group-version documents.
+// endpoints, /openapi/v2 (openapi_v2.cc) and /openapi/v3 (openapi_v3.cc).
 #include <openssl/sha.h>
 
 #include <algorithm>
@@ -243,44 +242,6 @@ std::string group_json(const GroupVersions& g) {
   return out;
 }
 
-// A minimal OpenAPI v3 document for one group-version: every path with its
-// operations and the fieldValidation/dryRun parameters (kubectl checks those
-// to choose server-side field validation), and permissive object schemas.
-std::string openapi_v3(const std::string& group, const std::string& version) {
-  std::string out = R"({"openapi":"3.0.0","info":{"title":"Kubernetes","version":"v1.36.0"},"paths":{)";
-  std::string schemas;
-  bool first = true;
-  std::string root = group.empty() ? "/api/" + version : "/apis/" + group + "/" + version;
-  for (const auto& r : all_resources()) {
-    if (r.group != group || r.version != version) continue;
-    std::string gvk = R"("x-kubernetes-group-version-kind":{"group":")" + r.group + R"(","version":")" + r.version +
-                      R"(","kind":")" + r.kind + "\"}";
-    std::string schema_name = (r.group.empty() ? "io.k8s.api.core." : "io.k8s.api." + r.group.substr(0, r.group.find('.')) + ".") +
-                              r.version + "." + r.kind;
-    std::string ref = R"({"$ref":"#/components/schemas/)" + schema_name + "\"}";
-    std::string params =
-        R"("parameters":[{"name":"dryRun","in":"query","schema":{"type":"string","uniqueItems":true}},)"
-        R"({"name":"fieldManager","in":"query","schema":{"type":"string","uniqueItems":true}},)"
-        R"({"name":"fieldValidation","in":"query","schema":{"type":"string","uniqueItems":true}}])";
-    std::string body = R"("requestBody":{"content":{"application/json":{"schema":)" + ref + "}}}";
-    std::string resp = R"("responses":{"200":{"description":"OK","content":{"application/json":{"schema":)" + ref + "}}}}";
-    std::string op = "{" + gvk + "," + params + "," + body + "," + resp + R"(,"x-kubernetes-action":")";
-    std::string coll = root + (r.namespaced ? "/namespaces/{namespace}/" : "/") + r.resource;
-    if (!first) out += ",";
-    first = false;
-    out += quoted(coll) + R"(:{"get":)" + op + R"(list"},"post":)" + op + R"(post"}},)";
-    out += quoted(coll + "/{name}") + R"(:{"get":)" + op + R"(get"},"put":)" + op + R"(put"},"patch":)" + op +
-           R"(patch"},"delete":)" + op + R"(delete"}})";
-    if (!schemas.empty()) schemas += ",";
-    schemas += quoted(schema_name) + R"(:{"type":"object","x-kubernetes-preserve-unknown-fields":true,)" +
-               R"("properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"type":"object",)" +
-               R"("x-kubernetes-preserve-unknown-fields":true}},"x-kubernetes-group-version-kind":[{"group":")" +
-               r.group + R"(","version":")" + r.version + R"(","kind":")" + r.kind + "\"}]}";
-  }
-  out += R"(},"components":{"schemas":{)" + schemas + "}}}";
-  return out;
-}
-
 Reply text(int code, std::string body) {
   Reply r;
   r.code = code;
@@ -359,24 +320,7 @@ std::optional<Reply> discovery(const Request& req, const ApiServerOptions& opts)
     }
     return json_reply(200, openapi_v2_json(opts.server_version));
   }
-  if (p == "/openapi/v3") {
-    std::string out = R"({"paths":{)";
-    out += R"("api/v1":{"serverRelativeURL":"/openapi/v3/api/v1?hash=v1"})";
-    for (const auto& g : api_groups()) {
-      for (const auto& v : g.versions) {
-        out += R"(,"apis/)" + g.group + "/" + v + R"(":{"serverRelativeURL":"/openapi/v3/apis/)" + g.group + "/" + v +
-               "?hash=" + v + "\"}";
-      }
-    }
-    return json_reply(200, out + "}}");
-  }
-  if (p == "/openapi/v3/api/v1") return json_reply(200, openapi_v3("", "v1"));
-  if (p.rfind("/openapi/v3/apis/", 0) == 0) {
-    std::string rest = p.substr(17);
-    size_t slash = rest.find('/');
-    if (slash == std::string::npos) return std::nullopt;
-    return json_reply(200, openapi_v3(rest.substr(0, slash), rest.substr(slash + 1)));
-  }
+  if (p == "/openapi/v3" || p.rfind("/openapi/v3/", 0) == 0) return openapi_v3(req, opts);
   return std::nullopt;
 }
 

@@ -1,146 +1,42 @@
 // /openapi/v2: a Swagger 2.0 document of the served resources, as JSON or as
 // the protobuf form (gnostic's openapi.v2.Document) that kubectl 1.27/1.28
-// fetch before apply and validation. Every path carries its operations with
-// x-kubernetes-action, x-kubernetes-group-version-kind and the query
-// parameters (fieldValidation among them: kubectl checks the PATCH operation
-// for it to choose server-side field validation). Definitions are open
-// objects without x-kubernetes-group-version-kind, so kubectl finds no model
-// to validate against on the client and computes patches from its built-in
-// types, as it does without a document; the server validates.
+// fetch before apply and validation. Paths and operations come from
+// openapi_paths.cc, definitions from the schema model (openapi_schema.h):
+// every served kind with its full schema and x-kubernetes-group-version-kind,
+// as kube-apiserver publishes it; /openapi/v3 renders the same model.
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <map>
+#include <mutex>
+
 #include "server/internal/api_impl.h"
+#include "server/internal/openapi_paths.h"
+#include "server/openapi_schema.h"
 #include "server/protobuf_wire.h"
 
 namespace draplane::server {
 namespace {
 
-struct Param {
-  std::string name, in, type, description;  // in: query, path, body
-  bool required = false;
-  std::string schema_ref;  // body
-};
-
-struct Op {
-  std::string method;  // get put post delete patch
-  std::string id, description, action;
-  std::vector<std::string> consumes;
-  std::vector<Param> params;
-  std::string response_ref;
-  const ResourceInfo* r = nullptr;
-};
-
-struct Path {
-  std::string path;
-  std::vector<Param> params;  // path parameters
-  std::vector<Op> ops;
-};
-
-struct Definition {
-  std::string name, description;
-};
+using Param = OpenApiParam;
+using Op = OpenApiOp;
+using Path = OpenApiPath;
 
 const std::vector<std::string> kProduces = {"application/json", "application/yaml"};
-const std::vector<std::string> kPatchTypes = {"application/json-patch+json", "application/merge-patch+json",
-                                              "application/strategic-merge-patch+json",
-                                              "application/apply-patch+yaml"};
-
-std::string pascal(std::string s) {
-  if (!s.empty()) s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
-  return s;
-}
-
-// "io.k8s.api.resource.v1beta1.ResourceClaim", "io.k8s.api.core.v1.Pod".
-std::string definition_name(const ResourceInfo& r, const std::string& suffix = "") {
-  std::string group = r.group.empty() ? "core" : r.group.substr(0, r.group.find('.'));
-  return "io.k8s.api." + group + "." + r.version + "." + r.kind + suffix;
-}
-const char* kStatus = "io.k8s.apimachinery.pkg.apis.meta.v1.Status";
-const char* kDeleteOptions = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions";
-const char* kPatch = "io.k8s.apimachinery.pkg.apis.meta.v1.Patch";
-
-Param query(std::string name, std::string type = "string") { return Param{std::move(name), "query", std::move(type), "", false, ""}; }
-Param body(std::string ref) { return Param{"body", "body", "", "", true, std::move(ref)}; }
 
 std::vector<Path> document_paths() {
-  std::vector<Path> out;
-  std::vector<Param> write = {query("dryRun"), query("fieldManager"), query("fieldValidation")};
-  std::vector<Param> patch = write;
-  patch.push_back(query("force", "boolean"));
-  std::vector<Param> list = {query("labelSelector"), query("fieldSelector"), query("limit", "integer"),
-                             query("continue"), query("resourceVersion"), query("resourceVersionMatch"),
-                             query("timeoutSeconds", "integer"), query("watch", "boolean"),
-                             query("allowWatchBookmarks", "boolean"), query("sendInitialEvents", "boolean")};
-  Param name_param{"name", "path", "string", "name of the " + std::string("object"), true, ""};
-  Param ns_param{"namespace", "path", "string", "object name and auth scope, such as for teams and projects", true, ""};
-  for (const auto& r : all_resources()) {
-    std::string root = r.group.empty() ? "/api/" + r.version : "/apis/" + r.group + "/" + r.version;
-    std::string gv = r.group.empty() ? "CoreV" + r.version.substr(1)
-                                     : pascal(r.group.substr(0, r.group.find('.'))) + pascal(r.version);
-    std::string scope = r.namespaced ? "Namespaced" : "";
-    std::string coll = root + (r.namespaced ? "/namespaces/{namespace}/" : "/") + r.resource;
-    std::string obj = definition_name(r);
-    auto op = [&](std::string method, std::string verb, std::string action, std::string what, std::vector<Param> params,
-                  std::string response, std::string suffix = "") {
-      Op o;
-      o.method = std::move(method);
-      o.id = verb + gv + scope + r.kind + suffix;
-      o.description = what;
-      o.action = std::move(action);
-      o.params = std::move(params);
-      o.response_ref = std::move(response);
-      o.r = &r;
-      return o;
-    };
-    auto with_body = [](std::vector<Param> p, std::string ref) {
-      p.insert(p.begin(), body(std::move(ref)));
-      return p;
-    };
-    Path c{coll, {}, {}};
-    if (r.namespaced) c.params.push_back(ns_param);
-    c.ops.push_back(op("get", "list", "list", "list or watch objects of kind " + r.kind, list, definition_name(r, "List")));
-    c.ops.push_back(op("post", "create", "post", "create a " + r.kind, with_body(write, obj), obj));
-    c.ops.push_back(op("delete", "deleteCollection", "deletecollection", "delete collection of " + r.kind,
-                       with_body(list, kDeleteOptions), kStatus));
-    out.push_back(std::move(c));
-    Path item{coll + "/{name}", {name_param}, {}};
-    if (r.namespaced) item.params.push_back(ns_param);
-    item.ops.push_back(op("get", "read", "get", "read the specified " + r.kind, {}, obj));
-    item.ops.push_back(op("put", "replace", "put", "replace the specified " + r.kind, with_body(write, obj), obj));
-    item.ops.push_back(op("delete", "delete", "delete", "delete a " + r.kind, with_body({query("dryRun")}, kDeleteOptions),
-                          obj));
-    Op p = op("patch", "patch", "patch", "partially update the specified " + r.kind, with_body(patch, kPatch), obj);
-    p.consumes = kPatchTypes;
-    item.ops.push_back(std::move(p));
-    out.push_back(std::move(item));
-    for (const auto& sub : r.subresources) {
-      if (sub != "status") continue;
-      Path s{coll + "/{name}/status", {name_param}, {}};
-      if (r.namespaced) s.params.push_back(ns_param);
-      s.ops.push_back(op("get", "read", "get", "read status of the specified " + r.kind, {}, obj, "Status"));
-      s.ops.push_back(op("put", "replace", "put", "replace status of the specified " + r.kind, with_body(write, obj), obj,
-                         "Status"));
-      Op ps = op("patch", "patch", "patch", "partially update status of the specified " + r.kind, with_body(patch, kPatch),
-                 obj, "Status");
-      ps.consumes = kPatchTypes;
-      s.ops.push_back(std::move(ps));
-      out.push_back(std::move(s));
-    }
-  }
-  return out;
+  return openapi_paths([](const ResourceInfo&) { return true; });
 }
 
-std::vector<Definition> document_definitions() {
-  std::vector<Definition> out;
+// The served kinds, their Lists and what the operations name, with everything they refer to.
+std::vector<std::string> document_definitions(std::vector<openapi::Gvk>& served) {
+  std::vector<std::string> roots = {kOpenApiStatus, kOpenApiDeleteOptions, kOpenApiPatch};
   for (const auto& r : all_resources()) {
-    out.push_back({definition_name(r), r.kind + " (" + r.group_version() + ")"});
-    out.push_back({definition_name(r, "List"), r.kind + "List is a list of " + r.kind + " objects"});
+    served.push_back({r.group, r.version, r.kind});
+    roots.push_back(openapi_definition_name(r));
+    roots.push_back(openapi_definition_name(r, "List"));
   }
-  out.push_back({kStatus, "Status is a return value for calls that don't return other objects."});
-  out.push_back({kDeleteOptions, "DeleteOptions may be provided when deleting an API object."});
-  out.push_back({kPatch, "Patch is provided to give a concrete name and type to the Kubernetes PATCH request body."});
-  return out;
+  return openapi::closure(roots);
 }
 
 std::string gvk_yaml(const ResourceInfo& r) {
@@ -309,9 +205,56 @@ pb::Writer pb_op(const Op& o) {
   return w;
 }
 
+std::string json_text(const rapidjson::Value& v) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  v.Accept(w);
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+// A rendered v2 schema (openapi_schema.h) as gnostic's Schema message. Vendor
+// extensions carry their value as YAML, which JSON text is.
+pb::Writer pb_schema(const rapidjson::Value& v) {
+  pb::Writer w;
+  for (const auto& m : v.GetObject()) {
+    std::string key = m.name.GetString();
+    const rapidjson::Value& val = m.value;
+    if (key == "$ref") {
+      w.bytes(1, val.GetString());
+    } else if (key == "format") {
+      w.bytes(2, val.GetString());
+    } else if (key == "description") {
+      w.bytes(4, val.GetString());
+    } else if (key == "required") {
+      for (const auto& r : val.GetArray()) w.bytes(19, r.GetString());
+    } else if (key == "enum") {
+      for (const auto& e : val.GetArray()) w.message(20, pb_any_yaml(json_text(e) + "\n"));
+    } else if (key == "additionalProperties") {
+      w.message(21, std::move(pb::Writer().message(1, pb_schema(val))));  // AdditionalPropertiesItem{schema=1}
+    } else if (key == "type") {
+      w.message(22, std::move(pb::Writer().bytes(1, val.GetString())));  // TypeItem{value=1}
+    } else if (key == "items") {
+      w.message(23, std::move(pb::Writer().message(1, pb_schema(val))));  // ItemsItem{schema=1}
+    } else if (key == "allOf") {
+      for (const auto& s : val.GetArray()) w.message(24, pb_schema(s));
+    } else if (key == "properties") {
+      pb::Writer props;  // Properties{additional_properties=1: NamedSchema{name=1, value=2}}
+      for (const auto& p : val.GetObject()) {
+        props.message(1, std::move(pb::Writer().bytes(1, p.name.GetString()).message(2, pb_schema(p.value))));
+      }
+      w.message(25, props);
+    } else if (key.rfind("x-", 0) == 0) {
+      w.message(31, pb_named_any(key, json_text(val) + "\n"));
+    }
+  }
+  return w;
+}
+
 }  // namespace
 
-std::string openapi_v2_json(const std::string& server_version) {
+namespace {
+
+std::string render_v2_json(const std::string& server_version) {
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   w.StartObject();
@@ -339,21 +282,21 @@ std::string openapi_v2_json(const std::string& server_version) {
   w.EndObject();
   w.Key("definitions");
   w.StartObject();
-  for (const auto& d : document_definitions()) {
-    w.Key(d.name.c_str());
-    w.StartObject();
-    w.Key("description");
-    w.String(d.description.c_str());
-    w.Key("type");
-    w.String("object");
-    w.EndObject();
+  std::vector<openapi::Gvk> served;
+  for (const auto& name : document_definitions(served)) {
+    const openapi::Definition* d = openapi::find_definition(name);
+    if (d == nullptr) continue;
+    rapidjson::Document doc;
+    openapi::render_definition(*d, openapi::kinds_of(name, served), openapi::Dialect::kV2, doc, doc.GetAllocator());
+    w.Key(name.c_str());
+    doc.Accept(w);
   }
   w.EndObject();
   w.EndObject();
   return std::string(buf.GetString(), buf.GetSize());
 }
 
-std::string openapi_v2_protobuf(const std::string& server_version) {
+std::string render_v2_protobuf(const std::string& server_version) {
   pb::Writer doc;  // Document
   doc.bytes(1, "2.0");
   doc.message(2, std::move(pb::Writer().bytes(1, "Kubernetes").bytes(2, server_version)));  // Info{title, version}
@@ -369,13 +312,36 @@ std::string openapi_v2_protobuf(const std::string& server_version) {
   }
   doc.message(8, paths);
   pb::Writer defs;  // Definitions{additional_properties=1: NamedSchema{name, value: Schema}}
-  for (const auto& d : document_definitions()) {
-    pb::Writer schema;  // Schema{description=4, type=22 (TypeItem{value=1})}
-    schema.bytes(4, d.description).message(22, std::move(pb::Writer().bytes(1, "object")));
-    defs.message(1, std::move(pb::Writer().bytes(1, d.name).message(2, schema)));
+  std::vector<openapi::Gvk> served;
+  for (const auto& name : document_definitions(served)) {
+    const openapi::Definition* d = openapi::find_definition(name);
+    if (d == nullptr) continue;
+    rapidjson::Document schema;
+    openapi::render_definition(*d, openapi::kinds_of(name, served), openapi::Dialect::kV2, schema,
+                               schema.GetAllocator());
+    defs.message(1, std::move(pb::Writer().bytes(1, name).message(2, pb_schema(schema))));
   }
   doc.message(9, defs);
   return doc.data();
 }
+
+}  // namespace
+
+// The document is the same for the server's life (the served resources are
+// fixed): rendered once per form, as kube-apiserver caches it.
+const std::string& cached(const std::string& server_version, bool protobuf) {
+  static std::mutex mu;
+  static std::map<std::pair<std::string, bool>, std::string> docs;
+  std::lock_guard lock(mu);
+  auto key = std::make_pair(server_version, protobuf);
+  auto it = docs.find(key);
+  if (it == docs.end()) {
+    it = docs.emplace(key, protobuf ? render_v2_protobuf(server_version) : render_v2_json(server_version)).first;
+  }
+  return it->second;
+}
+
+std::string openapi_v2_json(const std::string& server_version) { return cached(server_version, false); }
+std::string openapi_v2_protobuf(const std::string& server_version) { return cached(server_version, true); }
 
 }  // namespace draplane::server

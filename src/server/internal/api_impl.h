@@ -82,6 +82,13 @@ std::string served_text(const ResourceInfo& r, std::string stored_json);
 std::string openapi_v2_json(const std::string& server_version);
 std::string openapi_v2_protobuf(const std::string& server_version);
 
+// /openapi/v3 (openapi_v3.cc): the OpenAPI 3.0 document of one served
+// group-version ("" for core), "" when none is served; and the replies to
+// /openapi/v3 (the index) and /openapi/v3/<api/v1|apis/g/v>[?hash=...],
+// nullopt for other paths.
+std::string openapi_v3_json(const std::string& group, const std::string& version, const std::string& server_version);
+std::optional<Reply> openapi_v3(const Request& req, const ApiServerOptions& opts);
+
 // The apidiscovery.k8s.io version ("v2" or "v2beta1") of the aggregated
 // discovery document when the Accept header prefers one of
 // `application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList` (or

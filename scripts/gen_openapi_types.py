@@ -1,0 +1,349 @@
+#!/usr/bin/env python3
+"""Generates src/server/openapi_types_gen.cc: the field tables (types, json
+names, list/map/patch markers, enum values, descriptions) of the Kubernetes API
+types draplane serves, read from the API's own Go definitions and their
+generated field docs (types.go and types_swagger_doc_generated.go of
+k8s.io/api and k8s.io/apimachinery at a release branch).
+
+The output is data (the API's published schema), not code: the OpenAPI v2 and
+v3 documents are rendered from it by openapi_schema.cc.
+
+Usage: gen_openapi_types.py API_GIT_DIR APIMACHINERY_GIT_DIR REF > src/server/openapi_types_gen.cc
+(each GIT_DIR a clone or bare mirror; REF a branch such as release-1.36).
+"""
+import re
+import subprocess
+import sys
+
+API, MACH, REF = sys.argv[1], sys.argv[2], sys.argv[3]
+
+# Go package -> (git dir, path, OpenAPI name prefix)
+PACKAGES = {
+    "core/v1": (API, "core/v1", "io.k8s.api.core.v1."),
+    "resource/v1": (API, "resource/v1", "io.k8s.api.resource.v1."),
+    "resource/v1beta1": (API, "resource/v1beta1", "io.k8s.api.resource.v1beta1."),
+    "resource/v1beta2": (API, "resource/v1beta2", "io.k8s.api.resource.v1beta2."),
+    "coordination/v1": (API, "coordination/v1", "io.k8s.api.coordination.v1."),
+    "scheduling/v1": (API, "scheduling/v1", "io.k8s.api.scheduling.v1."),
+    "events/v1": (API, "events/v1", "io.k8s.api.events.v1."),
+    "meta/v1": (MACH, "pkg/apis/meta/v1", "io.k8s.apimachinery.pkg.apis.meta.v1."),
+}
+# Import aliases used in the packages above -> package key.
+ALIASES = {"v1": "core/v1", "corev1": "core/v1", "apiv1": "core/v1", "metav1": "meta/v1"}
+# Types with hand-written schemas (openapi_schema.cc): Go name -> OpenAPI name.
+SPECIAL = {
+    "metav1.Time": "io.k8s.apimachinery.pkg.apis.meta.v1.Time",
+    "metav1.MicroTime": "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime",
+    "metav1.FieldsV1": "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1",
+    "resource.Quantity": "io.k8s.apimachinery.pkg.api.resource.Quantity",
+    "intstr.IntOrString": "io.k8s.apimachinery.pkg.util.intstr.IntOrString",
+    "runtime.RawExtension": "io.k8s.apimachinery.pkg.runtime.RawExtension",
+}
+PRIMITIVE = {"string": "string", "bool": "boolean", "int32": "int32", "int64": "int64", "int": "integer",
+             "float64": "double", "[]byte": "byte", "types.UID": "string", "metav1.Duration": "string",
+             "types.NodeName": "string", "uint64": "int64"}
+# The roots: kinds (with their Lists) and the meta types the paths name.
+ROOTS = {
+    "core/v1": ["Pod", "PodList", "Node", "NodeList", "Namespace", "NamespaceList", "Event", "EventList", "Binding"],
+    "resource/v1": ["DeviceClass", "DeviceClassList", "ResourceClaim", "ResourceClaimList", "ResourceClaimTemplate",
+                    "ResourceClaimTemplateList", "ResourceSlice", "ResourceSliceList"],
+    "resource/v1beta1": ["DeviceClass", "DeviceClassList", "ResourceClaim", "ResourceClaimList",
+                         "ResourceClaimTemplate", "ResourceClaimTemplateList", "ResourceSlice", "ResourceSliceList"],
+    "resource/v1beta2": ["DeviceClass", "DeviceClassList", "ResourceClaim", "ResourceClaimList",
+                         "ResourceClaimTemplate", "ResourceClaimTemplateList", "ResourceSlice", "ResourceSliceList"],
+    "coordination/v1": ["Lease", "LeaseList"],
+    "scheduling/v1": ["PriorityClass", "PriorityClassList"],
+    "events/v1": ["Event", "EventList"],
+    "meta/v1": ["Status", "DeleteOptions", "Patch", "WatchEvent", "APIResourceList"],
+}
+
+
+# Field docs missing from the generated swagger docs (meta/v1 watch.go has none).
+DOC_OVERRIDES = {
+    ("meta/v1", "WatchEvent"): {
+        "": "Event represents a single event to a watched resource.",
+        "type": "Type of the event: ADDED, MODIFIED, DELETED, BOOKMARK or ERROR.",
+        "object": "Object is:\n * If Type is Added or Modified: the new state of the object.\n * If Type is Deleted: the "
+                  "state of the object immediately before deletion.\n * If Type is Error: *Status is recommended; other "
+                  "types may make sense\n   depending on context.",
+    },
+}
+
+
+def git_show(gitdir, path):
+    try:
+        return subprocess.run(["git", "-C", gitdir, "show", f"{REF}:{path}"], check=True, capture_output=True,
+                              text=True).stdout
+    except subprocess.CalledProcessError:
+        return ""
+
+
+def list_files(gitdir, path):
+    out = subprocess.run(["git", "-C", gitdir, "ls-tree", "--name-only", REF, path + "/"], check=True,
+                         capture_output=True, text=True).stdout.split()
+    return [f for f in out if f.endswith(".go") and not f.endswith("_test.go") and "zz_generated" not in f
+            and "generated.pb" not in f]
+
+
+class Pkg:
+    def __init__(self, key):
+        self.key = key
+        gitdir, path, self.prefix = PACKAGES[key]
+        self.structs = {}  # name -> (markers, [(goname, gotype, jsontag, markers)])
+        self.aliases = {}  # name -> (gotype, markers)
+        self.consts = {}  # type -> [values]
+        self.docs = {}  # type -> {field: doc}
+        for f in list_files(gitdir, path):
+            text = git_show(gitdir, f)
+            if f.endswith("types_swagger_doc_generated.go"):
+                self.parse_docs(text)
+            else:
+                self.parse_types(text)
+
+    def parse_docs(self, text):
+        for m in re.finditer(r"var map_(\w+) = map\[string\]string\{\n(.*?)\n\}", text, re.S):
+            d = {}
+            for line in m.group(2).split("\n"):
+                fm = re.match(r'\s*"([^"]*)":\s*(".*"),\s*$', line)
+                if fm:
+                    d[fm.group(1)] = eval(fm.group(2))  # a Go string literal is a Python one here
+            self.docs[m.group(1)] = d
+
+    def parse_types(self, text):
+        lines = text.split("\n")
+        i = 0
+        comments = []
+        in_const = False
+        while i < len(lines):
+            line = lines[i]
+            s = line.strip()
+            if s.startswith("//"):
+                comments.append(s[2:].strip())
+                i += 1
+                continue
+            m = re.match(r"type (\w+) struct\s*\{\s*\}", line)
+            if m:
+                self.structs[m.group(1)] = ([c for c in comments if c.startswith("+")], [])
+                comments = []
+                i += 1
+                continue
+            m = re.match(r"type (\w+) struct \{\s*$", line)
+            if m:
+                name = m.group(1)
+                markers = [c for c in comments if c.startswith("+")]
+                fields = []
+                fcomments = []
+                i += 1
+                while i < len(lines) and not lines[i].startswith("}"):
+                    fl = lines[i].strip()
+                    if fl.startswith("//"):
+                        fcomments.append(fl[2:].strip())
+                    elif fl:
+                        fm = re.match(r'^(?:(\w+)\s+)?([\w.\[\]*]+)\s+`json:"([^"]*)"', fl)
+                        if fm:
+                            fields.append((fm.group(1), fm.group(2), fm.group(3),
+                                           [c for c in fcomments if c.startswith("+")]))
+                        fcomments = []
+                    else:
+                        fcomments = []
+                    i += 1
+                self.structs[name] = (markers, fields)
+                comments = []
+                i += 1
+                continue
+            m = re.match(r"type (\w+) ([\w.\[\]*]+)\s*$", line)
+            if m:
+                self.aliases[m.group(1)] = (m.group(2), [c for c in comments if c.startswith("+")])
+            if s.startswith("const ("):
+                in_const = True
+            elif in_const and s == ")":
+                in_const = False
+            elif in_const or s.startswith("const "):
+                cm = re.match(r'(?:const )?\w+\s+(\w+)\s*=\s*"([^"]*)"', s)
+                if cm:
+                    self.consts.setdefault(cm.group(1), []).append(cm.group(2))
+            comments = []
+            i += 1
+
+
+pkgs = {k: Pkg(k) for k in PACKAGES}
+out_types = {}  # full name -> dict
+queue = []
+
+
+def want(pkgkey, name):
+    full = pkgs[pkgkey].prefix + name
+    if full not in out_types and (pkgkey, name) not in queue:
+        queue.append((pkgkey, name))
+    return full
+
+
+def resolve(pkgkey, gotype, field_markers):
+    """-> (type expression, enum values)"""
+    t = gotype.lstrip("*")
+    if t in PRIMITIVE:
+        return PRIMITIVE[t], []
+    if t.startswith("[]"):
+        inner, enum = resolve(pkgkey, t[2:], [])
+        return "[]" + inner, enum
+    if t.startswith("map["):
+        val = t[t.index("]") + 1:]
+        inner, enum = resolve(pkgkey, val, [])
+        return "map[]" + inner, enum
+    if "." in t:
+        alias, name = t.split(".", 1)
+        if t in SPECIAL:
+            return SPECIAL[t], []
+        if alias in ALIASES:
+            return resolve_named(ALIASES[alias], name)
+        if t in ("metav1.Time",):
+            return SPECIAL[t], []
+        raise SystemExit(f"unknown type {t} in {pkgkey}")
+    if pkgkey == "meta/v1" and "metav1." + t in SPECIAL:
+        return SPECIAL["metav1." + t], []
+    return resolve_named(pkgkey, t)
+
+
+def resolve_named(pkgkey, name):
+    p = pkgs[pkgkey]
+    if name in p.structs:
+        return want(pkgkey, name), []
+    if name in p.aliases:
+        base, markers = p.aliases[name]
+        expr, _ = resolve(pkgkey, base, [])
+        enum = sorted(set(p.consts.get(name, []))) if "+enum" in markers else []
+        return expr, enum
+    if pkgkey != "meta/v1" and "metav1." + name in SPECIAL:
+        return SPECIAL["metav1." + name], []
+    raise SystemExit(f"unknown type {name} in {pkgkey}")
+
+
+def marker(markers, key):
+    for m in markers:
+        if m.startswith("+" + key + "="):
+            return m.split("=", 1)[1]
+    return ""
+
+
+def emit_type(pkgkey, name):
+    p = pkgs[pkgkey]
+    markers, fields = p.structs[name]
+    docs = p.docs.get(name, {}) or DOC_OVERRIDES.get((pkgkey, name), {})
+    out = {"name": p.prefix + name, "description": docs.get("", ""), "fields": [],
+           "map_type": "atomic" if "+structType=atomic" in markers or "+mapType=atomic" in markers else ""}
+    for goname, gotype, tag, fmarkers in fields:
+        jname, *opts = tag.split(",")
+        if "inline" in opts or (goname is None and not jname):
+            # Embedded struct: its fields are this one's (TypeMeta, ProbeHandler, VolumeSource ...).
+            t = gotype.lstrip("*")
+            if "." in t:
+                alias, inner = t.split(".", 1)
+                ipkg = ALIASES[alias]
+            else:
+                ipkg, inner = pkgkey, t
+            sub = emit_type(ipkg, inner)
+            out["fields"].extend(sub["fields"])
+            continue
+        if jname == "-" or not jname:
+            continue
+        expr, enum = resolve(pkgkey, gotype, fmarkers)
+        optional = "+optional" in fmarkers or "omitempty" in opts or "omitzero" in opts
+        required = "+required" in fmarkers or not optional
+        out["fields"].append({
+            "name": jname, "type": expr, "description": docs.get(jname, ""), "required": required,
+            "enum": enum, "list_type": marker(fmarkers, "listType"),
+            "list_map_keys": [marker([m], "listMapKey") for m in fmarkers if m.startswith("+listMapKey=")],
+            "map_type": marker(fmarkers, "mapType"),
+            "patch_strategy": marker(fmarkers, "patchStrategy"),
+            "patch_merge_key": marker(fmarkers, "patchMergeKey"),
+        })
+    return out
+
+
+for pkgkey, names in ROOTS.items():
+    for n in names:
+        want(pkgkey, n)
+while queue:
+    pkgkey, name = queue.pop(0)
+    t = emit_type(pkgkey, name)
+    out_types[t["name"]] = t
+
+
+def cstr(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def cvec(v):
+    return "{" + ", ".join(cstr(x) for x in v) + "}"
+
+
+print("// Generated by scripts/gen_openapi_types.py from k8s.io/api and k8s.io/apimachinery")
+print(f"// ({REF}): the field tables of the served kinds. Do not edit; regenerate.")
+print("// Plain constant arrays (quick to compile), made Definitions on first use.")
+print('#include "server/openapi_schema.h"\n')
+print("namespace draplane::server::openapi {")
+print("namespace {\n")
+print("struct RawField {")
+print("  const char *name, *type, *description;")
+print("  bool required;")
+print("  const char *enum_values, *list_type, *list_map_keys, *map_type, *patch_strategy, *patch_merge_key;  // lists: ','-joined")
+print("};")
+print("struct RawDefinition {")
+print("  const char *name, *description, *map_type;")
+print("  const RawField* fields;")
+print("  size_t n;")
+print("};\n")
+names = sorted(out_types)
+for i, name in enumerate(names):
+    t = out_types[name]
+    if not t["fields"]:
+        continue
+    print(f"const RawField kFields{i}[] = {{")
+    for f in t["fields"]:
+        vals = [cstr(f["name"]), cstr(f["type"]), cstr(f["description"]), "true" if f["required"] else "false",
+                cstr(",".join(f["enum"])), cstr(f["list_type"]), cstr(",".join(f["list_map_keys"])),
+                cstr(f["map_type"]), cstr(f["patch_strategy"]), cstr(f["patch_merge_key"])]
+        print("    {" + ", ".join(vals) + "},")
+    print("};")
+print("\nconst RawDefinition kDefinitions[] = {")
+for i, name in enumerate(names):
+    t = out_types[name]
+    fields = f"kFields{i}, {len(t['fields'])}" if t["fields"] else "nullptr, 0"
+    print(f"    {{{cstr(name)}, {cstr(t['description'])}, {cstr(t['map_type'])}, {fields}}},")
+print("};\n")
+print("""std::vector<std::string> split(const char* s) {
+  std::vector<std::string> out;
+  std::string v = s;
+  size_t start = 0;
+  while (!v.empty() && start <= v.size()) {
+    size_t comma = v.find(',', start);
+    out.push_back(v.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<Definition>& generated_definitions() {
+  static const std::vector<Definition> kOut = [] {
+    std::vector<Definition> out;
+    for (const auto& r : kDefinitions) {
+      Definition d;
+      d.name = r.name;
+      d.description = r.description;
+      d.map_type = r.map_type;
+      for (size_t i = 0; i < r.n; ++i) {
+        const RawField& f = r.fields[i];
+        d.fields.push_back(Field{f.name, f.type, f.description, f.required, split(f.enum_values), f.list_type,
+                                 split(f.list_map_keys), f.map_type, f.patch_strategy, f.patch_merge_key});
+      }
+      out.push_back(std::move(d));
+    }
+    return out;
+  }();
+  return kOut;
+}
+""")
+print("}  // namespace draplane::server::openapi")
