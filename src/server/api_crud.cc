@@ -384,6 +384,7 @@ Reply ApiServer::Impl::get(const Request& req, const Target& t) {
     return error_reply(from_code(cur.error().code(), cur.error().message()));
   }
   if (wants_table(req.accept)) {
+    if (auto e = check_table_options(req)) return error_reply(*e);
     to_served_version(*t.resource, cur->object);
     std::vector<const JsonValue*> one{&cur->object};
     return json_reply(200, to_table(*t.resource, one, std::to_string(cur->mod_revision), "", opts_.now(),
@@ -493,6 +494,7 @@ Reply ApiServer::Impl::list(const Request& req, const Target& t) {
     token = b64(tok);
   }
   if (table) {
+    if (auto e = check_table_options(req)) return error_reply(*e);
     std::vector<const JsonValue*> ptrs;
     for (const auto& o : items) ptrs.push_back(&o);
     return json_reply(200, to_table(*t.resource, ptrs, std::to_string(revision), token, opts_.now(),

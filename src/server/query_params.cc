@@ -137,4 +137,12 @@ std::vector<std::string> query_dry_run(const Request& req) {
 
 bool is_dry_run(const Request& req) { return query_string(req, "dryRun") == "All"; }
 
+std::optional<ApiError> check_table_options(const Request& req) {
+  std::string v = query_string(req, "includeObject");
+  if (v.empty() || v == "None" || v == "Metadata" || v == "Object") return std::nullopt;
+  ResourceInfo options{"meta.k8s.io", "v1", "", "", "TableOptions", false, {}, {}, false};
+  return invalid(options, "",
+                 {api::field_invalid(api::FieldPath("includeObject"), v, "must be 'Metadata', 'Object', 'None', or empty")});
+}
+
 }  // namespace draplane::server

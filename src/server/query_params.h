@@ -58,5 +58,9 @@ std::vector<std::string> query_dry_run(const Request& req);
 // Whether the request is a dry run (dryRun=All).
 bool is_dry_run(const Request& req);
 
+// ValidateTableOptions, for answers as a Table: includeObject is None, Metadata,
+// Object or empty (422 `TableOptions.meta.k8s.io "" is invalid` otherwise).
+std::optional<ApiError> check_table_options(const Request& req);
+
 
 }  // namespace draplane::server

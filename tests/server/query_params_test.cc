@@ -439,6 +439,24 @@ TEST_F(QueryParamsTest, DryRunAndDeleteOptions) {
   EXPECT_EQ(call("GET", std::string(kClaims) + "/d0").code, 404);
 }
 
+TEST_F(QueryParamsTest, TableOptionsIncludeObject) {
+  seed();
+  const char* table = "application/json;as=Table;v=v1;g=meta.k8s.io";
+  Request r = request("GET", std::string(kClaims) + "?includeObject=All");
+  r.accept = table;
+  Response out = api_->handle(r).response;
+  EXPECT_EQ(out.code, 422) << out.body;
+  EXPECT_EQ(message(out), "TableOptions.meta.k8s.io \"\" is invalid: includeObject: Invalid value: \"All\": must be "
+                          "'Metadata', 'Object', 'None', or empty");
+  r.path += "/c0";
+  EXPECT_EQ(api_->handle(r).response.code, 422);
+  r = request("GET", std::string(kClaims) + "?includeObject=Metadata");
+  r.accept = table;
+  EXPECT_EQ(api_->handle(r).response.code, 200);
+  // Not a Table: TableOptions are not read.
+  EXPECT_EQ(call("GET", std::string(kClaims) + "?includeObject=All").code, 200);
+}
+
 TEST_F(QueryParamsTest, WatchFromEmptyResourceVersionSendsInitialEventsAndBookmark) {
   seed();
   // WatchList defaulting: "" means sendInitialEvents=true; with bookmarks the
