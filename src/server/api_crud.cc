@@ -1,6 +1,8 @@
 // Get, list, create, update, patch, delete and binding: the generic registry
 // (after k8s.io/apiserver pkg/registry/generic/registry/store.go).
 #include <algorithm>
+#include <cstring>
+#include <limits>
 
 #include "server/internal/impl_class.h"
 
@@ -11,7 +13,52 @@ std::string q(const Request& req, const char* key) {
   auto it = req.query.find(key);
   return it == req.query.end() ? std::string() : it->second;
 }
-bool dry_run(const Request& req) { return q(req, "dryRun") == "All"; }
+bool dry_run(const Request& req) { return is_dry_run(req); }
+
+// DeleteOptions as the delete handlers read them: from the body when there is
+// one, else from the query (gracePeriodSeconds, orphanDependents,
+// propagationPolicy, dryRun); then ValidateDeleteOptions. Sets `dry`.
+std::optional<ApiError> delete_options(const Request& req, bool& dry) {
+  std::vector<std::string> dry_values;
+  std::optional<std::string> policy;
+  bool orphan_set = false;
+  if (!req.body.empty()) {
+    auto b = parse_json(req.body);
+    if (!b.has_value()) return bad_request(b.error().message());
+    if (b->IsObject()) {
+      if (const JsonValue* d = find(*b, {"dryRun"}); d != nullptr && d->IsArray()) {
+        for (const auto& v : d->GetArray()) dry_values.push_back(v.IsString() ? v.GetString() : "");
+      }
+      if (const JsonValue* pp = find(*b, {"propagationPolicy"}); pp != nullptr && pp->IsString()) {
+        policy = pp->GetString();
+      }
+      const JsonValue* o = find(*b, {"orphanDependents"});
+      orphan_set = o != nullptr && !o->IsNull();
+    }
+  } else {
+    auto grace = query_int64(req, "gracePeriodSeconds");
+    if (!grace.has_value()) return bad_request(grace.error().message());
+    orphan_set = query_option_bool(req, "orphanDependents").has_value();
+    policy = query_value(req, "propagationPolicy");
+    dry_values = query_dry_run(req);
+  }
+  api::FieldErrorList errs;
+  const api::FieldPath policy_path("propagationPolicy");
+  if (orphan_set && policy) {
+    errs.push_back(api::field_invalid(policy_path, *policy, "orphanDependents and deletionPropagation cannot be both set"));
+  }
+  if (policy && *policy != "Foreground" && *policy != "Background" && *policy != "Orphan") {
+    errs.push_back(api::field_not_supported(policy_path, *policy, {"Foreground", "Background", "Orphan", "nil"}));
+  }
+  std::optional<ApiError> dry_error = check_dry_run(dry_values, "DeleteOptions");
+  if (dry_error) api::append_errors(errs, dry_error->causes);
+  if (!errs.empty()) {
+    ResourceInfo options{"meta.k8s.io", "v1", "", "", "DeleteOptions", false, {}, {}, false};
+    return invalid(options, "", std::move(errs));
+  }
+  dry = !dry_values.empty();
+  return std::nullopt;
+}
 
 // An object going out: converted to the requested version (served_text).
 Reply object_reply(const ResourceInfo& r, int code, const JsonValue& obj) {
@@ -77,49 +124,99 @@ bool equal_ignoring_rv(const JsonValue& a, const JsonValue& b) {
   return x == y;
 }
 
+// Continue tokens are base64 RawURLEncoding of
+// {"v":"meta.k8s.io/v1","rv":<revision>,"start":"<last key>"}, as upstream's
+// storage encodes them (draplane's start key is the last key returned).
+constexpr const char* kUrlAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
 std::string b64(const std::string& in) {
-  static const char* k = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
   size_t i = 0;
   for (; i + 2 < in.size(); i += 3) {
     uint32_t n = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
-    for (int s = 18; s >= 0; s -= 6) out += k[(n >> s) & 63];
+    for (int s = 18; s >= 0; s -= 6) out += kUrlAlphabet[(n >> s) & 63];
   }
   if (i + 1 == in.size()) {
     uint32_t n = uint8_t(in[i]) << 16;
-    out += k[(n >> 18) & 63];
-    out += k[(n >> 12) & 63];
-    out += "==";
+    out += kUrlAlphabet[(n >> 18) & 63];
+    out += kUrlAlphabet[(n >> 12) & 63];
   } else if (i + 2 == in.size()) {
     uint32_t n = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
-    out += k[(n >> 18) & 63];
-    out += k[(n >> 12) & 63];
-    out += k[(n >> 6) & 63];
-    out += '=';
+    out += kUrlAlphabet[(n >> 18) & 63];
+    out += kUrlAlphabet[(n >> 12) & 63];
+    out += kUrlAlphabet[(n >> 6) & 63];
   }
   return out;
 }
 
-std::string unb64(const std::string& in) {
+// Go's base64.RawURLEncoding.DecodeString: the URL alphabet, no padding, CR
+// and LF skipped; the error names the offset as Go's CorruptInputError does.
+Result<std::string> unb64(const std::string& in) {
   std::string out;
   uint32_t buf = 0;
-  int bits = 0;
-  for (char c : in) {
-    int v;
-    if (c >= 'A' && c <= 'Z') v = c - 'A';
-    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') v = c - '0' + 52;
-    else if (c == '+' || c == '-') v = 62;
-    else if (c == '/' || c == '_') v = 63;
-    else continue;
-    buf = (buf << 6) | static_cast<uint32_t>(v);
+  int bits = 0, pending = 0;
+  size_t last = 0;
+  for (size_t i = 0; i < in.size(); ++i) {
+    char c = in[i];
+    if (c == '\r' || c == '\n') continue;
+    const char* at = std::strchr(kUrlAlphabet, c);
+    if (c == '\0' || at == nullptr) {
+      return Status(Code::kBadRequest, "illegal base64 data at input byte " + std::to_string(i));
+    }
+    buf = (buf << 6) | static_cast<uint32_t>(at - kUrlAlphabet);
     bits += 6;
+    pending = (pending + 1) % 4;
+    last = i;
     if (bits >= 8) {
       bits -= 8;
       out += static_cast<char>((buf >> bits) & 0xff);
     }
   }
+  if (pending == 1) return Status(Code::kBadRequest, "illegal base64 data at input byte " + std::to_string(last));
   return out;
+}
+
+struct ContinueToken {
+  int64_t revision = 0;  // < 0: the latest
+  std::string start;     // the last key returned, below the prefix
+};
+
+// storage.DecodeContinue, with its errors ("continue key is not valid: ...").
+Result<ContinueToken> decode_continue(const std::string& token) {
+  auto fail = [](const std::string& why) {
+    return Status(Code::kBadRequest, "continue key is not valid" + (why.empty() ? std::string() : ": " + why));
+  };
+  auto data = unb64(token);
+  if (!data.has_value()) return fail(data.error().message());
+  auto doc = parse_json(*data);
+  if (!doc.has_value()) return fail(doc.error().message());
+  if (!doc->IsObject()) return fail("json: cannot unmarshal " + std::string(doc->IsArray() ? "array" : "value") +
+                                    " into Go value of type storage.continueToken");
+  const JsonValue* v = find(*doc, {"v"});
+  const JsonValue* rv = find(*doc, {"rv"});
+  const JsonValue* start = find(*doc, {"start"});
+  if (rv != nullptr && !rv->IsNull() && !rv->IsInt64()) {
+    return fail("json: cannot unmarshal " + std::string(rv->IsString() ? "string" : "number") +
+                " into Go struct field continueToken.rv of type int64");
+  }
+  std::string version = v != nullptr && v->IsString() ? v->GetString() : "";
+  if (version != "meta.k8s.io/v1") {
+    return Status(Code::kBadRequest,
+                  "continue key is not valid: server does not recognize this encoded version " + version);
+  }
+  ContinueToken t;
+  t.revision = rv != nullptr && rv->IsInt64() ? rv->GetInt64() : 0;
+  if (t.revision == 0) return fail("incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
+  t.start = start != nullptr && start->IsString() ? std::string(start->GetString(), start->GetStringLength()) : "";
+  if (t.start.empty()) return fail("encoded start key empty (version meta.k8s.io/v1)");
+  // A start key that path.Clean would change could climb out of the prefix.
+  std::string key = t.start[0] == '/' ? t.start : "/" + t.start;
+  bool clean = key.find("//") == std::string::npos && key.find("/./") == std::string::npos &&
+               key.find("/../") == std::string::npos && !key.ends_with("/.") && !key.ends_with("/..") &&
+               (key.size() == 1 || key.back() != '/');
+  if (!clean) return fail(t.start);
+  t.start = key.substr(1);
+  return t;
 }
 
 // The stored JSON with metadata.resourceVersion spliced in without parsing it:
@@ -168,6 +265,7 @@ std::optional<ApiError> check_manager_options(const Request& req, std::string_vi
     errs.push_back(api::field_forbidden(api::FieldPath("force"), "may not be specified for non-apply patch"));
   }
   if (manager.size() > 128) errs.push_back(api::field_too_long(api::FieldPath("fieldManager"), 128));
+  if (auto e = check_dry_run(query_dry_run(req), options_kind)) api::append_errors(errs, e->causes);
   if (errs.empty()) return std::nullopt;
   ResourceInfo options{"meta.k8s.io", "v1", "", "", std::string(options_kind), false, {}, {}, false};
   return invalid(options, "", std::move(errs));
@@ -270,12 +368,23 @@ Result<Stored> ApiServer::Impl::load(const std::string& key, int64_t revision) {
 
 Reply ApiServer::Impl::get(const Request& req, const Target& t) {
   if (auto e = authorize(req, t, "get", nullptr, nullptr)) return error_reply(*e);
+  // The watch cache serves a get with a resourceVersion; one that is not a
+  // uint64 fails there with an error that is not a Status (500, reason unset).
+  if (std::string rv = q(req, "resourceVersion"); !rv.empty() && rv != "0") {
+    if (auto n = go_parse_uint64(rv); !n.has_value()) {
+      ApiError e = from_code(Code::kInternal,
+                             api::field_invalid(api::FieldPath("resourceVersion"), rv, n.error().message()).to_string());
+      e.reason = "";
+      return error_reply(e);
+    }
+  }
   auto cur = load(t.key());
   if (!cur.has_value()) {
     if (cur.error().code() == Code::kNotFound) return error_reply(not_found(*t.resource, t.name));
     return error_reply(from_code(cur.error().code(), cur.error().message()));
   }
   if (wants_table(req.accept)) {
+    if (auto e = check_table_options(req)) return error_reply(*e);
     to_served_version(*t.resource, cur->object);
     std::vector<const JsonValue*> one{&cur->object};
     return json_reply(200, to_table(*t.resource, one, std::to_string(cur->mod_revision), "", opts_.now(),
@@ -286,19 +395,42 @@ Reply ApiServer::Impl::get(const Request& req, const Target& t) {
 
 Reply ApiServer::Impl::list(const Request& req, const Target& t) {
   if (auto e = authorize(req, t, "list", nullptr, nullptr)) return error_reply(*e);
-  auto params = parse_list_params(req, *t.resource);
-  if (!params.has_value()) return error_reply(from_code(params.error().code(), params.error().message()));
-  const ListParams& p = *params;
+  ListParams p;
+  if (auto e = parse_list_params(req, *t.resource, p)) return error_reply(*e);
   std::string prefix = t.prefix();
   store::ListOptions so;
+  // storage.ValidateListOptions: the continue token, else the resourceVersion.
   if (!p.continue_token.empty()) {
-    auto tok = parse_json(unb64(p.continue_token));
-    const JsonValue* rv = tok.has_value() ? find(*tok, {"rv"}) : nullptr;
-    if (!tok.has_value() || !rv || !rv->IsInt64()) return error_reply(bad_request("continue key is not valid: invalid token"));
-    so.revision = rv->GetInt64();
-    so.start_after = prefix + get_string(*tok, {"start"});
-  } else if (p.resource_version_match == "Exact" && !p.resource_version.empty()) {
-    so.revision = std::strtoll(p.resource_version.c_str(), nullptr, 10);
+    auto tok = decode_continue(p.continue_token);
+    if (!tok.has_value()) return error_reply(bad_request("invalid continue token: " + tok.error().message()));
+    if (!p.resource_version.empty() && p.resource_version != "0") {
+      return error_reply(bad_request("specifying resource version is not allowed when using continue"));
+    }
+    so.revision = std::max<int64_t>(tok->revision, 0);
+    so.start_after = prefix + tok->start;
+  } else if (!p.resource_version.empty()) {
+    uint64_t rv = 0;
+    if (p.resource_version != "0") {
+      auto n = go_parse_uint64(p.resource_version);
+      if (!n.has_value()) {
+        return error_reply(bad_request(
+            "invalid resource version: " +
+            api::field_invalid(api::FieldPath("resourceVersion"), p.resource_version, n.error().message()).to_string()));
+      }
+      rv = *n;
+    }
+    // Exact lists at the revision; so does a paged list with a plain resourceVersion.
+    bool exact = p.resource_version_match == "Exact" || (p.resource_version_match.empty() && p.limit > 0 && rv > 0);
+    if (exact) so.revision = static_cast<int64_t>(std::min<uint64_t>(rv, std::numeric_limits<int64_t>::max()));
+    // A revision the store has not reached: etcd's future-revision error for an
+    // exact list, the watch cache's (retry after 1 s) for a not-older-than one.
+    if (int64_t current = store_.current_revision(); rv > static_cast<uint64_t>(current)) {
+      ApiError e = from_code(Code::kDeadlineExceeded, "Timeout: Too large resource version: " + std::to_string(rv) +
+                                                          ", current: " + std::to_string(current));
+      e.other_causes.push_back({"ResourceVersionTooLarge", "Too large resource version", ""});
+      e.retry_after = exact ? 0 : 1;
+      return error_reply(e);
+    }
   }
   bool filtering = !p.labels.empty() || !p.fields.empty();
   bool table = wants_table(req.accept);
@@ -310,12 +442,15 @@ Reply ApiServer::Impl::list(const Request& req, const Target& t) {
   bool more = false;
   for (;;) {
     store::ListOptions chunk = so;
-    chunk.limit = p.limit == 0 ? 0 : filtering ? std::max<int64_t>(p.limit, 500) : p.limit;
+    chunk.limit = p.limit <= 0 ? 0 : filtering ? std::max<int64_t>(p.limit, 500) : p.limit;
     auto l = store_.list(prefix, chunk);
     if (!l.has_value()) {
       if (l.error().code() == Code::kGone) {
-        ApiError e = from_code(Code::kGone, "The provided continue parameter is too old to display a consistent list "
-                                            "result. You can start a new list without the continue parameter.");
+        ApiError e = from_code(Code::kGone, p.continue_token.empty()
+                                                ? "The resourceVersion for the provided list is too old."
+                                                : "The provided continue parameter is too old to display a consistent "
+                                                  "list result. You can start a new list without the continue "
+                                                  "parameter.");
         return error_reply(e);
       }
       return error_reply(from_code(l.error().code(), l.error().message()));
@@ -359,6 +494,7 @@ Reply ApiServer::Impl::list(const Request& req, const Target& t) {
     token = b64(tok);
   }
   if (table) {
+    if (auto e = check_table_options(req)) return error_reply(*e);
     std::vector<const JsonValue*> ptrs;
     for (const auto& o : items) ptrs.push_back(&o);
     return json_reply(200, to_table(*t.resource, ptrs, std::to_string(revision), token, opts_.now(),
@@ -509,7 +645,7 @@ Reply ApiServer::Impl::update(const Request& req, const Target& t, const std::st
   if (apply) {
     if (auto e = check_applied(r, *body)) return error_reply(*e);
   }
-  bool force = q(req, "force") == "true" || q(req, "force") == "1";
+  bool force = query_flag(req, "force");
   const ssa::Schema& schema = ssa::schema_for(r.group, r.kind);
   ssa::Writer writer = writer_of(req, r, t.subresource);
   const std::string key = t.key();
@@ -727,10 +863,8 @@ Reply ApiServer::Impl::remove(const Request& req, const Target& t) {
     if (!b.has_value()) return error_reply(bad_request(b.error().message()));
     opts = std::move(b).value();
   }
-  bool dry = dry_run(req);
-  if (const JsonValue* d = opts.IsObject() ? find(opts, {"dryRun"}) : nullptr) {
-    if (d->IsArray() && !d->Empty() && (*d)[0].IsString() && std::string((*d)[0].GetString()) == "All") dry = true;
-  }
+  bool dry = false;
+  if (auto e = delete_options(req, dry)) return error_reply(*e);
   for (int attempt = 0; attempt < 16; ++attempt) {
     auto cur = load(t.key());
     if (!cur.has_value()) {
@@ -763,8 +897,10 @@ Reply ApiServer::Impl::remove(const Request& req, const Target& t) {
 
 Reply ApiServer::Impl::remove_collection(const Request& req, const Target& t) {
   if (auto e = authorize(req, t, "deletecollection", nullptr, nullptr)) return error_reply(*e);
-  auto params = parse_list_params(req, *t.resource);
-  if (!params.has_value()) return error_reply(from_code(params.error().code(), params.error().message()));
+  ListParams params;
+  if (auto e = parse_list_params(req, *t.resource, params)) return error_reply(*e);
+  bool dry = false;
+  if (auto e = delete_options(req, dry)) return error_reply(*e);
   auto l = store_.list(t.prefix());
   if (!l.has_value()) return error_reply(from_code(l.error().code(), l.error().message()));
   std::string body = R"({"kind":")" + t.resource->kind + R"(List","apiVersion":")" + t.resource->group_version() +
@@ -772,14 +908,14 @@ Reply ApiServer::Impl::remove_collection(const Request& req, const Target& t) {
   bool first = true;
   for (const auto& kv : l->items) {
     auto obj = parse_json(kv.value);
-    if (!obj.has_value() || !selected(*params, *obj)) continue;
+    if (!obj.has_value() || !selected(params, *obj)) continue;
     Target one = t;
     one.name = get_string(*obj, {"metadata", "name"});
     one.namespace_ = get_string(*obj, {"metadata", "namespace"});
     // NodeRestriction checks each object a delete-collection deletes.
     if (auto e = authorize(req, one, "delete", &*obj, nullptr)) return error_reply(*e);
     set_resource_version(*obj, kv.mod_revision);
-    auto res = delete_object(one, Stored{std::move(obj).value(), kv.mod_revision}, dry_run(req));
+    auto res = delete_object(one, Stored{std::move(obj).value(), kv.mod_revision}, dry);
     if (!res.has_value()) continue;
     if (!first) body += ',';
     first = false;

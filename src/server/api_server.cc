@@ -93,8 +93,7 @@ ApiServer::Outcome ApiServer::handle(const Request& request) {
       else if (m == "GET" && !named) l.verb = "LIST";
       else if (m == "DELETE" && !named) l.verb = "DELETECOLLECTION";
       else if (m == "PATCH" && media_type(request.content_type) == "application/apply-patch+yaml") l.verb = "APPLY";
-      auto dr = request.query.find("dryRun");
-      l.dry_run = dr != request.query.end() && dr->second == "All";
+      l.dry_run = is_dry_run(request);
     }
     impl_->metrics_->observe_request(l, out.response.code, secs);
   }
@@ -215,8 +214,9 @@ ApiServer::Outcome ApiServer::Impl::handle(const Request& req) {
     out.response = pod_log(rq, *t);
   } else if (m == "GET") {
     if (t->name.empty()) {
-      auto w = rq.query.find("watch");
-      if (w != rq.query.end() && (w->second == "true" || w->second == "1")) return watch(rq, *t);
+      // ListOptions.watch converts as every options boolean does: the Python
+      // client's `watch=True` is a watch.
+      if (query_flag(rq, "watch")) return watch(rq, *t);
       out.response = list(rq, *t);
     } else {
       out.response = get(rq, *t);
@@ -243,26 +243,86 @@ ApiServer::Outcome ApiServer::Impl::handle(const Request& req) {
   return out;
 }
 
-Result<ListParams> parse_list_params(const Request& req, const ResourceInfo& r) {
-  ListParams p;
-  auto q = [&](const char* k) {
-    auto it = req.query.find(k);
-    return it == req.query.end() ? std::string() : it->second;
-  };
-  ASSIGN_OR_RETURN(p.labels, Selector::parse_labels(q("labelSelector")));
-  ASSIGN_OR_RETURN(p.fields, Selector::parse_fields(q("fieldSelector"), r));
-  std::string limit = q("limit");
-  if (!limit.empty()) {
-    char* end = nullptr;
-    p.limit = std::strtoll(limit.c_str(), &end, 10);
-    if (end == limit.c_str() || *end != '\0' || p.limit < 0) {
-      return Status(Code::kBadRequest, "invalid limit \"" + limit + "\"");
+namespace {
+
+ApiError invalid_list_options(api::FieldErrorList errs) {
+  ResourceInfo options{"meta.k8s.io", "v1", "", "", "ListOptions", false, {}, {}, false};
+  return invalid(options, "", std::move(errs));
+}
+
+// metainternalversion validation ValidateListOptions (and validateWatchOptions),
+// with the WatchList feature on.
+api::FieldErrorList validate_list_options(const ListParams& p) {
+  api::FieldErrorList errs;
+  const api::FieldPath match_path("resourceVersionMatch");
+  const std::string& match = p.resource_version_match;
+  if (p.watch) {
+    if (p.send_initial_events.has_value() && match != "NotOlderThan") {
+      errs.push_back(api::field_forbidden(match_path, "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"));
+    }
+    if (!match.empty()) {
+      if (!p.send_initial_events.has_value()) {
+        errs.push_back(api::field_forbidden(match_path, "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"));
+      }
+      if (match != "NotOlderThan") errs.push_back(api::field_not_supported(match_path, match, {"NotOlderThan"}));
+      if (!p.continue_token.empty()) {
+        errs.push_back(api::field_forbidden(match_path, "resourceVersionMatch is forbidden when continue is provided"));
+      }
+    }
+    return errs;
+  }
+  if (!match.empty()) {
+    if (p.resource_version.empty()) {
+      errs.push_back(api::field_forbidden(match_path, "resourceVersionMatch is forbidden unless resourceVersion is provided"));
+    }
+    if (!p.continue_token.empty()) {
+      errs.push_back(api::field_forbidden(match_path, "resourceVersionMatch is forbidden when continue is provided"));
+    }
+    if (match != "Exact" && match != "NotOlderThan") {
+      errs.push_back(api::field_not_supported(match_path, match, {"Exact", "NotOlderThan", ""}));
+    }
+    if (match == "Exact" && p.resource_version == "0") {
+      errs.push_back(api::field_forbidden(match_path, "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\""));
     }
   }
-  p.continue_token = q("continue");
-  p.resource_version = q("resourceVersion");
-  p.resource_version_match = q("resourceVersionMatch");
-  return p;
+  if (p.send_initial_events.has_value()) {
+    errs.push_back(api::field_forbidden(api::FieldPath("sendInitialEvents"), "sendInitialEvents is forbidden for list"));
+  }
+  return errs;
+}
+
+}  // namespace
+
+std::optional<ApiError> parse_list_params(const Request& req, const ResourceInfo& r, ListParams& p) {
+  // Convert_url_Values_To_v1_ListOptions, field by field: the scalars first.
+  p.watch = query_flag(req, "watch");
+  p.allow_watch_bookmarks = query_flag(req, "allowWatchBookmarks");
+  p.resource_version = query_string(req, "resourceVersion");
+  p.resource_version_match = query_string(req, "resourceVersionMatch");
+  auto timeout = query_int64(req, "timeoutSeconds");
+  if (!timeout.has_value()) return bad_request(timeout.error().message());
+  p.timeout_seconds = *timeout;
+  auto limit = query_int64(req, "limit");
+  if (!limit.has_value()) return bad_request(limit.error().message());
+  p.limit = limit->value_or(0);
+  p.continue_token = query_string(req, "continue");
+  p.send_initial_events = query_option_bool(req, "sendInitialEvents");
+  // Then the selectors (v1 -> internal conversion).
+  auto labels = Selector::parse_labels(query_string(req, "labelSelector"));
+  if (!labels.has_value()) return bad_request(labels.error().message());
+  p.labels = std::move(labels).value();
+  auto fields = Selector::parse_fields(query_string(req, "fieldSelector"), r);
+  if (!fields.has_value()) return bad_request(fields.error().message());
+  p.fields = std::move(fields).value();
+  // SetListOptionsDefaults: a watch from "" or "0" sends its initial events.
+  if (p.watch && !p.send_initial_events.has_value() && p.resource_version_match.empty() &&
+      (p.resource_version.empty() || p.resource_version == "0")) {
+    p.send_initial_events = true;
+    p.resource_version_match = "NotOlderThan";
+  }
+  api::FieldErrorList errs = validate_list_options(p);
+  if (!errs.empty()) return invalid_list_options(std::move(errs));
+  return std::nullopt;
 }
 
 bool selected(const ListParams& p, const JsonValue& object) {

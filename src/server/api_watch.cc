@@ -2,6 +2,9 @@
 // ({"type":"ADDED|MODIFIED|DELETED|BOOKMARK|ERROR","object":{...}}), filtered by
 // selectors the way the watch cache does (an object leaving the selection is a
 // DELETED event, one entering it is ADDED).
+#include <algorithm>
+#include <limits>
+
 #include "server/internal/impl_class.h"
 
 namespace draplane::server {
@@ -112,22 +115,34 @@ ApiServer::Outcome ApiServer::Impl::watch(const Request& req, const Target& t) {
     out.response = error_reply(*e);
     return out;
   }
-  auto params = parse_list_params(req, *t.resource);
-  if (!params.has_value()) {
-    out.response = error_reply(from_code(params.error().code(), params.error().message()));
+  ListParams params;
+  if (auto e = parse_list_params(req, *t.resource, params)) {
+    out.response = error_reply(*e);
     return out;
   }
-  auto q = [&](const char* k) {
-    auto it = req.query.find(k);
-    return it == req.query.end() ? std::string() : it->second;
-  };
+  // timeoutSeconds: 0 or absent is the server's default; a negative one has
+  // already passed (the watch ends at once).
   int timeout = 1800;
-  if (!q("timeoutSeconds").empty()) timeout = std::max(1, std::atoi(q("timeoutSeconds").c_str()));
-  bool bookmarks = q("allowWatchBookmarks") == "true" || q("allowWatchBookmarks") == "1";
-  std::string send_initial = q("sendInitialEvents");
-  const std::string& rv = params->resource_version;
-  bool initial = send_initial == "true" || (send_initial.empty() && (rv.empty() || rv == "0"));
-  auto stream = std::make_unique<Stream>(*params, timeout, *t.resource, wants_table(req.accept), opts_.now,
+  if (params.timeout_seconds.value_or(0) != 0) {
+    timeout = static_cast<int>(std::clamp<int64_t>(*params.timeout_seconds, 0, int64_t{1} << 30));
+  }
+  const std::string& rv = params.resource_version;
+  // The storage's ParseResourceVersion: a resourceVersion that is not a uint64
+  // fails the watch with an error that is not a Status (500, reason unset).
+  uint64_t rv_number = 0;
+  if (!rv.empty() && rv != "0") {
+    auto n = go_parse_uint64(rv);
+    if (!n.has_value()) {
+      ApiError e = from_code(Code::kInternal, api::field_invalid(api::FieldPath("resourceVersion"), rv,
+                                                                 n.error().message()).to_string());
+      e.reason = "";
+      out.response = error_reply(e);
+      return out;
+    }
+    rv_number = *n;
+  }
+  bool initial = params.send_initial_events.value_or(false);
+  auto stream = std::make_unique<Stream>(params, timeout, *t.resource, wants_table(req.accept), opts_.now,
                                          watch_events_);
   Stream* s = stream.get();
   int64_t from = 0;
@@ -140,25 +155,26 @@ ApiServer::Outcome ApiServer::Impl::watch(const Request& req, const Target& t) {
     }
     for (const auto& kv : l->items) {
       auto obj = parse_json(kv.value);
-      if (!obj.has_value() || !selected(*params, *obj)) continue;
+      if (!obj.has_value() || !selected(params, *obj)) continue;
       set_resource_version(*obj, kv.mod_revision);
       s->push(event_line("ADDED", s->render(*obj)));
     }
-    if (send_initial == "true" && bookmarks) {
+    // The cacher marks the end of the initial events when bookmarks are allowed.
+    if (params.allow_watch_bookmarks) {
       s->push(event_line("BOOKMARK", R"({"kind":")" + t.resource->kind + R"(","apiVersion":")" +
                                          t.resource->group_version() + R"(","metadata":{"resourceVersion":")" +
                                          std::to_string(l->revision) +
                                          R"(","annotations":{"k8s.io/initial-events-end":"true"}}})"));
     }
     from = l->revision + 1;
+  } else if (rv_number == 0) {
+    // sendInitialEvents=false from "" or "0": changes from now on.
+    from = store_.current_revision() + 1;
   } else {
-    char* end = nullptr;
-    int64_t n = std::strtoll(rv.c_str(), &end, 10);
-    if (end == rv.c_str() || *end != '\0' || n < 0) {
-      out.response = error_reply(bad_request("invalid resourceVersion \"" + rv + "\""));
-      return out;
+    if (rv_number >= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      rv_number = static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) - 1;
     }
-    from = n + 1;
+    from = static_cast<int64_t>(rv_number) + 1;
   }
   auto h = store_.watch(prefix, from, [s](const std::vector<store::Event>& evs, const Status& st) { s->on_events(evs, st); });
   if (!h.has_value()) {

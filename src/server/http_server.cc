@@ -49,7 +49,8 @@ void split_target(std::string_view target, Request& r) {
     size_t eq = kv.find('=');
     std::string k = url_decode(kv.substr(0, eq));
     std::string v = eq == std::string_view::npos ? "" : url_decode(kv.substr(eq + 1));
-    if (!k.empty()) r.query[k] = v;
+    // The first value counts, as the options conversions take values[0].
+    if (!k.empty()) r.query.emplace(std::move(k), std::move(v));
     if (amp == std::string_view::npos) break;
     qs = qs.substr(amp + 1);
   }

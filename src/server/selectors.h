@@ -1,8 +1,10 @@
 // Label and field selectors, as `?labelSelector=` and `?fieldSelector=` take them.
 //
-// Label syntax (k8s.io/apimachinery/pkg/labels): `a=b`, `a==b`, `a!=b`,
-// `a in (x,y)`, `a notin (x)`, `a`, `!a`, comma-separated (AND).
-// Field syntax: `path=value`, `path==value`, `path!=value`, comma-separated; the
+// Label syntax (k8s.io/apimachinery/pkg/labels Parse, its lexer and error texts):
+// `a=b`, `a==b`, `a!=b`, `a in (x,y)`, `a notin (x)`, `a`, `!a`, `a>1`, `a<1`,
+// comma-separated (AND); keys and values are validated as label keys and values.
+// Field syntax (pkg/fields ParseSelector): `path=value`, `path==value`,
+// `path!=value`, comma-separated, `\,` `\=` `\\` escapes in values; the
 // supported paths per resource are metadata.name and metadata.namespace, plus
 // spec.nodeName and status.phase (pods), spec.nodeName and spec.driver
 // (resourceslices), spec.unschedulable (nodes), status.phase (namespaces),
@@ -23,7 +25,7 @@ namespace draplane::server {
 
 class Selector {
  public:
-  enum class Op { kEq, kNotEq, kIn, kNotIn, kExists, kNotExists };
+  enum class Op { kEq, kNotEq, kIn, kNotIn, kExists, kNotExists, kGt, kLt };
   struct Requirement {
     std::string key;
     Op op = Op::kEq;
@@ -35,7 +37,8 @@ class Selector {
 
   // kBadRequest with the reason when the text does not parse.
   static Result<Selector> parse_labels(std::string_view text);
-  // kBadRequest `field label not supported: <path>` for an unsupported path.
+  // kBadRequest with the field label conversion's message for an unsupported path
+  // (`field label not supported: <path>` for Pod, ...).
   static Result<Selector> parse_fields(std::string_view text, const ResourceInfo& r);
 
   bool matches_labels(const JsonValue& object) const;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # kubectl (as installed) against `draplane server`: apply (client- and server-side),
-# re-apply, get (table, yaml, wide, -l), describe, get -w, patch, delete,
+# re-apply, get (table, yaml, wide, -l), selectors and query parameters, describe,
+# get -w, patch, delete,
 # wait --for=delete, an invalid claim's field error, 401 with a wrong token.
 # Usage: server_kubectl.sh DRAPLANE_BINARY SOURCE_DIR
 BIN="$1"
@@ -69,6 +70,14 @@ expect "get yaml" "deviceClassName: gpu.nvidia.com" kubectl get resourceclaim -n
 expect "label" "labeled" kubectl label resourceclaim -n inference gpu-mps team=ml
 expect "label selector" "gpu-mps" kubectl get resourceclaims -n inference -l team=ml
 expect "label selector excludes" "No resources found" kubectl get resourceclaims -n inference -l team=none
+# Query parameters as kube-apiserver parses them: set-based label selectors, field
+# selectors with != and commas, errors as 400s naming the problem, watch=True.
+expect "set-based label selector" "gpu-mps" kubectl get resourceclaims -n inference -l 'team in (ml,ops),tier'
+expect "notin and !key" "gpu-mps" kubectl get resourceclaims -n inference -l 'team notin (none),!absent'
+expect "bad label selector" "found 'ml' expected: '('" kubectl get resourceclaims -n inference -l 'team in ml'
+expect "field selector != and commas" "gpu-mps" kubectl get resourceclaims -n inference --field-selector 'metadata.name!=x,metadata.name!=y'
+expect "list resourceVersion is a uint64" 'invalid resource version: resourceVersion: Invalid value: "abc"' kubectl get --raw '/apis/resource.k8s.io/v1/resourceclaims?resourceVersion=abc'
+expect "watch=True is a watch" '"type":"ADDED"' kubectl get --raw '/apis/resource.k8s.io/v1/namespaces/inference/resourceclaims?watch=True&timeoutSeconds=1'
 expect "describe" "Device Class Name:  gpu.nvidia.com" kubectl describe resourceclaim -n inference gpu-mps
 expect "merge patch" "patched" kubectl patch resourceclaim -n inference gpu-mps --type merge -p '{"metadata":{"annotations":{"a":"b"}}}'
 expect "json patch" "patched" kubectl patch resourceclaim -n inference gpu-mps --type json -p '[{"op":"add","path":"/metadata/labels/j","value":"k"}]'

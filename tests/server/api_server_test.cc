@@ -171,7 +171,8 @@ TEST_F(ApiServerTest, ListSelectorsLimitAndContinue) {
     for (const auto& it : find(l, {"items"})->GetArray()) out.push_back(get_string(it, {"metadata", "name"}));
     return out;
   };
-  EXPECT_EQ(names(call("GET", std::string(kClaims) + "?labelSelector=app%3Db")), (std::vector<std::string>{}));
+  // Not decoded by this helper: "app%3Db" is not a label key (400, as upstream).
+  EXPECT_EQ(call("GET", std::string(kClaims) + "?labelSelector=app%3Db").code, 400);
   EXPECT_EQ(names(call("GET", std::string(kClaims) + "?labelSelector=app=b")), (std::vector<std::string>{"c1", "c3"}));
   EXPECT_EQ(names(call("GET", std::string(kClaims) + "?labelSelector=app!=b")), (std::vector<std::string>{"c0", "c2", "c4"}));
   EXPECT_EQ(names(call("GET", std::string(kClaims) + "?fieldSelector=metadata.name=c4")), (std::vector<std::string>{"c4"}));

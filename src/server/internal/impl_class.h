@@ -13,6 +13,7 @@
 #include "server/internal/watch_event_cache.h"
 #include "server/managed_fields.h"
 #include "server/metered_store.h"
+#include "server/query_params.h"
 
 namespace draplane::server {
 
@@ -85,15 +86,23 @@ class ApiServer::Impl {
   RecentObjects recent_;
 };
 
-// Parsed list/watch options shared by list and watch.
+// ListOptions shared by list, watch and delete-collection.
 struct ListParams {
   Selector labels, fields;
-  int64_t limit = 0;
+  int64_t limit = 0;  // <= 0: no limit
   std::string continue_token;
   std::string resource_version;
   std::string resource_version_match;
+  bool watch = false;
+  bool allow_watch_bookmarks = false;
+  std::optional<bool> send_initial_events;
+  std::optional<int64_t> timeout_seconds;
 };
-Result<ListParams> parse_list_params(const Request& req, const ResourceInfo& r);
+// The ListOptions of the query as kube-apiserver's listOpts makes them: decoded
+// (a value that does not convert is a 400 with the conversion's message),
+// defaulted as with the WatchList feature on (a watch from "" or "0" sends its
+// initial events) and validated (422 `ListOptions.meta.k8s.io "" is invalid`).
+std::optional<ApiError> parse_list_params(const Request& req, const ResourceInfo& r, ListParams& out);
 // Whether `object` passes the selectors.
 bool selected(const ListParams& p, const JsonValue& object);
 
