@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "cel/big_quantity.h"
 #include "cel/functions.h"
 #include "cel/time.h"
 
@@ -55,7 +56,7 @@ bool as_string(const Value& v, std::string& out) {
       out += "}";
       return true;
     }
-    case ValueKind::kQuantity: out += v.quantity_data().to_string(); return true;
+    case ValueKind::kQuantity: out += quantity_string(v); return true;
     case ValueKind::kSemver: out += v.semver_data().to_string(); return true;
     case ValueKind::kTimestamp:
       out += timeutil::format_rfc3339({v.ts_seconds(), v.ts_nanos(), v.ts_offset()});

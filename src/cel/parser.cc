@@ -659,6 +659,34 @@ class Parser {
       c->result = std::move(args[2]);
       return c;
     }
+    if (name == "sortBy" && n == 2) {
+      // ext/lists.go sortByMacro:
+      //   cel.bind(@__sortBy_input__, target,
+      //            @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(v, key)))
+      ExprKind k = target->kind;
+      if (k != ExprKind::kList && k != ExprKind::kSelect && k != ExprKind::kIdent && k != ExprKind::kComprehension &&
+          k != ExprKind::kCall) {
+        fail(target->offset, "sortBy can only be applied to a list, identifier, comprehension, call or select expression");
+        return nullptr;
+      }
+      std::string v;
+      if (!simple_name(args[0], v)) return nullptr;
+      const std::string input = "@__sortBy_input__";
+      ExprPtr keys = comprehension(off, ident(off, input), v, "", list_of(off, nullptr), lit_bool(off, true),
+                                   call2(off, "_+_", ident(off, kAccu), list_of(off, std::move(args[1]))),
+                                   ident(off, kAccu));
+      std::vector<ExprPtr> a;
+      a.push_back(std::move(keys));
+      auto c = make_expr(ExprKind::kComprehension, off);
+      c->iter_range = list_of(off, nullptr);
+      c->iter_var = "#unused";
+      c->accu_var = input;
+      c->accu_init = std::move(target);
+      c->loop_cond = lit_bool(off, false);
+      c->loop_step = ident(off, input);
+      c->result = call(off, "@sortByAssociatedKeys", std::move(a), ident(off, input));
+      return c;
+    }
     if ((name == "optMap" || name == "optFlatMap") && n == 2) {
       std::string v;
       if (!simple_name(args[0], v)) return nullptr;
