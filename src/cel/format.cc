@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 
-#include "cel/big_quantity.h"
 #include "cel/functions.h"
 #include "cel/time.h"
 
@@ -14,8 +13,9 @@ namespace {
 
 Value clause_error(const std::string& msg) { return Value::error("error during formatting: " + msg); }
 
-// %s rendering; false when the value kind cannot be rendered.
-bool as_string(const Value& v, std::string& out) {
+// %s rendering; false when the value kind cannot be rendered, with `bad` the
+// type name of the (innermost) value that could not.
+bool as_string(const Value& v, std::string& out, std::string& bad) {
   switch (v.kind) {
     case ValueKind::kNull: out += "null"; return true;
     case ValueKind::kBool: out += v.b ? "true" : "false"; return true;
@@ -35,7 +35,7 @@ bool as_string(const Value& v, std::string& out) {
       for (const auto& e : v.list_data()) {
         if (!first) out += ", ";
         first = false;
-        if (!as_string(e, out)) return false;
+        if (!as_string(e, out, bad)) return false;
       }
       out += "]";
       return true;
@@ -44,7 +44,7 @@ bool as_string(const Value& v, std::string& out) {
       std::vector<std::pair<std::string, std::string>> entries;
       for (const auto& [k, e] : v.map_data().entries) {
         std::string ks, es;
-        if (!as_string(k, ks) || !as_string(e, es)) return false;
+        if (!as_string(k, ks, bad) || !as_string(e, es, bad)) return false;
         entries.emplace_back(std::move(ks), std::move(es));
       }
       std::sort(entries.begin(), entries.end());
@@ -56,13 +56,13 @@ bool as_string(const Value& v, std::string& out) {
       out += "}";
       return true;
     }
-    case ValueKind::kQuantity: out += quantity_string(v); return true;
-    case ValueKind::kSemver: out += v.semver_data().to_string(); return true;
+    // Quantities and semvers are not formattable: cel-go's FormatString errs
+    // on any type outside the list above (they reach the default).
     case ValueKind::kTimestamp:
       out += timeutil::format_rfc3339({v.ts_seconds(), v.ts_nanos(), v.ts_offset()});
       return true;
     case ValueKind::kDuration: out += timeutil::format_duration(v.i); return true;
-    default: return false;
+    default: bad = std::string(type_name_of(v)); return false;
   }
 }
 
@@ -124,8 +124,8 @@ Value format_string(std::string_view fmt, const ListData& args) {
     std::string type(type_name_of(v));
     switch (verb) {
       case 's':
-        if (!as_string(v, out)) {
-          return clause_error("string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given " + type);
+        if (std::string bad; !as_string(v, out, bad)) {
+          return clause_error("string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given " + bad);
         }
         break;
       case 'd':

@@ -59,6 +59,28 @@ TEST(K8sEnv, OptionalTypesAtLatestVersion) {
   });
 }
 
+TEST(K8sEnv, DoubleToStringAsCelGo) {
+  run({
+      // cel-go common/types/double.go ConvertToType(StringType):
+      // fmt.Sprintf("%g", d), i.e. strconv 'g' with the shortest digits, whose
+      // exponent threshold is 6 (strconv/ftoa.go: "if shortest { eprec = 6 }").
+      {"string(100000.0)", "\"100000\""},
+      {"string(1e6)", "\"1e+06\""},
+      {"string(123456789.0)", "\"1.23456789e+08\""},
+      {"string(-4.5e-3)", "\"-0.0045\""},
+      {"string(0.00001)", "\"1e-05\""},
+      // ext/formatting.go FormatString: %s of a double converts the same way.
+      {"'%s'.format([1e6])", "\"1e+06\""},
+      // ... and errs on types it does not list, Kubernetes' object types too.
+      {"'%s'.format([quantity('1Gi')])",
+       "error: error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, "
+       "maps, lists, types, durations, and timestamps, was given kubernetes.Quantity"},
+      {"'%s'.format([[semver('1.2.3')]])",
+       "error: error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, "
+       "maps, lists, types, durations, and timestamps, was given kubernetes.Semver"},
+  });
+}
+
 TEST(K8sEnv, LibrariesKubernetesDoesNotInclude) {
   run({
       // base.go enables neither ext.Math nor ext.Encoders. cel-go's checker
