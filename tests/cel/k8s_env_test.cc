@@ -81,6 +81,24 @@ TEST(K8sEnv, DoubleToStringAsCelGo) {
   });
 }
 
+TEST(K8sEnv, MacroArgumentErrorsAsCelGo) {
+  run({
+      // cel-go parser/macro.go: MakeMap and MakeFilter (and sortBy, which uses
+      // MakeMap) say "argument is not an identifier"; makeQuantifier says
+      // "argument must be a simple name".
+      {"[1].map(1, 2)", "error: ERROR: <input>:1:9: argument is not an identifier"},
+      {"[1].filter(x.y, true)", "error: ERROR: <input>:1:13: argument is not an identifier"},
+      {"[1].sortBy(1, 2)", "error: ERROR: <input>:1:12: argument is not an identifier"},
+      {"[1].all(1, true)", "error: ERROR: <input>:1:9: argument must be a simple name"},
+      // ext/bindings.go and cel/library.go (optMap, optFlatMap).
+      {"cel.bind(1, 2, 3)", "error: ERROR: <input>:1:10: cel.bind() variable names must be simple identifiers"},
+      {"optional.of(1).optMap(1, 2)",
+       "error: ERROR: <input>:1:23: optMap() variable name must be a simple identifier"},
+      {"optional.of(1).optFlatMap(1, 2)",
+       "error: ERROR: <input>:1:27: optFlatMap() variable name must be a simple identifier"},
+  });
+}
+
 TEST(K8sEnv, LibrariesKubernetesDoesNotInclude) {
   run({
       // base.go enables neither ext.Math nor ext.Encoders. cel-go's checker
