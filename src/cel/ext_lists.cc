@@ -28,6 +28,24 @@ Value is_sorted(const Value* a) {
 }
 
 template <ValueKind K>
+Value sum(const Value* a);
+
+// A list typed dyn at compile time dispatches to the first overload; sum by
+// what the list holds.
+template <ValueKind K>
+Value sum_of_kind(const Value* a) {
+  const auto& l = a[0].list_data();
+  if (l.empty() || l[0].kind == K) return sum<K>(a);
+  switch (l[0].kind) {
+    case ValueKind::kInt: return sum<ValueKind::kInt>(a);
+    case ValueKind::kUint: return sum<ValueKind::kUint>(a);
+    case ValueKind::kDouble: return sum<ValueKind::kDouble>(a);
+    case ValueKind::kDuration: return sum<ValueKind::kDuration>(a);
+    default: return no_such_overload();
+  }
+}
+
+template <ValueKind K>
 Value sum(const Value* a) {
   const auto& l = a[0].list_data();
   if constexpr (K == ValueKind::kInt) {
@@ -44,6 +62,13 @@ Value sum(const Value* a) {
       if (__builtin_add_overflow(s, v.u, &s)) return Value::error("unsigned integer overflow");
     }
     return Value::uinteger(s);
+  } else if constexpr (K == ValueKind::kDuration) {
+    int64_t s = 0;
+    for (const auto& v : l) {
+      if (v.kind != ValueKind::kDuration) return no_such_overload();
+      if (__builtin_add_overflow(s, v.i, &s)) return Value::error("integer overflow");
+    }
+    return Value::duration(s);
   } else {
     double s = 0;
     for (const auto& v : l) {
@@ -272,12 +297,25 @@ void register_lists(std::vector<Overload>& out) {
   auto add = [&](std::string id, std::string fn, bool member, std::vector<Type> params, Type result, FnImpl impl) {
     out.push_back(Overload{std::move(id), std::move(fn), member, std::move(params), std::move(result), impl, true});
   };
-  add("list_is_sorted", "isSorted", true, {kListA}, kB, is_sorted);
-  add("list_int_sum", "sum", true, {Type::list(kI)}, kI, sum<ValueKind::kInt>);
-  add("list_uint_sum", "sum", true, {Type::list(kU)}, kU, sum<ValueKind::kUint>);
-  add("list_double_sum", "sum", true, {Type::list(kD)}, kD, sum<ValueKind::kDouble>);
-  add("list_min", "min", true, {kListA}, kA, min_max<false>);
-  add("list_max", "max", true, {kListA}, kA, min_max<true>);
+  // Kubernetes' lists library (library/lists.go) declares isSorted, min and max
+  // per comparable type and sum per summable type (int, uint, double,
+  // duration): a list of lists or maps does not type-check.
+  const std::pair<const char*, Type> kK8sComparable[] = {
+      {"int", kI}, {"uint", kU}, {"double", kD}, {"bool", kB},
+      {"duration", Type(TypeKind::kDuration)}, {"timestamp", Type(TypeKind::kTimestamp)},
+      {"string", Type(TypeKind::kString)}, {"bytes", Type(TypeKind::kBytes)},
+  };
+  for (const auto& [name, t] : kK8sComparable) {
+    const std::string n = name;
+    add("list_" + n + "_is_sorted_bool", "isSorted", true, {Type::list(t)}, kB, is_sorted);
+    add("list_" + n + "_max_" + n, "max", true, {Type::list(t)}, t, min_max<true>);
+    add("list_" + n + "_min_" + n, "min", true, {Type::list(t)}, t, min_max<false>);
+  }
+  add("list_int_sum_int", "sum", true, {Type::list(kI)}, kI, sum_of_kind<ValueKind::kInt>);
+  add("list_uint_sum_uint", "sum", true, {Type::list(kU)}, kU, sum_of_kind<ValueKind::kUint>);
+  add("list_double_sum_double", "sum", true, {Type::list(kD)}, kD, sum_of_kind<ValueKind::kDouble>);
+  add("list_duration_sum_duration", "sum", true, {Type::list(Type(TypeKind::kDuration))}, Type(TypeKind::kDuration),
+      sum_of_kind<ValueKind::kDuration>);
   add("list_index_of", "indexOf", true, {kListA, kA}, kI, list_index_of);
   add("list_last_index_of", "lastIndexOf", true, {kListA, kA}, kI, list_last_index_of);
   add("list_slice", "slice", true, {kListA, kI, kI}, kListA, slice);

@@ -49,6 +49,23 @@ TEST(K8sEnv, ListsExtensionIsVersion3) {
   });
 }
 
+TEST(K8sEnv, KubernetesListsLibrary) {
+  run({
+      // library/lists.go: sum over summableTypes (int, uint, double, duration).
+      {"[duration('1s'), duration('2m')].sum()", "duration(\"121s\")"},
+      {"[1.5, 2.0].sum()", "3.5"},
+      {"dyn([1.5, 2.0]).sum()", "3.5"},
+      // isSorted, min and max per comparableTypes: no lists of lists.
+      {"[[1], [2]].isSorted()",
+       "error: ERROR: <input>:1:20: found no matching overload for 'isSorted' applied to 'list(list(int)).()'"},
+      {"[[1], [2]].min()",
+       "error: ERROR: <input>:1:15: found no matching overload for 'min' applied to 'list(list(int)).()'"},
+      {"['b', 'a'].max()", "\"b\""},
+      {"[timestamp('2024-01-01T00:00:00Z'), timestamp('2023-01-01T00:00:00Z')].isSorted()", "false"},
+      {"[0].slice(0, 0).max()", "error: max called on empty list"},
+  });
+}
+
 TEST(K8sEnv, OptionalTypesAtLatestVersion) {
   run({
       // base.go: cel.OptionalTypes() without a version, so all of cel-go's
