@@ -67,6 +67,7 @@ void register_kubernetes(std::vector<Overload>& out);
 void register_time(std::vector<Overload>& out);    // time_lib.cc
 void register_net(std::vector<Overload>& out);     // k8s_net_lib.cc: IP, CIDR, URL
 void register_format(std::vector<Overload>& out);  // k8s_format.cc
+void register_authz(std::vector<Overload>& out);   // k8s_authz_lib.cc
 // The matches of `re` in `s` (at most `limit`, all when negative), as
 // findAll() returns them.
 Value find_all_re(std::string_view s, const re2::RE2& re, int64_t limit);

@@ -131,6 +131,19 @@ TEST(K8sEnv, LibrariesKubernetesDoesNotInclude) {
   });
 }
 
+TEST(K8sEnv, AuthzLibraryDeclarations) {
+  run({
+      // base.go: library.Authz (1.27) and library.AuthzSelectors (1.31) declare
+      // these member functions on kubernetes.authorization.* object types; a
+      // selector has no authorizer, so the calls never resolve on other types.
+      {"'a'.check('get')", "error: ERROR: <input>:1:10: found no matching overload for 'check' applied to 'string.(string)'"},
+      {"device.driver.name('x') == ''",
+       "error: ERROR: <input>:1:19: found no matching overload for 'name' applied to 'string.(string)'"},
+      // A dyn receiver type-checks there and fails at run time.
+      {"dyn('a').allowed()", "error: no such overload"},
+  });
+}
+
 TEST(K8sEnv, QuantitySignIsGlobalOnly) {
   run({
       // library/quantity.go: "sign" is cel.Overload("quantity_sign", ...), a
