@@ -88,11 +88,12 @@ TEST(K8sEnv, DoubleToStringAsCelGo) {
       {"string(0.00001)", "\"1e-05\""},
       // ext/formatting.go FormatString: %s of a double converts the same way.
       {"'%s'.format([1e6])", "\"1e+06\""},
-      // ... and errs on types it does not list, Kubernetes' object types too.
-      {"'%s'.format([quantity('1Gi')])",
+      // ... and errs on types it does not list, Kubernetes' object types too
+      // (at run time; a literal list is checked when compiling, see below).
+      {"'%s'.format(dyn([quantity('1Gi')]))",
        "error: error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, "
        "maps, lists, types, durations, and timestamps, was given kubernetes.Quantity"},
-      {"'%s'.format([[semver('1.2.3')]])",
+      {"'%s'.format(dyn([[semver('1.2.3')]]))",
        "error: error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, "
        "maps, lists, types, durations, and timestamps, was given kubernetes.Semver"},
   });
@@ -113,6 +114,33 @@ TEST(K8sEnv, MacroArgumentErrorsAsCelGo) {
        "error: ERROR: <input>:1:23: optMap() variable name must be a simple identifier"},
       {"optional.of(1).optFlatMap(1, 2)",
        "error: ERROR: <input>:1:27: optFlatMap() variable name must be a simple identifier"},
+  });
+}
+
+TEST(K8sEnv, StringFormatValidator) {
+  run({
+      // ext/formatting.go stringFormatValidator (strings version >= 1): a
+      // constant format string with a list literal is checked when compiling.
+      {"'%s'.format([1, 2])",
+       "error: ERROR: <input>:1:12: too many arguments supplied to string.format (expected 1, got 2)"},
+      {"'%d %d'.format([1])", "error: ERROR: <input>:1:15: index 1 out of range"},
+      {"'%'.format([1])", "error: ERROR: <input>:1:11: unexpected end of string"},
+      {"'%d'.format(['a'])",
+       "error: ERROR: <input>:1:14: error during formatting: decimal clause can only be used on integers, was given "
+       "string"},
+      {"'%s'.format([[1, quantity('1')]])",
+       "error: ERROR: <input>:1:26: error during formatting: string clause can only be used on strings, bools, bytes, "
+       "ints, doubles, maps, lists, types, durations, and timestamps, was given kubernetes.Quantity"},
+      {"'%.f'.format([1.0])",
+       "error: ERROR: <input>:1:13: could not parse formatting clause: error while parsing precision: error while "
+       "converting precision to integer: strconv.Atoi: parsing \"\": invalid syntax"},
+      {"'%d'.format([dyn('a')])", "error: error during formatting: decimal clause can only be used on integers"},
+      // validator.go inExemptFunction: no homogeneous check anywhere inside format().
+      {"'%s %s'.format([[1, 'a'], {'k': 1, 2: 'v'}])", "\"[1, a] {2: v, k: 1}\""},
+      {"[[1, 'a']].size()", "error: ERROR: <input>:1:6: expected type 'int' but found 'string'"},
+      // parseFormatString at run time: the missing argument is found first.
+      {"'%'.format(dyn([]))", "error: index 0 out of range"},
+      {"'%d-%s'.format([1, 'a'])", "\"1-a\""},
   });
 }
 
