@@ -219,8 +219,7 @@ class Checker {
   void visit_list(Expr& e) {
     Type elem;
     bool have = false;
-    bool exempt = exempt_list_;
-    exempt_list_ = false;
+    bool exempt = format_depth_ > 0;
     for (size_t k = 0; k < e.args.size(); ++k) {
       visit(*e.args[k]);
       Type t = resolved(e.args[k]->type);
@@ -252,7 +251,7 @@ class Checker {
       have = true;
       return;
     }
-    if (!env_.homogeneous_aggregates) {
+    if (!env_.homogeneous_aggregates || format_depth_ > 0) {
       if (!types_equivalent(resolved(acc), t)) acc = Type(TypeKind::kDyn);
       return;
     }
@@ -349,18 +348,19 @@ class Checker {
     }
     bool member = e.operand != nullptr;
     std::vector<Type> arg_types;
+    // cel-go exempts every aggregate literal inside a format() call from the
+    // homogeneous aggregate literal check (inExemptFunction walks all parents).
+    const bool format_call = e.name == "format";
+    if (format_call) ++format_depth_;
     if (member) {
       visit(*e.operand);
       arg_types.push_back(resolved(e.operand->type));
     }
     for (auto& a : e.args) {
-      // cel-go exempts the argument list literal of string.format() from the
-      // homogeneous aggregate literal check.
-      exempt_list_ = member && e.name == "format" && a->kind == ExprKind::kList;
       visit(*a);
-      exempt_list_ = false;
       arg_types.push_back(resolved(a->type));
     }
+    if (format_call) --format_depth_;
     if (!function_declared(e.name)) {
       error(e.offset, "undeclared reference to '" + e.name + "' (in container '" + env_.container + "')");
       e.type = Type(TypeKind::kError);
@@ -442,7 +442,7 @@ class Checker {
   std::vector<std::pair<std::string, Type>> scopes_;
   TypeBindings subst_;
   int next_var_ = 0;
-  bool exempt_list_ = false;
+  int format_depth_ = 0;  // format() calls enclosing the expression being checked
 };
 
 }  // namespace

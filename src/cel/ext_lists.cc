@@ -28,6 +28,24 @@ Value is_sorted(const Value* a) {
 }
 
 template <ValueKind K>
+Value sum(const Value* a);
+
+// A list typed dyn at compile time dispatches to the first overload; sum by
+// what the list holds.
+template <ValueKind K>
+Value sum_of_kind(const Value* a) {
+  const auto& l = a[0].list_data();
+  if (l.empty() || l[0].kind == K) return sum<K>(a);
+  switch (l[0].kind) {
+    case ValueKind::kInt: return sum<ValueKind::kInt>(a);
+    case ValueKind::kUint: return sum<ValueKind::kUint>(a);
+    case ValueKind::kDouble: return sum<ValueKind::kDouble>(a);
+    case ValueKind::kDuration: return sum<ValueKind::kDuration>(a);
+    default: return no_such_overload();
+  }
+}
+
+template <ValueKind K>
 Value sum(const Value* a) {
   const auto& l = a[0].list_data();
   if constexpr (K == ValueKind::kInt) {
@@ -44,6 +62,13 @@ Value sum(const Value* a) {
       if (__builtin_add_overflow(s, v.u, &s)) return Value::error("unsigned integer overflow");
     }
     return Value::uinteger(s);
+  } else if constexpr (K == ValueKind::kDuration) {
+    int64_t s = 0;
+    for (const auto& v : l) {
+      if (v.kind != ValueKind::kDuration) return no_such_overload();
+      if (__builtin_add_overflow(s, v.i, &s)) return Value::error("integer overflow");
+    }
+    return Value::duration(s);
   } else {
     double s = 0;
     for (const auto& v : l) {
@@ -125,13 +150,37 @@ Value reverse_list(const Value* a) {
   ListData out(a[0].list_data().rbegin(), a[0].list_data().rend());
   return Value::list(std::move(out));
 }
-Value sort_list(const Value* a) {
-  ListData out = a[0].list_data();
-  for (size_t k = 1; k < out.size(); ++k) {
-    if (compare_values(out[0], out[k]) == 2 && !(out[0].kind == out[k].kind)) return no_such_overload();
+// sortListByAssociatedKeys of cel-go's lists extension: `list` ordered by
+// `keys`, which must be of one comparable type.
+Value sort_by_keys(const Value* a) {
+  const ListData& list = a[0].list_data();
+  const ListData& keys = a[1].list_data();
+  if (list.size() != keys.size()) {
+    return Value::error(
+        "@sortByAssociatedKeys() expected a list of the same size as the associated keys list, but got " +
+        std::to_string(list.size()) + " and " + std::to_string(keys.size()) + " elements respectively");
   }
-  std::stable_sort(out.begin(), out.end(), [](const Value& x, const Value& y) { return compare_values(x, y) == -1; });
+  if (list.empty()) return a[0];
+  switch (keys[0].kind) {
+    case ValueKind::kInt: case ValueKind::kUint: case ValueKind::kDouble: case ValueKind::kBool:
+    case ValueKind::kString: case ValueKind::kBytes: case ValueKind::kTimestamp: case ValueKind::kDuration: break;
+    default: return Value::error("list elements must be comparable");
+  }
+  for (const auto& k : keys) {
+    if (k.kind != keys[0].kind) return Value::error("list elements must have the same type");
+  }
+  std::vector<size_t> order(list.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t x, size_t y) { return compare_values(keys[x], keys[y]) == -1; });
+  ListData out;
+  out.reserve(list.size());
+  for (size_t k : order) out.push_back(list[k]);
   return Value::list(std::move(out));
+}
+Value sort_list(const Value* a) {
+  Value both[2] = {a[0], a[0]};
+  return sort_by_keys(both);
 }
 Value first(const Value* a) {
   const auto& l = a[0].list_data();
@@ -194,6 +243,16 @@ Value opt_value(const Value* a) {
   if (!a[0].optional_value()) return Value::error("optional.none() dereference");
   return *a[0].optional_value();
 }
+// optional.unwrap / unwrapOpt (cel-go's optional library, version 2): the
+// values of the present optionals, in order.
+Value opt_unwrap(const Value* a) {
+  ListData out;
+  for (const auto& v : a[0].list_data()) {
+    if (v.kind != ValueKind::kOptional) return no_such_overload();
+    if (v.optional_value()) out.push_back(*v.optional_value());
+  }
+  return Value::list(std::move(out));
+}
 Value opt_or(const Value* a) { return a[0].optional_value() ? a[0] : a[1]; }
 Value opt_or_value(const Value* a) { return a[0].optional_value() ? *a[0].optional_value() : a[1]; }
 
@@ -238,12 +297,25 @@ void register_lists(std::vector<Overload>& out) {
   auto add = [&](std::string id, std::string fn, bool member, std::vector<Type> params, Type result, FnImpl impl) {
     out.push_back(Overload{std::move(id), std::move(fn), member, std::move(params), std::move(result), impl, true});
   };
-  add("list_is_sorted", "isSorted", true, {kListA}, kB, is_sorted);
-  add("list_int_sum", "sum", true, {Type::list(kI)}, kI, sum<ValueKind::kInt>);
-  add("list_uint_sum", "sum", true, {Type::list(kU)}, kU, sum<ValueKind::kUint>);
-  add("list_double_sum", "sum", true, {Type::list(kD)}, kD, sum<ValueKind::kDouble>);
-  add("list_min", "min", true, {kListA}, kA, min_max<false>);
-  add("list_max", "max", true, {kListA}, kA, min_max<true>);
+  // Kubernetes' lists library (library/lists.go) declares isSorted, min and max
+  // per comparable type and sum per summable type (int, uint, double,
+  // duration): a list of lists or maps does not type-check.
+  const std::pair<const char*, Type> kK8sComparable[] = {
+      {"int", kI}, {"uint", kU}, {"double", kD}, {"bool", kB},
+      {"duration", Type(TypeKind::kDuration)}, {"timestamp", Type(TypeKind::kTimestamp)},
+      {"string", Type(TypeKind::kString)}, {"bytes", Type(TypeKind::kBytes)},
+  };
+  for (const auto& [name, t] : kK8sComparable) {
+    const std::string n = name;
+    add("list_" + n + "_is_sorted_bool", "isSorted", true, {Type::list(t)}, kB, is_sorted);
+    add("list_" + n + "_max_" + n, "max", true, {Type::list(t)}, t, min_max<true>);
+    add("list_" + n + "_min_" + n, "min", true, {Type::list(t)}, t, min_max<false>);
+  }
+  add("list_int_sum_int", "sum", true, {Type::list(kI)}, kI, sum_of_kind<ValueKind::kInt>);
+  add("list_uint_sum_uint", "sum", true, {Type::list(kU)}, kU, sum_of_kind<ValueKind::kUint>);
+  add("list_double_sum_double", "sum", true, {Type::list(kD)}, kD, sum_of_kind<ValueKind::kDouble>);
+  add("list_duration_sum_duration", "sum", true, {Type::list(Type(TypeKind::kDuration))}, Type(TypeKind::kDuration),
+      sum_of_kind<ValueKind::kDuration>);
   add("list_index_of", "indexOf", true, {kListA, kA}, kI, list_index_of);
   add("list_last_index_of", "lastIndexOf", true, {kListA, kA}, kI, list_last_index_of);
   add("list_slice", "slice", true, {kListA, kI, kI}, kListA, slice);
@@ -251,7 +323,19 @@ void register_lists(std::vector<Overload>& out) {
   add("list_flatten_int", "flatten", true, {Type::list(kDyn), kI}, Type::list(kDyn), flatten_n);
   add("list_distinct", "distinct", true, {kListA}, kListA, distinct);
   add("list_reverse", "reverse", true, {kListA}, kListA, reverse_list);
-  add("list_sort", "sort", true, {kListA}, kListA, sort_list);
+  // sort and sortBy's @sortByAssociatedKeys are declared per comparable type
+  // (ext/lists.go comparableTypes): a list of lists does not type-check.
+  const std::pair<const char*, Type> kComparable[] = {
+      {"int", kI}, {"uint", kU}, {"double", kD}, {"bool", kB},
+      {"google.protobuf.Duration", Type(TypeKind::kDuration)},
+      {"google.protobuf.Timestamp", Type(TypeKind::kTimestamp)},
+      {"string", Type(TypeKind::kString)}, {"bytes", Type(TypeKind::kBytes)},
+  };
+  for (const auto& [name, t] : kComparable) {
+    add(std::string("list_") + name + "_sort", "sort", true, {Type::list(t)}, Type::list(t), sort_list);
+    add(std::string("list_") + name + "_sortByAssociatedKeys", "@sortByAssociatedKeys", true, {kListA, Type::list(t)},
+        kListA, sort_by_keys);
+  }
   add("list_first", "first", true, {kListA}, kOptA, first);
   add("list_last", "last", true, {kListA}, kOptA, last);
   add("lists_range", "lists.range", false, {kI}, Type::list(kI), range);
@@ -264,6 +348,9 @@ void register_lists(std::vector<Overload>& out) {
   add("optional_hasValue", "hasValue", true, {kOptA}, kB, opt_has_value);
   add("optional_value", "value", true, {kOptA}, kA, opt_value);
   add("optional_or_optional", "or", true, {kOptA, kOptA}, kOptA, opt_or);
+  // Kubernetes enables cel.OptionalTypes() unversioned: all of version 2.
+  add("optional_unwrap", "optional.unwrap", false, {Type::list(kOptA)}, kListA, opt_unwrap);
+  add("optional_unwrapOpt", "unwrapOpt", true, {Type::list(kOptA)}, kListA, opt_unwrap);
   add("optional_orValue_value", "orValue", true, {kOptA, kA}, kA, opt_or_value);
   const Type kMapKV = Type::map(Type::param("K"), Type::param("V"));
   const Type kK = Type::param("K"), kV = Type::param("V");

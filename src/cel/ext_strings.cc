@@ -1,6 +1,9 @@
-// The cel-go strings extension (version 2, as Kubernetes enables it, plus
-// reverse()): charAt, indexOf, lastIndexOf, lowerAscii, upperAscii, replace,
-// split, substring, trim, join, strings.quote, format. Indices count code points.
+// The cel-go strings extension at version 2, as Kubernetes' base environment
+// enables it (ext.Strings(ext.StringsVersion(2)), environment/base.go): charAt,
+// indexOf, lastIndexOf, lowerAscii, upperAscii, replace, split, substring, trim,
+// join, strings.quote, format. Not reverse() (version 3): on a string it is
+// "found no matching overload" (only the lists extension's list reverse exists).
+// Indices count code points.
 #include <cstdio>
 
 #include "cel/functions.h"
@@ -194,12 +197,6 @@ Value join_impl(const Value* a, std::string_view sep) {
 }
 Value join(const Value* a) { return join_impl(a, ""); }
 Value join_sep(const Value* a) { return join_impl(a, a[1].str()); }
-Value reverse(const Value* a) {
-  auto cps = decode_utf8(a[0].str());
-  std::string out;
-  for (size_t k = cps.size(); k-- > 0;) append_utf8(out, cps[k]);
-  return Value::string(std::move(out));
-}
 Value quote(const Value* a) { return Value::string(quote_string(a[0].str())); }
 Value format(const Value* a) { return format_string(a[0].str(), a[1].list_data()); }
 
@@ -270,7 +267,6 @@ void register_strings(std::vector<Overload>& out) {
   add("string_trim", "trim", true, {kS}, kS, trim);
   add("list_join", "join", true, {kListS}, kS, join);
   add("list_join_string", "join", true, {kListS, kS}, kS, join_sep);
-  add("string_reverse", "reverse", true, {kS}, kS, reverse);
   add("strings_quote", "strings.quote", false, {kS}, kS, quote);
   add("string_format", "format", true, {kS, Type::list(kDyn)}, kS, format);
 }

@@ -2,19 +2,21 @@
 // %%, with an optional precision for %f and %e, and cel-go's error messages.
 #include <algorithm>
 #include <cmath>
+#include <charconv>
 #include <cstdio>
+#include <functional>
 
 #include "cel/functions.h"
+#include "cel/lexer.h"
 #include "cel/time.h"
 
 namespace draplane::cel::lib {
 
 namespace {
 
-Value clause_error(const std::string& msg) { return Value::error("error during formatting: " + msg); }
-
-// %s rendering; false when the value kind cannot be rendered.
-bool as_string(const Value& v, std::string& out) {
+// %s rendering; false when the value kind cannot be rendered, with `bad` the
+// type name of the (innermost) value that could not.
+bool as_string(const Value& v, std::string& out, std::string& bad) {
   switch (v.kind) {
     case ValueKind::kNull: out += "null"; return true;
     case ValueKind::kBool: out += v.b ? "true" : "false"; return true;
@@ -34,7 +36,7 @@ bool as_string(const Value& v, std::string& out) {
       for (const auto& e : v.list_data()) {
         if (!first) out += ", ";
         first = false;
-        if (!as_string(e, out)) return false;
+        if (!as_string(e, out, bad)) return false;
       }
       out += "]";
       return true;
@@ -43,7 +45,7 @@ bool as_string(const Value& v, std::string& out) {
       std::vector<std::pair<std::string, std::string>> entries;
       for (const auto& [k, e] : v.map_data().entries) {
         std::string ks, es;
-        if (!as_string(k, ks) || !as_string(e, es)) return false;
+        if (!as_string(k, ks, bad) || !as_string(e, es, bad)) return false;
         entries.emplace_back(std::move(ks), std::move(es));
       }
       std::sort(entries.begin(), entries.end());
@@ -55,13 +57,13 @@ bool as_string(const Value& v, std::string& out) {
       out += "}";
       return true;
     }
-    case ValueKind::kQuantity: out += v.quantity_data().to_string(); return true;
-    case ValueKind::kSemver: out += v.semver_data().to_string(); return true;
+    // Quantities and semvers are not formattable: cel-go's FormatString errs
+    // on any type outside the list above (they reach the default).
     case ValueKind::kTimestamp:
       out += timeutil::format_rfc3339({v.ts_seconds(), v.ts_nanos(), v.ts_offset()});
       return true;
     case ValueKind::kDuration: out += timeutil::format_duration(v.i); return true;
-    default: return false;
+    default: bad = std::string(type_name_of(v)); return false;
   }
 }
 
@@ -91,46 +93,69 @@ std::string int_in_base(const Value& v, int base, bool upper) {
 
 }  // namespace
 
-Value format_string(std::string_view fmt, const ListData& args) {
-  std::string out;
-  size_t next = 0;
-  for (size_t i = 0; i < fmt.size(); ++i) {
-    char c = fmt[i];
-    if (c != '%') {
-      out.push_back(c);
+std::string scan_format(std::string_view fmt, size_t nargs, bool runtime, std::string* out,
+                        const std::function<std::string(size_t, char, int)>& clause, size_t* requested) {
+  size_t arg = 0;
+  for (size_t i = 0; i < fmt.size();) {
+    if (fmt[i] != '%') {
+      if (out) out->push_back(fmt[i]);
+      ++i;
       continue;
     }
     if (i + 1 < fmt.size() && fmt[i + 1] == '%') {
-      out.push_back('%');
-      ++i;
+      if (out) out->push_back('%');
+      i += 2;
       continue;
     }
-    ++i;
+    // parseFormatString: the argument is fetched first (at run time an absent
+    // one is the error), then the clause is parsed.
+    if (requested) ++*requested;
+    if (runtime && arg >= nargs) return "index " + std::to_string(arg) + " out of range";
+    if (i + 1 >= fmt.size()) return "unexpected end of string";
+    if (arg >= nargs) return "index " + std::to_string(arg) + " out of range";
+    size_t j = i + 1;
     int precision = -1;
-    if (i < fmt.size() && fmt[i] == '.') {
-      ++i;
-      precision = 0;
-      while (i < fmt.size() && fmt[i] >= '0' && fmt[i] <= '9') precision = precision * 10 + (fmt[i++] - '0');
+    if (fmt[j] == '.') {
+      constexpr std::string_view kPrecision = "could not parse formatting clause: error while parsing precision: ";
+      size_t start = ++j;
+      while (j < fmt.size() && fmt[j] >= '0' && fmt[j] <= '9') ++j;
+      if (j >= fmt.size()) return std::string(kPrecision) + "could not find end of precision specifier";
+      std::string_view digits = fmt.substr(start, j - start);
+      auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), precision);
+      if (digits.empty() || ec != std::errc()) {
+        return std::string(kPrecision) + "error while converting precision to integer: strconv.Atoi: parsing \"" +
+               std::string(digits) + "\": " + (digits.empty() ? "invalid syntax" : "value out of range");
+      }
     }
-    if (i >= fmt.size()) return Value::error("could not parse formatting clause: unexpected end of string");
-    char verb = fmt[i];
+    char verb = fmt[j++];
     if (std::string_view("sdfeboxX").find(verb) == std::string_view::npos) {
-      return Value::error("could not parse formatting clause: unrecognized formatting clause \"" +
-                          std::string(1, verb) + "\"");
+      std::string r;
+      append_utf8(r, static_cast<unsigned char>(verb));  // Go's rune(byte)
+      return "could not parse formatting clause: unrecognized formatting clause \"" + r + "\"";
     }
-    if (next >= args.size()) return Value::error("index " + std::to_string(next) + " out of range");
-    const Value& v = args[next++];
+    std::string err = clause(arg, verb, precision);
+    if (!err.empty()) return "error during formatting: " + err;
+    ++arg;
+    i = j;
+  }
+  return "";
+}
+
+Value format_string(std::string_view fmt, const ListData& args) {
+  std::string out;
+  auto clause = [&](size_t index, char verb, int precision) -> std::string {
+    const Value& v = args[index];
     std::string type(type_name_of(v));
     switch (verb) {
       case 's':
-        if (!as_string(v, out)) {
-          return clause_error("string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given " + type);
+        if (std::string bad; !as_string(v, out, bad)) {
+          return "string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given " + bad;
         }
         break;
       case 'd':
         if (non_finite(v, out)) break;
         if (v.kind != ValueKind::kInt && v.kind != ValueKind::kUint) {
-          return clause_error("decimal clause can only be used on integers, was given " + type);
+          return "decimal clause can only be used on integers, was given " + type;
         }
         out += int_in_base(v, 10, false);
         break;
@@ -138,8 +163,8 @@ Value format_string(std::string_view fmt, const ListData& args) {
       case 'e': {
         if (non_finite(v, out)) break;
         if (v.kind != ValueKind::kDouble) {
-          return clause_error(std::string(verb == 'f' ? "fixed-point" : "scientific") +
-                              " clause can only be used on doubles, was given " + type);
+          return std::string(verb == 'f' ? "fixed-point" : "scientific") +
+                 " clause can only be used on doubles, was given " + type;
         }
         char buf[512];
         std::snprintf(buf, sizeof buf, verb == 'f' ? "%.*f" : "%.*e", precision < 0 ? 6 : precision, v.d);
@@ -152,12 +177,12 @@ Value format_string(std::string_view fmt, const ListData& args) {
         } else if (v.kind == ValueKind::kInt || v.kind == ValueKind::kUint) {
           out += int_in_base(v, 2, false);
         } else {
-          return clause_error("only integers and bools can be formatted as binary, was given " + type);
+          return "only integers and bools can be formatted as binary, was given " + type;
         }
         break;
       case 'o':
         if (v.kind != ValueKind::kInt && v.kind != ValueKind::kUint) {
-          return clause_error("octal clause can only be used on integers, was given " + type);
+          return "octal clause can only be used on integers, was given " + type;
         }
         out += int_in_base(v, 8, false);
         break;
@@ -172,11 +197,14 @@ Value format_string(std::string_view fmt, const ListData& args) {
             out.push_back(digits[ch & 15]);
           }
         } else {
-          return clause_error("only integers, byte buffers, and strings can be formatted as hex, was given " + type);
+          return "only integers, byte buffers, and strings can be formatted as hex, was given " + type;
         }
       }
     }
-  }
+    return "";
+  };
+  std::string err = scan_format(fmt, args.size(), true, &out, clause, nullptr);
+  if (!err.empty()) return Value::error(std::move(err));
   return Value::string(std::move(out));
 }
 

@@ -10,6 +10,7 @@
 // The registry is built once, immutable afterwards; thread-safe.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,11 +68,20 @@ void register_kubernetes(std::vector<Overload>& out);
 void register_time(std::vector<Overload>& out);    // time_lib.cc
 void register_net(std::vector<Overload>& out);     // k8s_net_lib.cc: IP, CIDR, URL
 void register_format(std::vector<Overload>& out);  // k8s_format.cc
+void register_authz(std::vector<Overload>& out);   // k8s_authz_lib.cc
 // The matches of `re` in `s` (at most `limit`, all when negative), as
 // findAll() returns them.
 Value find_all_re(std::string_view s, const re2::RE2& re, int64_t limit);
 // string.format() of the strings extension; error value on failure.
 Value format_string(std::string_view fmt, const ListData& args);
+// Walks a format string as cel-go's parseFormatString does: literal text goes
+// to `out` (when given), each clause calls `clause(arg index, verb, precision
+// or -1)`, whose non-empty result is a formatting error. `runtime` orders the
+// missing-argument check as evaluation does (the static validator checks the end
+// of the string first). `requested` counts the clauses. Returns "" or cel-go's
+// error message.
+std::string scan_format(std::string_view fmt, size_t nargs, bool runtime, std::string* out,
+                        const std::function<std::string(size_t, char, int)>& clause, size_t* requested);
 // Go's strconv.FormatFloat(d, 'g', -1, 64), as CEL's string(double) prints.
 std::string format_double_go(double d);
 // Quotes like strings.quote().

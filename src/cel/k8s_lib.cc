@@ -6,6 +6,7 @@
 
 #include <re2/re2.h>
 
+#include "cel/big_quantity.h"
 #include "cel/functions.h"
 
 namespace draplane::cel::lib {
@@ -29,47 +30,74 @@ namespace {
 const Type kB(TypeKind::kBool), kI(TypeKind::kInt), kS(TypeKind::kString), kD(TypeKind::kDouble),
     kQ(TypeKind::kQuantity), kV(TypeKind::kSemver);
 
+// Quantity functions. api::Quantity covers every value up to ~1.7e29; past it
+// (parsing "1e30", or a sum that overflows) the value is a BigQuantity, as
+// resource.Quantity's inf.Dec form is exact at any size.
+bool both_small(const Value* a) { return !is_big_quantity(a[0]) && !is_big_quantity(a[1]); }
+
 Value quantity(const Value* a) {
   auto q = api::Quantity::parse(a[0].str());
-  if (!q) return Value::error(q.error().message());
-  return Value::quantity(*q);
+  if (q) return Value::quantity(*q);
+  const std::string& msg = q.error().message();
+  if (msg.rfind("quantity \"", 0) != 0) return Value::error(msg);  // a grammar error
+  auto big = parse_big_quantity(a[0].str());
+  if (!big) return Value::error(big.error().message());
+  return make_quantity(std::move(*big));
 }
-Value is_quantity(const Value* a) { return Value::boolean(api::Quantity::parse(a[0].str()).has_value()); }
-Value q_sign(const Value* a) { return Value::integer(a[0].quantity_data().sign()); }
-Value q_is_integer(const Value* a) { return Value::boolean(a[0].quantity_data().as_int64().has_value()); }
+Value is_quantity(const Value* a) { return Value::boolean(!quantity(a).is_error()); }
+Value q_sign(const Value* a) {
+  if (is_big_quantity(a[0])) return Value::integer(sign(to_big(a[0])));
+  return Value::integer(a[0].quantity_data().sign());
+}
+// A BigQuantity is never an int64 (it is past 1.7e29).
+Value q_is_integer(const Value* a) {
+  return Value::boolean(!is_big_quantity(a[0]) && a[0].quantity_data().as_int64().has_value());
+}
 Value q_as_integer(const Value* a) {
-  auto v = a[0].quantity_data().as_int64();
+  auto v = is_big_quantity(a[0]) ? std::nullopt : a[0].quantity_data().as_int64();
   if (!v) return Value::error("cannot convert value to integer");
   return Value::integer(*v);
 }
-Value q_as_float(const Value* a) { return Value::dbl(a[0].quantity_data().as_approximate_double()); }
+Value q_as_float(const Value* a) {
+  if (is_big_quantity(a[0])) return Value::dbl(approximate_float(to_big(a[0])));
+  return Value::dbl(a[0].quantity_data().as_approximate_double());
+}
 Value q_add(const Value* a) {
-  auto r = a[0].quantity_data().add(a[1].quantity_data());
-  if (!r) return Value::error(r.error().message());
-  return Value::quantity(*r);
+  if (both_small(a)) {
+    if (auto r = a[0].quantity_data().add(a[1].quantity_data())) return Value::quantity(*r);
+  }
+  return make_quantity(add(to_big(a[0]), to_big(a[1])));
 }
 Value q_sub(const Value* a) {
-  auto r = a[0].quantity_data().sub(a[1].quantity_data());
-  if (!r) return Value::error(r.error().message());
-  return Value::quantity(*r);
+  if (both_small(a)) {
+    if (auto r = a[0].quantity_data().sub(a[1].quantity_data())) return Value::quantity(*r);
+  }
+  return make_quantity(sub(to_big(a[0]), to_big(a[1])));
 }
-Value q_add_int(const Value* a) {
-  auto r = a[0].quantity_data().add(api::Quantity::from_int(a[1].i));
-  if (!r) return Value::error(r.error().message());
-  return Value::quantity(*r);
+// The int operand is resource.NewQuantity(n, DecimalExponent).
+Value q_with_int(const Value* a, bool subtract) {
+  const api::Quantity rhs = api::Quantity::from_int(a[1].i, api::Quantity::Format::kDecimalExponent);
+  if (!is_big_quantity(a[0])) {
+    auto r = subtract ? a[0].quantity_data().sub(rhs) : a[0].quantity_data().add(rhs);
+    if (r) return Value::quantity(*r);
+  }
+  BigQuantity x = to_big(a[0]), y = to_big(Value::borrowed_quantity(&rhs));
+  return make_quantity(subtract ? sub(x, y) : add(x, y));
 }
-Value q_sub_int(const Value* a) {
-  auto r = a[0].quantity_data().sub(api::Quantity::from_int(a[1].i));
-  if (!r) return Value::error(r.error().message());
-  return Value::quantity(*r);
+Value q_add_int(const Value* a) { return q_with_int(a, false); }
+Value q_sub_int(const Value* a) { return q_with_int(a, true); }
+int q_cmp(const Value* a) {
+  if (both_small(a)) return a[0].quantity_data().compare(a[1].quantity_data());
+  return compare(to_big(a[0]), to_big(a[1]));
 }
-Value q_greater(const Value* a) { return Value::boolean(a[0].quantity_data().compare(a[1].quantity_data()) > 0); }
-Value q_less(const Value* a) { return Value::boolean(a[0].quantity_data().compare(a[1].quantity_data()) < 0); }
-Value q_compare(const Value* a) { return Value::integer(a[0].quantity_data().compare(a[1].quantity_data())); }
+Value q_greater(const Value* a) { return Value::boolean(q_cmp(a) > 0); }
+Value q_less(const Value* a) { return Value::boolean(q_cmp(a) < 0); }
+Value q_compare(const Value* a) { return Value::integer(q_cmp(a)); }
 
 Value semver_impl(std::string_view s, bool normalize) {
-  auto v = Semver::parse(s, normalize);
-  if (!v) return Value::error("could not parse semver: " + std::string(s));
+  std::string err;
+  auto v = Semver::parse(s, normalize, &err);
+  if (!v) return Value::error(err);  // types.WrapErr of blang/semver's error
   return Value::semver(std::move(*v));
 }
 Value semver(const Value* a) { return semver_impl(a[0].str(), false); }
@@ -107,8 +135,8 @@ void register_kubernetes(std::vector<Overload>& out) {
   };
   add("string_to_quantity", "quantity", false, {kS}, kQ, quantity);
   add("is_quantity_string", "isQuantity", false, {kS}, kB, is_quantity);
-  add("quantity_sign", "sign", true, {kQ}, kI, q_sign);
-  add("quantity_sign_global", "sign", false, {kQ}, kI, q_sign);
+  // quantity.go declares sign with cel.Overload: global only, sign(q).
+  add("quantity_sign", "sign", false, {kQ}, kI, q_sign);
   add("quantity_is_integer", "isInteger", true, {kQ}, kB, q_is_integer);
   add("quantity_get_integer", "asInteger", true, {kQ}, kI, q_as_integer);
   add("quantity_get_float", "asApproximateFloat", true, {kQ}, kD, q_as_float);

@@ -13,8 +13,118 @@ const Expr* string_literal(const Expr& e) {
   return e.kind == ExprKind::kConst && e.literal.kind == Literal::Kind::kString ? &e : nullptr;
 }
 
+// cel-go's Type.TypeName(): the base name of parameterized types.
+std::string type_name(const Type& t) {
+  switch (t.kind) {
+    case TypeKind::kList: return "list";
+    case TypeKind::kMap: return "map";
+    case TypeKind::kOptional: return "optional_type";
+    case TypeKind::kType: return "type";
+    default: return t.to_string();
+  }
+}
+
+bool kind_one_of(const Type& t, std::initializer_list<TypeKind> kinds) {
+  if (t.kind == TypeKind::kDyn) return true;
+  for (TypeKind k : kinds) {
+    if (t.kind == k) return true;
+  }
+  return false;
+}
+
+// stringFormatChecker.verifyString: the argument's static type (and, for list
+// and map literals, each element's) must be one %s can print; the offending
+// expression otherwise.
+const Expr* unprintable(const Expr& e) {
+  if (!kind_one_of(e.type, {TypeKind::kList, TypeKind::kMap, TypeKind::kInt, TypeKind::kUint, TypeKind::kDouble,
+                            TypeKind::kBool, TypeKind::kString, TypeKind::kTimestamp, TypeKind::kBytes,
+                            TypeKind::kDuration, TypeKind::kType, TypeKind::kNull})) {
+    return &e;
+  }
+  if (e.kind == ExprKind::kList) {
+    for (const auto& a : e.args) {
+      if (const Expr* bad = unprintable(*a)) return bad;
+    }
+  } else if (e.kind == ExprKind::kMap) {
+    for (const auto& en : e.entries) {
+      if (const Expr* bad = unprintable(*en.key)) return bad;
+      if (const Expr* bad = unprintable(*en.value)) return bad;
+    }
+  }
+  return nullptr;
+}
+
+// The strings extension's format validator (ext/formatting.go
+// stringFormatValidator, installed with strings version >= 1): a constant
+// format string with a list literal of arguments is checked when compiling.
+void check_format(const Expr& e, std::vector<Issue>& issues) {
+  const std::vector<ExprPtr>& args = e.args[0]->args;
+  int32_t where = e.offset;
+  auto clause = [&](size_t index, char verb, int) -> std::string {
+    const Expr& a = *args[index];
+    where = a.offset;
+    std::string given = ", was given " + type_name(a.type);
+    switch (verb) {
+      case 's':
+        if (const Expr* bad = unprintable(a)) {
+          where = bad->offset;
+          return "string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, "
+                 "durations, and timestamps, was given " + type_name(bad->type);
+        }
+        break;
+      case 'd':
+        if (!kind_one_of(a.type, {TypeKind::kInt, TypeKind::kUint})) {
+          return "decimal clause can only be used on integers" + given;
+        }
+        break;
+      case 'f':
+        if (!kind_one_of(a.type, {TypeKind::kDouble, TypeKind::kString})) {
+          return "fixed-point clause can only be used on doubles" + given;
+        }
+        break;
+      case 'e':
+        if (!kind_one_of(a.type, {TypeKind::kDouble, TypeKind::kString})) {
+          return "scientific clause can only be used on doubles" + given;
+        }
+        break;
+      case 'b':
+        if (!kind_one_of(a.type, {TypeKind::kInt, TypeKind::kUint, TypeKind::kBool})) {
+          return "only integers and bools can be formatted as binary" + given;
+        }
+        break;
+      case 'o':
+        if (!kind_one_of(a.type, {TypeKind::kInt, TypeKind::kUint})) {
+          return "octal clause can only be used on integers" + given;
+        }
+        break;
+      default:  // x, X
+        if (!kind_one_of(a.type, {TypeKind::kInt, TypeKind::kUint, TypeKind::kString, TypeKind::kBytes})) {
+          return "only integers, byte buffers, and strings can be formatted as hex" + given;
+        }
+    }
+    where = e.offset;
+    return "";
+  };
+  size_t requested = 0;
+  std::string err = lib::scan_format(e.operand->literal.s, args.size(), false, nullptr, clause, &requested);
+  if (!err.empty()) {
+    // Clause errors point at the argument, parse errors at the call.
+    issues.push_back({err.rfind("error during formatting: ", 0) == 0 ? where : e.offset, err});
+    return;
+  }
+  if (args.size() > requested) {
+    issues.push_back({e.offset, "too many arguments supplied to string.format (expected " + std::to_string(requested) +
+                                    ", got " + std::to_string(args.size()) + ")"});
+  }
+}
+
 void check_call(const Expr& e, std::vector<Issue>& issues) {
   const std::string& fn = e.name;
+  if (fn == "format" && e.operand && string_literal(*e.operand) && e.args.size() == 1 &&
+      e.args[0]->kind == ExprKind::kList) {
+    check_format(e, issues);
+    return;
+  }
   if (!e.operand && e.args.size() == 1 && (fn == "timestamp" || fn == "duration")) {
     const Expr& arg = *e.args[0];
     if (fn == "timestamp" && arg.kind == ExprKind::kConst && arg.literal.kind == Literal::Kind::kInt) {

@@ -526,9 +526,9 @@ class Parser {
     return call(off, std::move(name), std::move(args));
   }
 
-  bool simple_name(const ExprPtr& e, std::string& out) {
+  bool simple_name(const ExprPtr& e, std::string& out, const char* message = "argument must be a simple name") {
     if (e->kind != ExprKind::kIdent || (!e->name.empty() && e->name[0] == '.')) {
-      fail(e->offset, "argument must be a simple name");
+      fail(e->offset, message);
       return false;
     }
     out = e->name;
@@ -607,7 +607,7 @@ class Parser {
     }
     if ((name == "map" && (n == 2 || n == 3)) || (name == "filter" && n == 2)) {
       std::string v;
-      if (!simple_name(args[0], v)) return nullptr;
+      if (!simple_name(args[0], v, "argument is not an identifier")) return nullptr;
       ExprPtr step;
       if (name == "filter") {
         step = ternary(off, std::move(args[1]), call2(off, "_+_", ident(off, kAccu), list_of(off, ident(off, v))),
@@ -648,7 +648,7 @@ class Parser {
     }
     if (name == "bind" && n == 3 && target->kind == ExprKind::kIdent && target->name == "cel") {
       std::string v;
-      if (!simple_name(args[0], v)) return nullptr;
+      if (!simple_name(args[0], v, "cel.bind() variable names must be simple identifiers")) return nullptr;
       auto c = make_expr(ExprKind::kComprehension, off);
       c->iter_range = list_of(off, nullptr);
       c->iter_var = "#unused";
@@ -659,9 +659,41 @@ class Parser {
       c->result = std::move(args[2]);
       return c;
     }
+    if (name == "sortBy" && n == 2) {
+      // ext/lists.go sortByMacro:
+      //   cel.bind(@__sortBy_input__, target,
+      //            @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(v, key)))
+      ExprKind k = target->kind;
+      if (k != ExprKind::kList && k != ExprKind::kSelect && k != ExprKind::kIdent && k != ExprKind::kComprehension &&
+          k != ExprKind::kCall) {
+        fail(target->offset, "sortBy can only be applied to a list, identifier, comprehension, call or select expression");
+        return nullptr;
+      }
+      std::string v;
+      if (!simple_name(args[0], v, "argument is not an identifier")) return nullptr;
+      const std::string input = "@__sortBy_input__";
+      ExprPtr keys = comprehension(off, ident(off, input), v, "", list_of(off, nullptr), lit_bool(off, true),
+                                   call2(off, "_+_", ident(off, kAccu), list_of(off, std::move(args[1]))),
+                                   ident(off, kAccu));
+      std::vector<ExprPtr> a;
+      a.push_back(std::move(keys));
+      auto c = make_expr(ExprKind::kComprehension, off);
+      c->iter_range = list_of(off, nullptr);
+      c->iter_var = "#unused";
+      c->accu_var = input;
+      c->accu_init = std::move(target);
+      c->loop_cond = lit_bool(off, false);
+      c->loop_step = ident(off, input);
+      c->result = call(off, "@sortByAssociatedKeys", std::move(a), ident(off, input));
+      return c;
+    }
     if ((name == "optMap" || name == "optFlatMap") && n == 2) {
       std::string v;
-      if (!simple_name(args[0], v)) return nullptr;
+      if (!simple_name(args[0], v,
+                       name == "optMap" ? "optMap() variable name must be a simple identifier"
+                                        : "optFlatMap() variable name must be a simple identifier")) {
+        return nullptr;
+      }
       // o.optMap(v, t) -> o.hasValue() ? optional.of(cel.bind(v, o.value(), t)) : optional.none()
       // The target is evaluated once per use; it is an expression without side effects.
       ExprPtr target2 = clone(*target);

@@ -19,6 +19,7 @@ struct Registry {
     lib::register_time(all);
     lib::register_net(all);
     lib::register_format(all);
+    lib::register_authz(all);
     for (const auto& o : all) by_name[o.function].push_back(&o);
   }
 };
@@ -70,6 +71,7 @@ int required_value_kind(const Type& param) {
     case TypeKind::kCIDR: return static_cast<int>(ValueKind::kCIDR);
     case TypeKind::kURL: return static_cast<int>(ValueKind::kURL);
     case TypeKind::kFormat: return static_cast<int>(ValueKind::kFormat);
+    case TypeKind::kOpaque: return static_cast<int>(ValueKind::kError);  // no value has the type
   }
   return -1;
 }
@@ -99,6 +101,7 @@ bool value_matches(const Type& param, const Value& v) {
     case TypeKind::kCIDR: return v.kind == ValueKind::kCIDR;
     case TypeKind::kURL: return v.kind == ValueKind::kURL;
     case TypeKind::kFormat: return v.kind == ValueKind::kFormat;
+    case TypeKind::kOpaque: return false;
   }
   return false;
 }

@@ -1,7 +1,8 @@
 // Semantic versions as Kubernetes' CEL semver library sees them (blang/semver/v4:
 // MAJOR.MINOR.PATCH[-prerelease][+build], strict parsing, SemVer 2.0.0 ordering
 // where build metadata is ignored), with the library's optional normalization
-// ("v1.2" -> "1.2.0", leading zeros dropped).
+// (semverlib.go normalizeAndParse: "v1.2" -> "1.2.0", leading zeros dropped; a
+// short version with prerelease/build data is an error).
 //
 // Plain value; thread-safe for concurrent reads.
 #pragma once
@@ -21,8 +22,9 @@ struct Semver {
   std::vector<std::string> pre;  // dot-separated prerelease identifiers
   std::string build;
 
-  // nullopt when `text` is not a valid semantic version.
-  static std::optional<Semver> parse(std::string_view text, bool normalize = false);
+  // nullopt when `text` is not a valid semantic version; `error` then gets
+  // blang/semver's message ("No Major.Minor.Patch elements found", ...).
+  static std::optional<Semver> parse(std::string_view text, bool normalize = false, std::string* error = nullptr);
   // -1, 0, 1 by SemVer precedence (build metadata ignored).
   int compare(const Semver& other) const;
   std::string to_string() const;

@@ -281,7 +281,10 @@ Value double_from_string(const Value* a) {
 
 }  // namespace
 
-// Go's strconv.FormatFloat(f, 'g', -1, 64).
+// Go's fmt "%g" (strconv.FormatFloat(f, 'g', -1, 64)), which cel-go's
+// Double.ConvertToType(StringType) uses: exponent form below 1e-4 and, for the
+// shortest representation, from 1e6 (strconv's eprec = 6), so string(1e6) is
+// "1e+06" (not JavaScript's 1e21 threshold).
 std::string format_double_go(double d) {
   if (std::isnan(d)) return "NaN";
   if (std::isinf(d)) return d > 0 ? "+Inf" : "-Inf";
@@ -299,7 +302,7 @@ std::string format_double_go(double d) {
     if (c != '.') digits.push_back(c);
   }
   std::string out = neg ? "-" : "";
-  if (exp < -4 || exp >= 21) {
+  if (exp < -4 || exp >= 6) {
     out += digits.substr(0, 1);
     if (digits.size() > 1) out += "." + digits.substr(1);
     char eb[16];

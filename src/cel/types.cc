@@ -29,6 +29,12 @@ Type Type::param(std::string name) {
   return t;
 }
 
+Type Type::opaque(std::string name) {
+  Type t(TypeKind::kOpaque);
+  t.param_name = std::move(name);
+  return t;
+}
+
 std::string Type::to_string() const {
   switch (kind) {
     case TypeKind::kDyn: return "dyn";
@@ -53,6 +59,7 @@ std::string Type::to_string() const {
     case TypeKind::kCIDR: return "net.CIDR";
     case TypeKind::kURL: return "kubernetes.URL";
     case TypeKind::kFormat: return "kubernetes.NamedFormat";
+    case TypeKind::kOpaque:
     case TypeKind::kTypeParam: return param_name;
     case TypeKind::kError: return "*error*";
   }
@@ -103,6 +110,7 @@ bool is_assignable(const Type& to, const Type& from, TypeBindings& b) {
   if (to.kind == TypeKind::kDyn || from.kind == TypeKind::kDyn) return true;
   if (to.kind == TypeKind::kError || from.kind == TypeKind::kError) return true;
   if (to.kind != from.kind) return false;
+  if (to.kind == TypeKind::kOpaque) return to.param_name == from.param_name;
   // Type values of any types are comparable with each other (cel-go).
   if (to.kind == TypeKind::kType) return true;
   if (to.params.size() != from.params.size()) return false;
@@ -135,7 +143,7 @@ bool types_equivalent(const Type& a, const Type& b) {
   for (size_t i = 0; i < a.params.size(); ++i) {
     if (!types_equivalent(a.params[i], b.params[i])) return false;
   }
-  return a.kind != TypeKind::kTypeParam || a.param_name == b.param_name;
+  return (a.kind != TypeKind::kTypeParam && a.kind != TypeKind::kOpaque) || a.param_name == b.param_name;
 }
 
 }  // namespace draplane::cel

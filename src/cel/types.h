@@ -35,6 +35,7 @@ enum class TypeKind : unsigned char {
   kCIDR,       // net.CIDR
   kURL,        // kubernetes.URL
   kFormat,     // kubernetes.NamedFormat
+  kOpaque,     // an object type no selector value has (param_name: its name)
   kTypeParam,
   kError,
 };
@@ -42,7 +43,7 @@ enum class TypeKind : unsigned char {
 struct Type {
   TypeKind kind = TypeKind::kDyn;
   std::vector<Type> params;
-  std::string param_name;  // kTypeParam
+  std::string param_name;  // kTypeParam, kOpaque
 
   Type() = default;
   explicit Type(TypeKind k) : kind(k) {}
@@ -51,6 +52,7 @@ struct Type {
   static Type optional(Type elem);
   static Type type_of(Type t);
   static Type param(std::string name);
+  static Type opaque(std::string name);
 
   bool is_dyn_or_error() const { return kind == TypeKind::kDyn || kind == TypeKind::kError; }
   std::string to_string() const;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "cel/big_quantity.h"
 #include "cel/k8s_format.h"
 #include "cel/net.h"
 #include "cel/time.h"
@@ -197,7 +198,9 @@ bool values_equal(const Value& a, const Value& b) {
       }
       return true;
     }
-    case ValueKind::kQuantity: return a.quantity_data().compare(b.quantity_data()) == 0;
+    case ValueKind::kQuantity:
+      if (is_big_quantity(a) || is_big_quantity(b)) return compare(to_big(a), to_big(b)) == 0;
+      return a.quantity_data().compare(b.quantity_data()) == 0;
     case ValueKind::kSemver: return a.semver_data().compare(b.semver_data()) == 0;
     case ValueKind::kOptional: {
       const Value* x = a.optional_value();
@@ -308,7 +311,7 @@ void literal(std::string& out, const Value& v) {
       out += "}";
       return;
     }
-    case ValueKind::kQuantity: out += "quantity(\"" + v.quantity_data().to_string() + "\")"; return;
+    case ValueKind::kQuantity: out += "quantity(\"" + quantity_string(v) + "\")"; return;
     case ValueKind::kSemver: out += "semver(\"" + v.semver_data().to_string() + "\")"; return;
     case ValueKind::kOptional:
       if (!v.optional_value()) {

@@ -190,6 +190,8 @@ struct Value {
   std::string_view str() const { return {static_cast<const char*>(p), n}; }
   const ListData& list_data() const { return *static_cast<const ListData*>(p); }
   const MapData& map_data() const { return *static_cast<const MapData*>(p); }
+  // For a kQuantity with n == 0; n == 1 marks a value past api::Quantity's
+  // range (cel/big_quantity.h), read through the functions there.
   const api::Quantity& quantity_data() const { return *static_cast<const api::Quantity*>(p); }
   const Semver& semver_data() const { return *static_cast<const Semver*>(p); }
   const Value* optional_value() const { return static_cast<const Value*>(p); }
