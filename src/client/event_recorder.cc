@@ -251,7 +251,10 @@ void EventRecorder::write(const Pending& p) {
   // EventCorrelator's dedup key.
   const std::string key = v1 ? object + '\x1f' + p.action + '\x1f' + p.reason + '\x1f' + p.controller
                              : source + '\x1f' + object + '\x1f' + p.type + '\x1f' + p.reason + '\x1f' + p.note;
-  const std::string spam_key = source + '\x1f' + object;
+  // getSpamKey: the source and the object, whatever its field path.
+  const ObjectReference& o = p.regarding;
+  const std::string spam_key =
+      source + '\x1f' + o.kind + '\x1f' + o.namespace_ + '\x1f' + o.name + '\x1f' + o.uid + '\x1f' + o.api_version;
   auto fail = [&] {
     std::lock_guard<std::mutex> l(mu_);
     ++stats_.failed;

@@ -172,6 +172,11 @@ TEST_F(EventRecorderTest, SpamFilterAllowsABurstThenOnePerFiveMinutesPerObject) 
   r.flush();
   EXPECT_EQ(client_.calls().size(), 25u);
   EXPECT_EQ(r.stats().dropped_spam, 5);
+  // A container of the same pod is the same object to the filter.
+  r.record(container_reference(pod("p"), "main"), "Normal", "Started", "", "m");
+  r.flush();
+  EXPECT_EQ(client_.calls().size(), 25u);
+  EXPECT_EQ(r.stats().dropped_spam, 6);
   // Another object has its own bucket.
   r.record(pod("q"), "Normal", "Started", "", "m");
   r.flush();
@@ -184,7 +189,7 @@ TEST_F(EventRecorderTest, SpamFilterAllowsABurstThenOnePerFiveMinutesPerObject) 
   r.record(pod("p"), "Normal", "Started", "", "later");
   r.flush();
   EXPECT_EQ(client_.calls().size(), 27u);
-  EXPECT_EQ(r.stats().dropped_spam, 6);
+  EXPECT_EQ(r.stats().dropped_spam, 7);
 }
 
 TEST_F(EventRecorderTest, FilteredRepeatsStillCountInTheNextWrite) {
