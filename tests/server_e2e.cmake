@@ -31,3 +31,9 @@ if(TARGET draplane)
            COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_kubectl.py $<TARGET_FILE:draplane> ${CMAKE_SOURCE_DIR})
   set_tests_properties(up_kubectl_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 400)
 endif()
+
+# Events as kubectl describe and kubectl get events show them (`draplane up`, 1 node).
+if(TARGET draplane)
+  add_test(NAME up_events_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_events.py $<TARGET_FILE:draplane>)
+  set_tests_properties(up_events_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 240)
+endif()

@@ -4,6 +4,7 @@
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <cctype>
 #include <chrono>
 #include <condition_variable>
 #include <ctime>
@@ -22,6 +23,7 @@
 #include "sched/runner.h"
 #include "server/api_server.h"
 #include "server/credentials.h"
+#include "server/event_ttl.h"
 #include "server/http_server.h"
 #include "server/object_ids.h"
 #include "server/pki.h"
@@ -87,6 +89,7 @@ struct LocalCluster::Impl {
   std::unique_ptr<server::ApiServer> api;
   std::optional<server::TokenTable> tokens;
   std::unique_ptr<server::HttpServer> http;
+  std::unique_ptr<server::EventTtl> event_ttl;
 
   std::atomic<bool> stop_nodes{false};
   std::atomic<bool> stop_control{false};
@@ -166,6 +169,8 @@ Result<void> LocalCluster::Impl::start_server() {
   ao.random_suffix = server::new_name_suffix;
   api = std::make_unique<server::ApiServer>(*store, ao, &metrics);
   if (Status b = api->bootstrap(); !b.ok()) return Status(b.code(), "bootstrap: " + b.message());
+  event_ttl = std::make_unique<server::EventTtl>(*store, options.event_ttl_s, ao.now);
+  event_ttl->start(server::EventTtl::default_interval_ms(options.event_ttl_s));
 
   server::HttpServerOptions ho;
   ho.host = host;
@@ -256,6 +261,29 @@ Result<void> LocalCluster::Impl::start_components() {
   return {};
 }
 
+Result<int64_t> parse_duration_seconds(const std::string& text) {
+  auto bad = [&] { return Status(Code::kInvalid, "invalid duration \"" + text + "\" (e.g. 1h, 30m, 1h30m, 90s)"); };
+  if (text.empty()) return bad();
+  double total = 0;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t start = i;
+    while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
+    if (i == start) return bad();
+    double n = std::atof(text.substr(start, i - start).c_str());
+    size_t u = i;
+    while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) ++i;
+    std::string unit = text.substr(u, i - u);
+    if (unit == "h") total += n * 3600;
+    else if (unit == "m") total += n * 60;
+    else if (unit == "s") total += n;
+    else if (unit == "ms") total += n / 1000;
+    else if (unit.empty() && text == "0") total += 0;
+    else return bad();
+  }
+  return static_cast<int64_t>(total);
+}
+
 LocalCluster::LocalCluster() : impl_(std::make_unique<Impl>()) {}
 
 LocalCluster::~LocalCluster() { stop(); }
@@ -269,6 +297,7 @@ Result<std::unique_ptr<LocalCluster>> LocalCluster::start(const LocalClusterOpti
     if (!names.insert(n.name).second) return Status(Code::kInvalid, "duplicate node name " + n.name);
   }
   if (options.scheduler) RETURN_IF_ERROR(alloc::parse_policy(options.policy));
+  if (options.event_ttl_s <= 0) return Status(Code::kInvalid, "--event-ttl must be positive");
   RETURN_IF_ERROR(c->impl_->start_server());
   if (Result<void> r = c->impl_->start_components(); !r.has_value()) {
     c->stop();
@@ -293,6 +322,7 @@ void LocalCluster::stop() {
   }
   m.cv.notify_all();
   if (m.compactor.joinable()) m.compactor.join();
+  if (m.event_ttl) m.event_ttl->stop();
   if (m.http) m.http->stop();
 }
 

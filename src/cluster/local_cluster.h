@@ -43,7 +43,13 @@ struct LocalClusterOptions {
   std::vector<SimNode> nodes;            // simulated nodes run in process
   int heartbeat_seconds = 10;
   bool verbose = false;  // debug level in the component logs
+  // How long an Event lives after its last write (kube-apiserver's --event-ttl).
+  int64_t event_ttl_s = 3600;
 };
+
+// A Go duration as kube-apiserver's flags take it ("1h", "30m", "1h30m", "90s",
+// "1h0m0s"), in whole seconds. kInvalid naming the text otherwise.
+Result<int64_t> parse_duration_seconds(const std::string& text);
 
 // The default simulated cluster of `draplane up`: 2 nodes with 8x H100 80GB and
 // one with 4x A100 40GB.

@@ -63,6 +63,15 @@ void add_server(CLI::App& app, int& exit_code) {
   sub->add_flag("--log-requests", flags->o.log_requests, "Log one JSON line per request to stderr");
   sub->add_option("--policy", flags->o.policy, "Scheduler's device choice within a node: packing | first-fit")
       ->capture_default_str();
+  sub->add_option_function<std::string>(
+         "--event-ttl",
+         [o = &flags->o](const std::string& text) {
+           auto d = cluster::parse_duration_seconds(text);
+           if (!d.has_value()) throw CLI::ValidationError("--event-ttl", d.error().message());
+           o->event_ttl_s = *d;
+         },
+         "Amount of time to retain events (as kube-apiserver's --event-ttl)")
+      ->default_str("1h0m0s");
   sub->add_flag("--no-scheduler", flags->no_scheduler, "Do not run the scheduler in this process");
   sub->add_flag("--no-controllers", flags->no_controllers, "Do not run the resource-claim controller in this process");
   sub->add_flag("-v,--verbose", flags->o.verbose, "Debug level in the component logs (<data-dir>/logs)");

@@ -152,6 +152,15 @@ void add_up(CLI::App& app, int& exit_code) {
   sub->add_option("--policy", f->o.policy, "Scheduler's device choice within a node: packing | first-fit")
       ->capture_default_str();
   sub->add_option("--heartbeat", f->o.heartbeat_seconds, "Seconds between node heartbeats")->capture_default_str();
+  sub->add_option_function<std::string>(
+         "--event-ttl",
+         [o = &f->o](const std::string& text) {
+           auto d = cluster::parse_duration_seconds(text);
+           if (!d.has_value()) throw CLI::ValidationError("--event-ttl", d.error().message());
+           o->event_ttl_s = *d;
+         },
+         "Amount of time to retain events (as kube-apiserver's --event-ttl)")
+      ->default_str("1h0m0s");
   sub->add_flag("--demo", f->demo, "Apply the examples and report allocations and pod output");
   sub->add_option("--demo-dir", f->demo_dir, "Manifests for --demo (default: examples/)");
   sub->add_option("--demo-timeout", f->demo_timeout_s, "Seconds to wait for the demo's pods to settle")

@@ -42,13 +42,25 @@ client::RawInformer::Options informer_options(const char* api_version, const cha
 
 }  // namespace
 
+namespace {
+// kube-controller-manager's resource-claim controller records through
+// tools/record with source component "resource_claim".
+client::EventRecorderOptions event_options() {
+  client::EventRecorderOptions o;
+  o.api = client::EventRecorderOptions::Api::kCoreV1;
+  o.component = "resource_claim";
+  return o;
+}
+}  // namespace
+
 ClaimController::ClaimController(client::RestClient& rest, ControllerOptions options)
     : rest_(rest),
       options_(std::move(options)),
       pods_(rest, informer_options("v1", "Pod", "/api/v1/pods")),
       claims_(rest, informer_options(api::kResourceV1, "ResourceClaim", "/apis/resource.k8s.io/v1/resourceclaims")),
       templates_(rest, informer_options(api::kResourceV1, "ResourceClaimTemplate",
-                                        "/apis/resource.k8s.io/v1/resourceclaimtemplates")) {
+                                        "/apis/resource.k8s.io/v1/resourceclaimtemplates")),
+      events_(rest, event_options()) {
   if (!options_.logger) options_.logger = std::make_shared<spdlog::logger>("controllers", std::make_shared<spdlog::sinks::null_sink_mt>());
   pods_.add_handler(
       [this](client::EventType t, const api::Pod*, const api::Pod& pod) {
@@ -366,6 +378,9 @@ Result<void> ClaimController::sync_pod(const std::string& key) {
     if (!name && pc.resourceClaimTemplateName) {
       auto created = ensure_template_claim(*pod, pc);
       if (!created.has_value()) {
+        client::ObjectReference ref{"v1", "Pod", pod->metadata.namespace_, pod->metadata.name, pod->metadata.uid, "", ""};
+        events_.record(ref, "Warning", "FailedResourceClaimCreation", "",
+                       "PodResourceClaim " + pc.name + ": " + created.error().message());
         if (first_error.ok()) first_error = created.error();
         continue;
       }

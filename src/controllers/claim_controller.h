@@ -13,7 +13,9 @@
 //   claim nothing reserves and removes the delete-protection finalizer, and
 //   deletes generated claims whose pod is done or gone (claim_logic.h:
 //   decide_claim).
-// Failed syncs are retried with exponential backoff (5 ms .. 10 s).
+// Failed syncs are retried with exponential backoff (5 ms .. 10 s). A claim
+// that cannot be created from its template is reported on the pod as a
+// FailedResourceClaimCreation Warning event, as upstream's controller does.
 //
 // Thread-safety: start()/stop() from one thread; sync_* may be called from any
 // thread (the workers call them).
@@ -31,6 +33,7 @@
 
 #include <spdlog/logger.h>
 
+#include "client/event_recorder.h"
 #include "client/informer.h"
 #include "client/rest_client.h"
 #include "common/result.h"
@@ -75,6 +78,7 @@ class ClaimController {
   client::Informer<api::Pod> pods_;
   client::Informer<api::ResourceClaim> claims_;
   client::Informer<api::ResourceClaimTemplate> templates_;
+  client::EventRecorder events_;
   WorkQueue queue_;
   std::vector<std::thread> workers_;
   bool started_ = false;

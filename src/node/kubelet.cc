@@ -25,6 +25,14 @@ std::string pod_path(const std::string& ns, const std::string& name) {
 
 bool terminal(const api::Pod& pod) { return pod.status.phase == "Succeeded" || pod.status.phase == "Failed"; }
 
+client::EventRecorderOptions kubelet_events(const std::string& node) {
+  client::EventRecorderOptions o;
+  o.api = client::EventRecorderOptions::Api::kCoreV1;  // the kubelet's tools/record recorder
+  o.component = "kubelet";
+  o.instance = node;
+  return o;
+}
+
 client::RawInformer::Options pod_informer(const std::string& node) {
   client::RawInformer::Options o;
   o.api_version = "v1";
@@ -65,7 +73,7 @@ struct Kubelet::Worker {
 
 Kubelet::Kubelet(client::RestClient& rest, DeviceState& devices, ProcessLauncher& launcher, KubeletOptions options)
     : rest_(rest), devices_(devices), launcher_(launcher), options_(std::move(options)),
-      pods_(rest, pod_informer(options_.node_name)) {
+      pods_(rest, pod_informer(options_.node_name)), events_(rest, kubelet_events(options_.node_name)) {
   if (!options_.logger) {
     options_.logger = std::make_shared<spdlog::logger>("kubelet", std::make_shared<spdlog::sinks::null_sink_mt>());
   }
@@ -76,6 +84,18 @@ Kubelet::Kubelet(client::RestClient& rest, DeviceState& devices, ProcessLauncher
 Kubelet::~Kubelet() { stop(); }
 
 std::string Kubelet::now() const { return options_.now ? options_.now() : ""; }
+
+void Kubelet::event(const Worker& w, const std::string& container, const char* type, const char* reason,
+                    std::string message) {
+  client::ObjectReference ref;
+  ref.api_version = "v1";
+  ref.kind = "Pod";
+  ref.namespace_ = w.ns;
+  ref.name = w.name;
+  ref.uid = w.uid;
+  if (!container.empty()) ref = client::container_reference(ref, container);
+  events_.record(ref, type, reason, "", std::move(message));
+}
 
 void Kubelet::start() {
   if (started_) return;
@@ -287,6 +307,7 @@ bool Kubelet::prepare_claims(Worker& w, std::map<std::string, PreparedClaimInfo>
     }
     if (failure.empty()) return true;
     out.clear();
+    event(w, "", "Warning", "FailedPrepareDynamicResources", "Failed to prepare dynamic resources: " + failure);
     wait(failure);
   }
 }
@@ -349,8 +370,12 @@ void Kubelet::start_container(Worker& w, size_t i, const std::map<std::string, P
     p.state.message = pid.error().message();
     p.state.started_at = p.state.finished_at = t;
     std::ofstream(spec.log_path, std::ios::app) << pid.error().message() << "\n";
+    event(w, c.name, "Warning", "Failed", "Error: " + pid.error().message());
     return;
   }
+  // Creating and starting are one step here; both are reported, as the kubelet words them.
+  event(w, c.name, "Normal", "Created", "Created container: " + c.name);
+  event(w, c.name, "Normal", "Started", "Started container " + c.name);
   p.pid = *pid;
   p.exited = false;
   p.state.kind = ContainerState::Kind::kRunning;
@@ -432,6 +457,9 @@ void Kubelet::run_containers(Worker& w, const std::map<std::string, PreparedClai
           int64_t delay = std::min<int64_t>(300000, int64_t{options_.restart_backoff_ms}
                                                         << std::min(p.state.restart_count, 10));
           p.restart_at = Clock::now() + std::chrono::milliseconds(delay);
+          event(w, p.state.name, "Warning", "BackOff",
+                "Back-off restarting failed container " + p.state.name + " in pod " + w.name + "_" + w.ns + "(" +
+                    w.uid + ")");
         }
       } else if (p.restart_at && *p.restart_at <= Clock::now()) {
         p.state.last_exit_code = p.state.exit_code;
@@ -477,7 +505,10 @@ void Kubelet::kill_containers(Worker& w, int grace_seconds) {
     return std::all_of(w.procs.begin(), w.procs.end(), [](const auto& p) { return p.exited; });
   };
   for (auto& p : w.procs) {
-    if (!p.exited) launcher_.kill(p.pid, SIGTERM);
+    if (p.exited) continue;
+    // Not when the agent itself shuts down (the kubelet does not report that either).
+    if (!stopping_) event(w, p.state.name, "Normal", "Killing", "Stopping container " + p.state.name);
+    launcher_.kill(p.pid, SIGTERM);
   }
   w.cv.wait_for(l, std::chrono::seconds(std::max(grace_seconds, 0)), all_exited);
   for (auto& p : w.procs) {

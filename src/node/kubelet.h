@@ -12,6 +12,8 @@
 //     to 5 min), as the kubelet does;
 //  4. reports status (phase, conditions, containerStatuses, startTime, hostIP)
 //     through PUT pods/<name>/status;
+// Steps 2 and 3 report Events as the kubelet does (FailedPrepareDynamicResources,
+// Created, Started, Failed, BackOff, Killing; pkg/kubelet/events).
 //  5. when the pod ends: unprepares its claims; when it is deleted (or gets a
 //     deletionTimestamp): SIGTERM to the containers, SIGKILL after the grace
 //     period (capped), unprepare, and for a graceful deletion the final DELETE
@@ -36,6 +38,7 @@
 
 #include <spdlog/logger.h>
 
+#include "client/event_recorder.h"
 #include "client/informer.h"
 #include "client/rest_client.h"
 #include "node/kubelet_pod.h"
@@ -90,12 +93,17 @@ class Kubelet {
   void delete_pod(const std::string& ns, const std::string& name, const std::string& uid);
   void sweep_orphans();
   std::string now() const;
+  // An Event about the worker's pod (or, with `container`, one of its
+  // containers), as the kubelet reports it: core/v1, source kubelet/<node>.
+  void event(const Worker& w, const std::string& container, const char* type, const char* reason,
+             std::string message);
 
   client::RestClient& rest_;
   DeviceState& devices_;
   ProcessLauncher& launcher_;
   KubeletOptions options_;
   client::Informer<api::Pod> pods_;
+  client::EventRecorder events_;
   std::atomic<bool> stopping_{false};
   bool started_ = false;
   std::thread sweeper_;

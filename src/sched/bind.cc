@@ -133,6 +133,8 @@ Scheduler::BindOutcome Scheduler::write_reservation(const CycleState& cs, const 
 
   auto b = binder_.bind(pod, fit.node);
   if (!b.has_value()) return fail(b.error(), "bind to node " + fit.node);
+  binder_.record_event(pod, "Normal", "Scheduled", "Binding",
+                       "Successfully assigned " + pod.metadata.namespace_ + "/" + pod.metadata.name + " to " + fit.node);
   out.ok = true;
   return out;
 }
@@ -158,6 +160,8 @@ CycleResult Scheduler::finish_binding(const CycleState& cs, const NodeFit& fit, 
     queue_.backoff(cs.pod_key, now);
     std::string msg = out.what + ": " + out.status.message();
     log_->debug("pod {}: {}; retrying after backoff", cs.pod_key, msg);
+    // kube-scheduler reports every failed attempt, binding ones included.
+    binder_.record_event(cs.pod, "Warning", "FailedScheduling", "Scheduling", msg);
     return CycleResult{Outcome::kRetry, cs.pod_key, fit.node, msg};
   }
   for (const auto& w : out.written) {
@@ -204,6 +208,9 @@ std::vector<std::pair<std::string, std::optional<api::ResourceClaim>>> Scheduler
 }
 
 void Scheduler::mark_unschedulable(const api::Pod& pod, const std::string& message) {
+  // Every failed attempt is reported, as kube-scheduler's failure handler does;
+  // the recorder aggregates the repeats into one event's series and rate-limits them.
+  binder_.record_event(pod, "Warning", "FailedScheduling", "Scheduling", message);
   bool shown = false;  // the pod already says so, but with other numbers
   for (const auto& c : pod.status.conditions) {
     if (c.type == "PodScheduled" && c.status == "False" && c.reason == "Unschedulable") {

@@ -32,6 +32,13 @@ class Binder {
   // has a resourceVersion) or to the current pod, retried on conflicts with
   // the current pod by the implementation.
   virtual Result<void> update_pod_status(const api::Pod& pod, const std::function<void(api::Pod&)>& mutate) = 0;
+  // An Event about `pod` (kube-scheduler's Scheduled, FailedScheduling), from
+  // any thread. Must only enqueue: the scheduling cycle calls it. No-op by
+  // default (tests, simulation).
+  virtual void record_event(const api::Pod& pod, const char* type, const char* reason, const char* action,
+                            const std::string& message) {
+    (void)pod, (void)type, (void)reason, (void)action, (void)message;
+  }
 };
 
 }  // namespace draplane::sched

@@ -76,4 +76,20 @@ Result<void> RestBinder::update_pod_status(const api::Pod& pod, const std::funct
   return last;
 }
 
+void RestBinder::record_event(const api::Pod& pod, const char* type, const char* reason, const char* action,
+                              const std::string& message) {
+  if (recorder_ == nullptr) return;
+  client::ObjectReference ref;
+  ref.api_version = "v1";
+  ref.kind = "Pod";
+  ref.namespace_ = pod.metadata.namespace_;
+  ref.name = pod.metadata.name;
+  ref.uid = pod.metadata.uid;
+  // kube-scheduler's recorder per profile: reportingController is the
+  // profile's name, reportingInstance <name>-<hostname>.
+  std::string controller = pod.spec.schedulerName.empty() ? "default-scheduler" : pod.spec.schedulerName;
+  std::string instance = controller + "-" + hostname_;
+  recorder_->record(ref, type, reason, action, message, std::move(controller), std::move(instance));
+}
+
 }  // namespace draplane::sched

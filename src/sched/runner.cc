@@ -2,9 +2,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <thread>
 
+#include "client/event_recorder.h"
 #include "client/informer.h"
 #include "sched/rest_binder.h"
 
@@ -35,7 +38,16 @@ Result<void> run_scheduler(client::RestClient& client, client::RestClient& binde
                            const RunnerOptions& options, const std::atomic<bool>& stop) {
   auto log = options.logger ? options.logger : spdlog::default_logger();
   SystemClock clock;
+  // Scheduled / FailedScheduling through events.k8s.io/v1, as kube-scheduler
+  // writes them; on their own thread so no cycle waits for an event's write.
+  client::EventRecorderOptions eo;
+  eo.api = client::EventRecorderOptions::Api::kEventsV1;
+  eo.component = "default-scheduler";
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  client::EventRecorder recorder(binder_client, eo);
   RestBinder binder(binder_client);
+  binder.set_recorder(&recorder, host);
   Scheduler scheduler(binder, clock, options.scheduler, log);
 
   auto nodes = informer<api::Node>(client, scheduler, "v1", "Node", "/api/v1/nodes");

@@ -75,9 +75,11 @@ std::string resource_list(const std::string& group, const std::string& version) 
 }
 
 // Groups in kube-apiserver's discovery order: by the APIService group priority
-// (cmd/kube-apiserver's apiVersionPriorities: scheduling.k8s.io 16600,
-// coordination.k8s.io 16500, resource.k8s.io 16200), higher first, then name.
+// (cmd/kube-apiserver's apiVersionPriorities: events.k8s.io 17750,
+// scheduling.k8s.io 16600, coordination.k8s.io 16500, resource.k8s.io 16200),
+// higher first, then name.
 int group_priority(const std::string& group) {
+  if (group == "events.k8s.io") return 17750;
   if (group == "scheduling.k8s.io") return 16600;
   if (group == "coordination.k8s.io") return 16500;
   if (group == "resource.k8s.io") return 16200;

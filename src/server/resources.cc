@@ -26,6 +26,8 @@ const std::vector<ResourceInfo>& all_resources() {
       {"resource.k8s.io", "v1beta1", "resourceclaims", "resourceclaim", "ResourceClaim", true, {}, {"status"}, true, true},
       {"resource.k8s.io", "v1beta1", "resourceclaimtemplates", "resourceclaimtemplate", "ResourceClaimTemplate", true, {}, {}, true, true},
       {"resource.k8s.io", "v1beta1", "resourceslices", "resourceslice", "ResourceSlice", false, {}, {}, true, true},
+      // The same objects as core/v1 events (stored as those), in the new shape.
+      {"events.k8s.io", "v1", "events", "event", "Event", true, {"ev"}, {}, false, true},
       {"coordination.k8s.io", "v1", "leases", "lease", "Lease", true, {}, {}, false},
       {"scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass", false, {"pc"}, {}, false},
   };

@@ -20,14 +20,19 @@ struct ResourceInfo {
   std::vector<std::string> short_names;
   std::vector<std::string> subresources;  // "status", "binding"
   bool typed = false;  // decoded and validated through api/codec.h
-  // Served by conversion (resource.k8s.io v1beta1/v1beta2): objects are stored
-  // as the group's v1 resource under the same keys; request bodies are converted
-  // to v1 on write and responses to this version (api/conversion.h).
+  // Served by conversion (resource.k8s.io v1beta1/v1beta2, events.k8s.io/v1):
+  // objects are stored as the storage version's resource under the same keys;
+  // request bodies are converted to it on write and responses to this version
+  // (api/conversion.h, event_conversion.cc).
   bool converted = false;
 
   std::string group_version() const { return group.empty() ? version : group + "/" + version; }
-  // The apiVersion objects are stored with (the group's v1 for converted versions).
-  std::string storage_group_version() const { return converted ? group + "/v1" : group_version(); }
+  // The apiVersion objects are stored with: the group's v1 for converted
+  // versions, except events.k8s.io, whose Events are core/v1 Events.
+  std::string storage_group_version() const {
+    if (!converted) return group_version();
+    return group == "events.k8s.io" ? "v1" : group + "/v1";
+  }
   // The store prefix of all objects of this resource: "/registry/<resource>/".
   std::string key_prefix() const { return "/registry/" + resource + "/"; }
   bool has_subresource(std::string_view s) const;

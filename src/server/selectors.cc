@@ -7,6 +7,8 @@
 #include "api/validation_core.h"
 #include "server/query_params.h"
 
+#include "server/internal/event_conversion.h"
+
 namespace draplane::server {
 namespace {
 
@@ -40,6 +42,13 @@ std::string field_value(const JsonValue& obj, const std::string& path, bool* pre
   if (path == "status.phase") return get_string(obj, {"status", "phase"});
   if (path == "reason") return get_string(obj, {"reason"});
   if (path == "type") return get_string(obj, {"type"});
+  if (path == "reportingComponent") return get_string(obj, {"reportingComponent"});
+  if (path == "source") {
+    // An event written through events.k8s.io has no source: its reporting
+    // controller stands in (ToSelectableFields).
+    std::string component = get_string(obj, {"source", "component"});
+    return component.empty() ? get_string(obj, {"reportingComponent"}) : component;
+  }
   if (path == "spec.unschedulable") {
     const JsonValue* u = find(obj, {"spec", "unschedulable"});
     return u && u->IsBool() && u->GetBool() ? "true" : "false";
@@ -61,7 +70,12 @@ bool field_supported(const std::string& path, const ResourceInfo& r) {
   if (r.resource == "nodes") return path == "spec.unschedulable";
   if (r.resource == "namespaces") return path == "status.phase";
   if (r.resource == "events") {
-    return path == "reason" || path == "type" || path.rfind("involvedObject.", 0) == 0;
+    // AddFieldLabelConversionsForEvent (core/v1; events.k8s.io maps onto these).
+    static const char* kEventFields[] = {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
+                                         "involvedObject.uid", "involvedObject.apiVersion",
+                                         "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason",
+                                         "reportingComponent", "source", "type"};
+    return std::find(std::begin(kEventFields), std::end(kEventFields), path) != std::end(kEventFields);
   }
   return false;
 }
@@ -397,6 +411,12 @@ Result<Selector> Selector::parse_fields(std::string_view text, const ResourceInf
     r.op = len == 2 && term[pos] == '!' ? Op::kNotEq : Op::kEq;
     ASSIGN_OR_RETURN(std::string value, unescape_field_value(std::string_view(term).substr(pos + len)));
     r.values.push_back(std::move(value));
+    if (res.resource == "events") {
+      // Selection runs on the stored core/v1 form: events.k8s.io labels are renamed.
+      std::string mapped = event_field_label(res, r.key);
+      if (mapped.empty()) return Status(Code::kBadRequest, "field label not supported: " + r.key);
+      r.key = std::move(mapped);
+    }
     s.reqs_.push_back(std::move(r));
   }
   for (const auto& r : s.reqs_) {

@@ -8,7 +8,9 @@
 // supported paths per resource are metadata.name and metadata.namespace, plus
 // spec.nodeName and status.phase (pods), spec.nodeName and spec.driver
 // (resourceslices), spec.unschedulable (nodes), status.phase (namespaces),
-// involvedObject.* / reason / type (events).
+// involvedObject.{kind,namespace,name,uid,apiVersion,resourceVersion,fieldPath},
+// reason, reportingComponent, source and type (core/v1 events; events.k8s.io/v1
+// names them regarding.*, reportingController, ... and they are mapped onto those).
 //
 // Thread-safety: immutable after parsing.
 #pragma once

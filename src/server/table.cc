@@ -4,6 +4,7 @@
 #include <rapidjson/writer.h>
 
 #include "server/internal/api_impl.h"
+#include "server/internal/event_conversion.h"
 
 namespace draplane::server {
 namespace {
@@ -48,8 +49,10 @@ std::vector<Column> columns(const ResourceInfo& r) {
   }
   if (k == "Namespace") return {{"Name", "string", 0, "name"}, {"Status", "string", 0}, {"Age", "string", 0}};
   if (k == "Event") {
-    return {{"Last Seen", "string", 0}, {"Type", "string", 0}, {"Reason", "string", 0}, {"Object", "string", 0},
-            {"Message", "string", 0}};
+    return {{"Last Seen", "string", 0}, {"Type", "string", 0},    {"Reason", "string", 0},
+            {"Object", "string", 0},    {"Subobject", "string", 1}, {"Source", "string", 1},
+            {"Message", "string", 0},   {"First Seen", "string", 1}, {"Count", "integer", 1},
+            {"Name", "string", 1}};
   }
   if (k == "Lease") return {{"Name", "string", 0, "name"}, {"Holder", "string", 0}, {"Age", "string", 0}};
   if (k == "PriorityClass") {
@@ -127,6 +130,42 @@ std::vector<Cell> node_cells(const JsonValue& o, int64_t now) {
           get_string(o, {"status", "nodeInfo", "containerRuntimeVersion"})};
 }
 
+// printEvent: the core/v1 view of either version.
+std::vector<Cell> event_cells(const JsonValue& served, int64_t now) {
+  Json core;
+  core.CopyFrom(served, core.GetAllocator());
+  if (get_string(core, {"apiVersion"}) == "events.k8s.io/v1") event_to_core(core);
+  const JsonValue& o = core;
+  auto since = [&](const std::string& t) {
+    int64_t s = parse_rfc3339(t);
+    return s < 0 ? std::string("<unknown>") : human_duration(now - s);
+  };
+  auto or_else = [](std::string a, std::string b) { return a.empty() ? b : a; };
+  std::string first = since(or_else(get_string(o, {"firstTimestamp"}), get_string(o, {"eventTime"})));
+  std::string last = get_string(o, {"lastTimestamp"}).empty() ? first : since(get_string(o, {"lastTimestamp"}));
+  const JsonValue* c = find(o, {"count"});
+  int64_t count = c && c->IsInt64() ? c->GetInt64() : 0;
+  const JsonValue* series = find(o, {"series"});
+  if (series != nullptr && series->IsObject()) {
+    last = since(get_string(*series, {"lastObservedTime"}));
+    const JsonValue* sc = find(*series, {"count"});
+    count = sc && sc->IsInt64() ? sc->GetInt64() : 0;
+  } else if (count == 0) {
+    count = 1;  // singleton events of the new API have no count
+  }
+  std::string object = get_string(o, {"involvedObject", "kind"});
+  for (char& ch : object) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  object += "/" + get_string(o, {"involvedObject", "name"});
+  std::string component = or_else(get_string(o, {"source", "component"}), get_string(o, {"reportingComponent"}));
+  std::string instance = or_else(get_string(o, {"source", "host"}), get_string(o, {"reportingInstance"}));
+  std::string source = instance.empty() ? component : component + ", " + instance;
+  std::string message = get_string(o, {"message"});
+  size_t b = message.find_first_not_of(" \t\n\r"), e = message.find_last_not_of(" \t\n\r");
+  message = b == std::string::npos ? "" : message.substr(b, e - b + 1);
+  return {last, get_string(o, {"type"}), get_string(o, {"reason"}), object, get_string(o, {"involvedObject", "fieldPath"}),
+          source, message, first, count, get_string(o, {"metadata", "name"})};
+}
+
 std::vector<Cell> cells(const ResourceInfo& r, const JsonValue& o, int64_t now) {
   const std::string& k = r.kind;
   std::string name = get_string(o, {"metadata", "name"});
@@ -138,16 +177,7 @@ std::vector<Cell> cells(const ResourceInfo& r, const JsonValue& o, int64_t now) 
   if (k == "Pod") return pod_cells(o, now);
   if (k == "Node") return node_cells(o, now);
   if (k == "Namespace") return {name, get_string(o, {"status", "phase"}), age(o, now)};
-  if (k == "Event") {
-    std::string last = get_string(o, {"lastTimestamp"});
-    if (last.empty()) last = get_string(o, {"eventTime"});
-    int64_t t = parse_rfc3339(last);
-    std::string object = get_string(o, {"involvedObject", "kind"});
-    for (char& c : object) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    object += "/" + get_string(o, {"involvedObject", "name"});
-    return {t < 0 ? age(o, now) : human_duration(now - t), get_string(o, {"type"}), get_string(o, {"reason"}), object,
-            get_string(o, {"message"})};
-  }
+  if (k == "Event") return event_cells(o, now);
   if (k == "Lease") return {name, or_none(get_string(o, {"spec", "holderIdentity"})), age(o, now)};
   if (k == "PriorityClass") {
     const JsonValue* v = find(o, {"value"});

@@ -7,6 +7,7 @@
 #include "api/validation.h"
 #include "cel/cel.h"
 #include "server/internal/api_impl.h"
+#include "server/internal/event_conversion.h"
 
 namespace draplane::server {
 namespace {
@@ -66,6 +67,11 @@ std::optional<ApiError> parse_field_validation(const Request& req, std::string_v
 
 std::optional<ApiError> typed_create(const ResourceInfo& r, Json& object, FieldValidation fv,
                                      std::vector<std::string>& warnings) {
+  if (r.resource == "events") {
+    api::FieldErrorList errs = validate_event_create(r, object);
+    if (!errs.empty()) return invalid(r, get_string(object, {"metadata", "name"}), std::move(errs));
+    return std::nullopt;
+  }
   if (!r.typed) return std::nullopt;
   auto obj = decode_body(r, object, fv, warnings);
   if (!obj.has_value()) return from_code(obj.error().code(), obj.error().message());
@@ -79,6 +85,11 @@ std::optional<ApiError> typed_create(const ResourceInfo& r, Json& object, FieldV
 std::optional<ApiError> typed_update(const ResourceInfo& r, const Json& old_object, Json& object,
                                      const std::string& subresource, const std::string& now, FieldValidation fv,
                                      std::vector<std::string>& warnings) {
+  if (r.resource == "events") {
+    api::FieldErrorList errs = validate_event_update(r, old_object, object);
+    if (!errs.empty()) return invalid(r, get_string(object, {"metadata", "name"}), std::move(errs));
+    return std::nullopt;
+  }
   if (!r.typed) return std::nullopt;
   auto old_obj = decode(r, old_object);
   if (!old_obj.has_value()) return from_code(Code::kInternal, "stored object: " + old_obj.error().message());

@@ -105,6 +105,14 @@ TEST(ClaimController, MissingTemplateIsRetriedUntilItExists) {
     return false;
   }));
   EXPECT_TRUE(all_claims(api).empty());
+  // Reported on the pod as upstream's controller does.
+  ASSERT_TRUE(api.wait_for([&] { return !api.objects("events").empty(); }));
+  std::string e = api.objects("events")[0];
+  EXPECT_EQ(FakeApi::field(e, {"reason"}), "FailedResourceClaimCreation");
+  EXPECT_EQ(FakeApi::field(e, {"type"}), "Warning");
+  EXPECT_EQ(FakeApi::field(e, {"involvedObject", "name"}), "train");
+  EXPECT_EQ(FakeApi::field(e, {"source", "component"}), "resource_claim");
+  EXPECT_EQ(FakeApi::field(e, {"message"}).rfind("PodResourceClaim gpus: ", 0), 0u) << FakeApi::field(e, {"message"});
   api.put_object("resourceclaimtemplates", kTemplate);
   ASSERT_TRUE(api.wait_for([&] { return all_claims(api).size() == 1; }));
   c.stop();

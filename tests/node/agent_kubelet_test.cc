@@ -2,6 +2,9 @@
 // real processes (sh).
 #include <gtest/gtest.h>
 
+#include <map>
+#include <optional>
+
 #include "../controllers/fake_api.h"
 #include "api/codec.h"
 #include "node/kubelet.h"
@@ -200,6 +203,59 @@ TEST_F(KubeletTest, RestartPolicyAlwaysRestartsContainer) {
   EXPECT_EQ(phase("p6"), "Running");  // Always: it will run again
   // Claims stay prepared while the pod lives.
   EXPECT_EQ(devices_->prepared_claims().size(), 1u);
+}
+
+// The Events the kubelet records (core/v1, source kubelet/<node>), as pkg/kubelet/events words them.
+TEST_F(KubeletTest, RecordsContainerEventsAsTheKubelet) {
+  std::string uid = put_pod("p7", "exit 1", "", "Always");
+  put_claim("claim-p7", "p7", uid);
+  auto k = kubelet();
+  auto reasons = [&] {
+    std::map<std::string, std::string> out;  // reason -> message
+    for (const auto& e : api_.objects("events")) out[FakeApi::field(e, {"reason"})] = FakeApi::field(e, {"message"});
+    return out;
+  };
+  ASSERT_TRUE(api_.wait_for([&] { return reasons().count("BackOff") == 1; })) << reasons().size();
+  auto got = reasons();
+  EXPECT_EQ(got["Created"], "Created container: main");
+  EXPECT_EQ(got["Started"], "Started container main");
+  EXPECT_EQ(got["BackOff"], "Back-off restarting failed container main in pod p7_default(" + uid + ")");
+  for (const auto& e : api_.objects("events")) {
+    EXPECT_EQ(FakeApi::field(e, {"involvedObject", "uid"}), uid);
+    EXPECT_EQ(FakeApi::field(e, {"involvedObject", "fieldPath"}), "spec.containers{main}");
+    EXPECT_EQ(FakeApi::field(e, {"source", "component"}), "kubelet");
+    EXPECT_EQ(FakeApi::field(e, {"source", "host"}), "node-a");
+    EXPECT_EQ(FakeApi::field(e, {"metadata", "namespace"}), "default");
+  }
+  EXPECT_TRUE(any_request("POST /api/v1/namespaces/default/events"));
+}
+
+TEST_F(KubeletTest, FailedPrepareIsAWarningEventOnThePod) {
+  std::string uid = put_pod("p8", "exit 0");
+  // A GpuConfig the driver rejects, as the scheduler copies a claim's config into the allocation.
+  api_.put_object("resourceclaims", R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
+    "metadata":{"name":"claim-p8","namespace":"default"},
+    "spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.nvidia.com"}}]}},
+    "status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.nvidia.com","pool":"node-a","device":"gpu-0"}],
+      "config":[{"source":"FromClaim","requests":["gpu"],"opaque":{"driver":"gpu.nvidia.com",
+        "parameters":{"apiVersion":"resource.nvidia.com/v1beta1","kind":"GpuConfig","sharing":{"strategy":"Bogus"}}}}]}},
+      "reservedFor":[{"resource":"pods","name":"p8","uid":")" + uid + R"("}]}})");
+  auto k = kubelet();
+  auto failed = [&]() -> std::optional<std::string> {
+    for (const auto& e : api_.objects("events")) {
+      if (FakeApi::field(e, {"reason"}) == "FailedPrepareDynamicResources") return e;
+    }
+    return std::nullopt;
+  };
+  ASSERT_TRUE(api_.wait_for([&] { return failed().has_value(); }));
+  std::string e = *failed();
+  EXPECT_EQ(FakeApi::field(e, {"type"}), "Warning");
+  EXPECT_EQ(FakeApi::field(e, {"involvedObject", "name"}), "p8");
+  EXPECT_EQ(FakeApi::field(e, {"involvedObject", "fieldPath"}), "");
+  std::string msg = FakeApi::field(e, {"message"});
+  EXPECT_EQ(msg.rfind("Failed to prepare dynamic resources: prepare claim claim-p8: ", 0), 0u) << msg;
+  EXPECT_NE(msg.find("Bogus"), std::string::npos) << msg;
+  EXPECT_EQ(phase("p8"), "Pending");
 }
 
 TEST_F(KubeletTest, OrphanedPreparedClaimIsSwept) {

@@ -104,6 +104,14 @@ class FakeApi : public Binder {
     events.push_back(Event{Event::Op::kUpsert, p});
     return {};
   }
+  // Events the scheduler recorded: "<type> <reason> <action> <ns>/<pod>: <message>".
+  std::vector<std::string> recorded;
+  void record_event(const api::Pod& pod, const char* type, const char* reason, const char* action,
+                    const std::string& message) override {
+    std::lock_guard<std::recursive_mutex> l(mu);
+    recorded.push_back(std::string(type) + " " + reason + " " + action + " " + pod.metadata.namespace_ + "/" +
+                       pod.metadata.name + ": " + message);
+  }
 };
 
 // Scheduler + fake API + clock; add() stores an object and delivers its event.

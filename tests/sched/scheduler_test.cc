@@ -115,6 +115,27 @@ TEST(Scheduler, SharedClaimAllocatedForAnotherNodeExcludesOtherNodes) {
             "Unschedulable: 0/2 nodes are available: 1 Too many pods, 1 resourceclaim not available on the node.");
 }
 
+// kube-scheduler's events: Scheduled after the binding, FailedScheduling with
+// the Unschedulable condition's message on every failed attempt.
+TEST(Scheduler, RecordsScheduledAndFailedSchedulingEvents) {
+  Harness h;
+  one_gpu_taken(h);
+  EXPECT_EQ(h.api.recorded,
+            std::vector<std::string>{"Normal Scheduled Binding default/a: Successfully assigned default/a to n1"});
+  h.add(claim("b"));
+  h.add(pod("b", {"b"}));
+  h.run();
+  ASSERT_EQ(h.api.recorded.size(), 2u);
+  std::string condition = h.condition_message("b");
+  ASSERT_EQ(condition.rfind("Unschedulable: ", 0), 0u) << condition;
+  EXPECT_EQ(h.api.recorded[1], "Warning FailedScheduling Scheduling default/b: " + condition.substr(15));
+  // Another attempt (the cluster changed) fails again: reported again, for the recorder to aggregate.
+  h.add(node("n2"));
+  h.run();
+  ASSERT_EQ(h.api.recorded.size(), 3u);
+  EXPECT_EQ(h.api.recorded[2].rfind("Warning FailedScheduling Scheduling default/b: ", 0), 0u) << h.api.recorded[2];
+}
+
 TEST(Scheduler, ExtendedResourceServedByDeviceClass) {
   Harness h;
   h.add(node("n1"));

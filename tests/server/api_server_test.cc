@@ -724,7 +724,8 @@ TEST_F(ApiServerTest, AggregatedDiscoveryWhenAcceptPrefersIt) {
     if (groups.back() == "resource.k8s.io") resource_group = &g;
   }
   // kube-apiserver's APIService priorities order the groups.
-  EXPECT_EQ(groups, (std::vector<std::string>{"scheduling.k8s.io", "coordination.k8s.io", "resource.k8s.io"}));
+  EXPECT_EQ(groups, (std::vector<std::string>{"events.k8s.io", "scheduling.k8s.io", "coordination.k8s.io",
+                                              "resource.k8s.io"}));
   ASSERT_NE(resource_group, nullptr);
   const JsonValue& versions = *find(*resource_group, {"versions"});
   ASSERT_EQ(versions.Size(), 3u);
