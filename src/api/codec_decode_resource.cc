@@ -117,6 +117,12 @@ void read_time(Decoder& d, const JsonValue& v, const FieldPath& path, std::strin
     return;
   }
   if (!v.is_string()) return d.type_error(path, "string", v);
+  // "" is unset here (Go refuses it): draplane's encoder writes a condition's
+  // empty lastTransitionTime so, and stored objects must keep decoding.
+  if (v.text.empty()) {
+    out.clear();
+    return;
+  }
   if (std::optional<std::string> err = rfc3339_error(v.text)) return d.fail(path + ": " + *err);
   out = v.text;
 }

@@ -39,7 +39,7 @@ std::optional<ApiError> check_api_version(const ResourceInfo& r, const JsonValue
 std::optional<ApiError> check_meta_times(const ResourceInfo& r, const Json& object) {
   for (const char* field : {"creationTimestamp", "deletionTimestamp"}) {
     const JsonValue* t = find(object, {"metadata", field});
-    if (t == nullptr || t->IsNull()) continue;
+    if (t == nullptr || t->IsNull() || (t->IsString() && t->GetStringLength() == 0)) continue;  // "" as the codec
     std::string why;
     if (!t->IsString()) {
       why = std::string("json: cannot unmarshal ") + (t->IsNumber() ? "number" : t->IsBool() ? "bool" : t->IsArray() ? "array" : "object") +
