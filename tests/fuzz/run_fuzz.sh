@@ -25,7 +25,8 @@ server_json=("$src/src/server/json_util.cc")
 case "$target" in
   json|yaml) sources=("${api[@]}" "${server_json[@]}") ;;
   protobuf) sources=("${api[@]}" "${server_json[@]}" "$src/src/server/protobuf_body.cc"
-                     "$src/src/server/protobuf_wire.cc" "$src/src/server/api_util.cc") ;;
+                     "$src/src/server/protobuf_wire.cc" "$src/src/server/api_util.cc" "$src/src/server/api_error.cc"
+                     "$src/src/server/resources.cc") ;;
   query|selectors) sources=("${api[@]}" "${server_json[@]}" "$src/src/server/selectors.cc"
                             "$src/src/server/resources.cc" "$src/src/server/query_string.cc") ;;
   *) echo "unknown fuzz target $target"; exit 2 ;;
@@ -89,7 +90,13 @@ esac
 dirs=("$out/corpus/$target" "$seeds")
 [ -d "$src/tests/fuzz/corpus/$target" ] && dirs+=("$src/tests/fuzz/corpus/$target")
 
-common=(-rss_limit_mb="$rss" -malloc_limit_mb="$rss" -timeout=10 -max_len=65536 -artifact_prefix="$out/$target-")
+# ASan's redzones make stack frames several times bigger: inputs nested to the
+# decoders' bound (10000 levels) need more than the default 8 MiB to be walked.
+ulimit -s 262144 2>/dev/null || ulimit -s unlimited 2>/dev/null || true
+# Inputs up to 16 KiB: deep enough to pass yaml-cpp's depth and most of JSON's
+# (the bounds themselves are unit-tested), small enough that a nested object's
+# block YAML (indented once a level) stays within the time limit.
+common=(-rss_limit_mb="$rss" -malloc_limit_mb="$rss" -timeout=20 -max_len=16384 -artifact_prefix="$out/$target-")
 if compgen -G "$src/tests/fuzz/regressions/$target/*" >/dev/null; then
   "$bin" "${common[@]}" -runs=1 "$src"/tests/fuzz/regressions/"$target"/*
 fi
