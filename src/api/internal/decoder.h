@@ -140,9 +140,9 @@ class DuplicateKeys {
 // Calls f(key, value, path) for each member of an object (null: nothing), in
 // order; f returns false for a member it does not know, which
 // `on_unknown(member, path, duplicate_reported)` then gets. A key given twice is
-// reported as a duplicate (before its value's problems) and still read, so that the last value wins as in Go's decoder
-// (which decodes a repeated struct field into the same value: objects merge,
-// scalars and arrays are replaced).
+// reported as a duplicate (before its value's problems) and still read, so
+// that the last value wins as in Go's decoder (which decodes a repeated struct
+// field into the same value: objects merge, scalars and arrays are replaced).
 template <typename F, typename U>
 void for_members(Decoder& d, const JsonValue& v, const FieldPath& path, F&& f, U&& on_unknown) {
   if (v.is_null()) return;
