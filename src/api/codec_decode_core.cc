@@ -1,5 +1,6 @@
 // Typed decoding of the core/v1 subset (Pod, Node, Namespace). Unmodelled members
 // of the big core structs go to their `extra`, so real manifests round-trip.
+#include "api/decode_limits.h"
 #include "api/internal/decoder.h"
 
 namespace draplane::api::internal {
@@ -9,7 +10,7 @@ void read(Decoder& d, const JsonValue& v, const FieldPath& p, Taint& out) {
     if (k == "key") return get(d, x, c, out.key);
     if (k == "value") return get(d, x, c, out.value);
     if (k == "effect") return get(d, x, c, out.effect);
-    if (k == "timeAdded") return get(d, x, c, out.timeAdded);
+    if (k == "timeAdded") return get_time(d, x, c, out.timeAdded);
     return false;
   });
 }
@@ -137,8 +138,8 @@ void read(Decoder& d, const JsonValue& v, const FieldPath& p, PodCondition& out)
   fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "type") return get(d, x, c, out.type);
     if (k == "status") return get(d, x, c, out.status);
-    if (k == "lastProbeTime") return get(d, x, c, out.lastProbeTime);
-    if (k == "lastTransitionTime") return get(d, x, c, out.lastTransitionTime);
+    if (k == "lastProbeTime") return get_time(d, x, c, out.lastProbeTime);
+    if (k == "lastTransitionTime") return get_time(d, x, c, out.lastTransitionTime);
     if (k == "reason") return get(d, x, c, out.reason);
     if (k == "message") return get(d, x, c, out.message);
     if (k == "observedGeneration") return true;  // 1.34 field, not modelled
@@ -183,7 +184,7 @@ void read(Decoder& d, const JsonValue& v, const FieldPath& p, PodStatus& out) {
         if (k == "nominatedNodeName") return get(d, x, c, out.nominatedNodeName);
         if (k == "hostIP") return get(d, x, c, out.hostIP);
         if (k == "podIP") return get(d, x, c, out.podIP);
-        if (k == "startTime") return get(d, x, c, out.startTime);
+        if (k == "startTime") return get_time(d, x, c, out.startTime);
         if (k == "containerStatuses") return get(d, x, c, out.containerStatuses);
         if (k == "resourceClaimStatuses") return get(d, x, c, out.resourceClaimStatuses);
         if (k == "extendedResourceClaimStatus") {

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "api/decode_limits.h"
 #include "api/internal/decoder.h"
 
 namespace draplane::api::internal {
@@ -110,6 +111,22 @@ void read(Decoder& d, const JsonValue& v, const FieldPath& path, Quantity& out) 
   out = std::move(q).value();
 }
 
+void read_time(Decoder& d, const JsonValue& v, const FieldPath& path, std::string& out) {
+  if (v.is_null()) {
+    out.clear();
+    return;
+  }
+  if (!v.is_string()) return d.type_error(path, "string", v);
+  // "" is unset here (Go refuses it): draplane's encoder writes a condition's
+  // empty lastTransitionTime so, and stored objects must keep decoding.
+  if (v.text.empty()) {
+    out.clear();
+    return;
+  }
+  if (std::optional<std::string> err = rfc3339_error(v.text)) return d.fail(path + ": " + *err);
+  out = v.text;
+}
+
 void read(Decoder& d, const JsonValue& v, const FieldPath& path, RawJson& out) {
   out.text = v.is_null() ? std::string() : canonical_json_text(v);
 }
@@ -137,8 +154,8 @@ void read(Decoder& d, const JsonValue& v, const FieldPath& p, ObjectMeta& out) {
     if (k == "uid") return get(d, x, c, out.uid);
     if (k == "resourceVersion") return get(d, x, c, out.resourceVersion);
     if (k == "generation") return get(d, x, c, out.generation);
-    if (k == "creationTimestamp") return get(d, x, c, out.creationTimestamp);
-    if (k == "deletionTimestamp") return get(d, x, c, out.deletionTimestamp);
+    if (k == "creationTimestamp") return get_time(d, x, c, out.creationTimestamp);
+    if (k == "deletionTimestamp") return get_time(d, x, c, out.deletionTimestamp);
     if (k == "deletionGracePeriodSeconds") return get(d, x, c, out.deletionGracePeriodSeconds);
     if (k == "labels") return get(d, x, c, out.labels);
     if (k == "annotations") return get(d, x, c, out.annotations);
@@ -160,7 +177,7 @@ void read(Decoder& d, const JsonValue& v, const FieldPath& p, Condition& out) {
     if (k == "type") return get(d, x, c, out.type);
     if (k == "status") return get(d, x, c, out.status);
     if (k == "observedGeneration") return get(d, x, c, out.observedGeneration);
-    if (k == "lastTransitionTime") return get(d, x, c, out.lastTransitionTime);
+    if (k == "lastTransitionTime") return get_time(d, x, c, out.lastTransitionTime);
     if (k == "reason") return get(d, x, c, out.reason);
     if (k == "message") return get(d, x, c, out.message);
     return false;
@@ -297,7 +314,7 @@ void read(Decoder& d, const JsonValue& v, const FieldPath& p, DeviceTaint& out) 
     if (k == "key") return get(d, x, c, out.key);
     if (k == "value") return get(d, x, c, out.value);
     if (k == "effect") return get(d, x, c, out.effect);
-    if (k == "timeAdded") return get(d, x, c, out.timeAdded);
+    if (k == "timeAdded") return get_time(d, x, c, out.timeAdded);
     return false;
   });
 }
@@ -470,7 +487,7 @@ void read(Decoder& d, const JsonValue& v, const FieldPath& p, AllocationResult& 
   fields(d, v, p, [&](std::string_view k, const JsonValue& x, const FieldPath& c) {
     if (k == "devices") return get(d, x, c, out.devices);
     if (k == "nodeSelector") return get(d, x, c, out.nodeSelector);
-    if (k == "allocationTimestamp") return get(d, x, c, out.allocationTimestamp);
+    if (k == "allocationTimestamp") return get_time(d, x, c, out.allocationTimestamp);
     return false;
   });
 }

@@ -11,6 +11,7 @@
 #include <tuple>
 #include <utility>
 
+#include "api/decode_limits.h"
 #include "api/internal/json_value.h"
 
 namespace draplane::api::internal {
@@ -54,6 +55,8 @@ class TreeBuilder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TreeB
   bool EndArray(rapidjson::SizeType) { return close(); }
 
   JsonValue take() { return std::move(root_); }
+  // The bracket that went past kMaxNestingDepth ('[' or '{'), or 0.
+  char too_deep() const { return too_deep_; }
 
  private:
   // Where the next value goes: the root, the member Key() just added, or a new item.
@@ -65,6 +68,12 @@ class TreeBuilder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TreeB
   }
 
   bool open(JsonValue::Type type) {
+    // Bounded like Go's encoding/json (kube-apiserver's decoder): deeper input
+    // would only exhaust the stack of the recursive parser and of every tree walk.
+    if (stack_.size() >= static_cast<size_t>(kMaxNestingDepth)) {
+      too_deep_ = type == JsonValue::Type::kArray ? '[' : '{';
+      return false;
+    }
     JsonValue& v = slot();
     v.type = type;
     stack_.push_back(&v);
@@ -77,6 +86,7 @@ class TreeBuilder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TreeB
 
   std::vector<JsonValue*> stack_;
   JsonValue root_;
+  char too_deep_ = 0;
 };
 
 void line_col(std::string_view text, size_t offset, int& line, int& col) {
@@ -206,9 +216,9 @@ std::string_view type_name(JsonValue::Type type) {
 }
 
 namespace {
-// Plain ASCII is valid UTF-8: such text (nearly every object) is parsed without
-// RapidJSON's per-character encoding check, which also lets it copy strings in
-// bulk; anything else is validated as before.
+// Plain ASCII is valid UTF-8: such text (nearly every object) needs no further
+// check. RapidJSON's per-character encoding check is never used (the text is
+// made valid first), which also lets it copy strings in bulk.
 bool all_ascii(std::string_view s) {
   size_t i = 0;
   for (; i + 8 <= s.size(); i += 8) {
@@ -234,24 +244,30 @@ Result<std::vector<JsonValue>> parse_json_stream(std::string_view text) {
   // buffer (only behind the read position: what is left to read is untouched).
   // With RAPIDJSON_SSE2 it scans in aligned 16-byte loads, which may read up to
   // 15 bytes past the terminating NUL: the buffer is allocated with that much room.
+  // Invalid UTF-8 is read as Go's encoding/json reads it (kube-apiserver accepts
+  // it): each byte that does not start a valid sequence becomes U+FFFD.
+  std::string coerced;
+  if (!all_ascii(text) && !valid_utf8(text)) {
+    coerced = coerce_utf8(text);
+    text = coerced;
+  }
   std::string buf;
   buf.reserve(text.size() + 16);
   buf.assign(text);
-  const bool ascii = all_ascii(buf);
   rapidjson::InsituStringStream stream(buf.data());
   std::vector<JsonValue> values;
   while (!only_space(buf, stream.Tell())) {
     TreeBuilder builder;
     constexpr unsigned kFlags = rapidjson::kParseInsituFlag | rapidjson::kParseNumbersAsStringsFlag |
                                 rapidjson::kParseStopWhenDoneFlag;
-    rapidjson::ParseResult ok = ascii ? parse_one<kFlags>(stream, builder)
-                                      : parse_one<kFlags | rapidjson::kParseValidateEncodingFlag>(stream, builder);
+    rapidjson::ParseResult ok = parse_one<kFlags>(stream, builder);  // the text is valid UTF-8 by now
     if (!ok) {
       int line = 0, col = 0;
       line_col(text, ok.Offset(), line, col);
+      std::string why = rapidjson::GetParseError_En(ok.Code());
+      if (char c = builder.too_deep()) why = std::string("invalid character '") + c + "' exceeded max depth";
       return Status(Code::kBadRequest, "invalid JSON at line " + std::to_string(line) +
-                                           ", column " + std::to_string(col) + ": " +
-                                           rapidjson::GetParseError_En(ok.Code()));
+                                           ", column " + std::to_string(col) + ": " + why);
     }
     values.push_back(builder.take());
   }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "api/decode_limits.h"
 #include "api/internal/decoder.h"
 #include "api/internal/encoder.h"
 #include "api/internal/json_value.h"
@@ -22,25 +23,13 @@ namespace {
 using internal::JsonValue;
 using Alloc = rapidjson::Document::AllocatorType;
 
-struct NullOut {
-  void Put(char) {}
-};
-
-// The text reader validates encoding (kParseValidateEncodingFlag); so must this.
-bool valid_utf8(const char* s, size_t n) {
+// The text reader makes invalid UTF-8 valid as Go does (U+FFFD a bad byte); so
+// must this: the server's reader passes strings through as they came.
+std::string text_of(const char* s, size_t n) {
   size_t i = 0;
   while (i < n && static_cast<unsigned char>(s[i]) < 0x80) ++i;
-  if (i == n) return true;
-  rapidjson::MemoryStream in(s + i, n - i);
-  NullOut out;
-  while (in.Tell() < n - i) {
-    if (!rapidjson::UTF8<>::Validate(in, out)) return false;
-  }
-  return true;
-}
-
-Status bad_encoding() {
-  return Status(Code::kBadRequest, "invalid JSON: Invalid encoding in string.");
+  if (i == n) return std::string(s, n);
+  return coerce_utf8(std::string_view(s, n));
 }
 
 std::string number_text(const rapidjson::Value& v) {
@@ -63,8 +52,7 @@ Status from_tree(const rapidjson::Value& v, JsonValue& out) {
       out = JsonValue::number(number_text(v));
       return Status();
     case rapidjson::kStringType:
-      if (!valid_utf8(v.GetString(), v.GetStringLength())) return bad_encoding();
-      out = JsonValue::string(std::string(v.GetString(), v.GetStringLength()));
+      out = JsonValue::string(text_of(v.GetString(), v.GetStringLength()));
       return Status();
     case rapidjson::kArrayType:
       out = JsonValue::array();
@@ -77,8 +65,7 @@ Status from_tree(const rapidjson::Value& v, JsonValue& out) {
       out = JsonValue::object();
       out.members.reserve(v.MemberCount());
       for (auto m = v.MemberBegin(); m != v.MemberEnd(); ++m) {
-        if (!valid_utf8(m->name.GetString(), m->name.GetStringLength())) return bad_encoding();
-        auto& member = out.members.emplace_back(std::string(m->name.GetString(), m->name.GetStringLength()),
+        auto& member = out.members.emplace_back(text_of(m->name.GetString(), m->name.GetStringLength()),
                                                 JsonValue());
         if (Status st = from_tree(m->value, member.second); !st.ok()) return st;
       }

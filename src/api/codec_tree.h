@@ -5,7 +5,7 @@
 // give for the tree's JSON text, and encode_tree gives the tree that parsing
 // to_json's text with kParseFullPrecisionFlag would: the same results without
 // writing and re-reading text (two of the six passes over a created object).
-// Strings must be valid UTF-8, as the text reader requires.
+// Invalid UTF-8 in strings is read as the text reader reads it (U+FFFD).
 //
 // Thread-safety: free functions without shared state.
 #pragma once

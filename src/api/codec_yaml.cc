@@ -1,6 +1,7 @@
 // YAML -> JsonValue (yaml-cpp events, scalars resolved as sigs.k8s.io/yaml does
 // through go-yaml v2) and JsonValue -> block YAML (as go-yaml v2 marshals the
 // JSON document, which is what kubectl -o yaml prints).
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/exceptions.h>
 #include <yaml-cpp/parser.h>
@@ -8,10 +9,12 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <sstream>
 
+#include "api/decode_limits.h"
 #include "api/internal/json_value.h"
 
 namespace draplane::api::internal {
@@ -150,6 +153,18 @@ Result<JsonValue> resolve_plain(const std::string& s) {
 
 // ---------------------------------------------------------------- reader
 
+// go-yaml v2's bound on alias expansion (decode.go allowedAliasRatio), which
+// sigs.k8s.io/yaml and so kube-apiserver apply: the share of decode operations
+// that alias expansion may contribute, 99% for small documents falling to 10%
+// for big ones, so that a few hundred bytes of nested anchors cannot expand
+// into gigabytes.
+double allowed_alias_ratio(uint64_t decode_count) {
+  constexpr double kLow = 400000, kHigh = 4000000;
+  if (static_cast<double>(decode_count) <= kLow) return 0.99;
+  if (static_cast<double>(decode_count) >= kHigh) return 0.10;
+  return 0.99 - 0.89 * ((static_cast<double>(decode_count) - kLow) / (kHigh - kLow));
+}
+
 class Builder : public YAML::EventHandler {
  public:
   struct Frame {
@@ -158,21 +173,32 @@ class Builder : public YAML::EventHandler {
     bool has_key = false;
     std::string key;
     int key_line = 0;
+    uint64_t cost = 1;  // go-yaml decode operations for this node so far (itself, its keys and values)
   };
 
   void OnDocumentStart(const YAML::Mark&) override {}
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    count(1, 0);
     JsonValue v = JsonValue::null();
     v.line = mark.line + 1;
-    put(std::move(v), anchor);
+    put(std::move(v), anchor, 1);
   }
-  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+  void OnAlias(const YAML::Mark&, YAML::anchor_t anchor) override {
     auto it = anchors_.find(anchor);
-    put(it == anchors_.end() ? JsonValue::null() : it->second, 0);
+    if (it == anchors_.end()) {
+      count(1, 0);
+      put(JsonValue::null(), 0, 1);
+      return;
+    }
+    // Counted before the copy is made: the copy is what an alias bomb multiplies.
+    uint64_t cost = it->second.cost;
+    count(1 + cost, cost);
+    put(error_.empty() ? it->second.value : JsonValue::null(), 0, 1 + cost);
   }
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                 const std::string& value) override {
+    count(1, 0);
     JsonValue v;
     if (tag == "!" || tag == "tag:yaml.org,2002:str") {
       v = JsonValue::string(value);
@@ -187,10 +213,11 @@ class Builder : public YAML::EventHandler {
       }
     }
     v.line = mark.line + 1;
-    put(std::move(v), anchor);
+    put(std::move(v), anchor, 1);
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value) override {
+    count(1, 0);
     Frame f;
     f.value = JsonValue::array();
     f.value.line = mark.line + 1;
@@ -200,6 +227,7 @@ class Builder : public YAML::EventHandler {
   void OnSequenceEnd() override { close(); }
   void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                   YAML::EmitterStyle::value) override {
+    count(1, 0);
     Frame f;
     f.value = JsonValue::object();
     f.value.line = mark.line + 1;
@@ -213,24 +241,44 @@ class Builder : public YAML::EventHandler {
   const std::string& error() const { return error_; }
 
  private:
+  struct Anchored {
+    JsonValue value;
+    uint64_t cost = 0;
+  };
+
   void fail(const YAML::Mark& mark, const std::string& msg) {
     if (error_.empty()) error_ = msg;
     (void)mark;
   }
+  // go-yaml's running count of decode operations (one per node, aliased nodes
+  // once per expansion) and of those that alias expansion made; the ratio
+  // check runs after each node as go-yaml's does (within one expansion both
+  // counts grow together, so checking at its end finds what go-yaml finds).
+  void count(uint64_t decodes, uint64_t aliased) {
+    decode_count_ += decodes;
+    alias_count_ += aliased;
+    if (alias_count_ > 100 && decode_count_ > 1000 &&
+        static_cast<double>(alias_count_) / static_cast<double>(decode_count_) >
+            allowed_alias_ratio(decode_count_) &&
+        error_.empty()) {
+      error_ = std::string(kYamlPrefix) + "document contains excessive aliasing";
+    }
+  }
   void close() {
     Frame f = std::move(stack_.back());
     stack_.pop_back();
-    put(std::move(f.value), f.anchor);
+    put(std::move(f.value), f.anchor, f.cost);
   }
   // Map keys become JSON member names as sigs.k8s.io/yaml converts them.
-  void put(JsonValue v, YAML::anchor_t anchor) {
-    if (anchor != 0) anchors_[anchor] = v;
+  void put(JsonValue v, YAML::anchor_t anchor, uint64_t cost) {
+    if (anchor != 0) anchors_[anchor] = Anchored{error_.empty() ? v : JsonValue::null(), cost};
     if (stack_.empty()) {
       root_ = std::move(v);
       has_root_ = true;
       return;
     }
     Frame& top = stack_.back();
+    top.cost += cost;
     if (top.value.is_array()) {
       top.value.items.push_back(std::move(v));
       return;
@@ -260,10 +308,12 @@ class Builder : public YAML::EventHandler {
   }
 
   std::vector<Frame> stack_;
-  std::map<YAML::anchor_t, JsonValue> anchors_;
+  std::map<YAML::anchor_t, Anchored> anchors_;
   JsonValue root_;
   bool has_root_ = false;
   std::string error_;
+  uint64_t decode_count_ = 1;  // go-yaml counts the document node too
+  uint64_t alias_count_ = 0;
 };
 
 // ---------------------------------------------------------------- writer
@@ -489,8 +539,27 @@ void emit(const JsonValue& v, int indent, bool inline_first, std::string& out) {
 
 }  // namespace
 
+namespace {
+// go-yaml's reader refuses invalid UTF-8 before parsing (readerc.go).
+std::optional<std::string> utf8_problem(std::string_view text) {
+  if (valid_utf8(text)) return std::nullopt;
+  std::string fixed = coerce_utf8(text);
+  size_t i = 0;
+  while (i < text.size() && i < fixed.size() && text[i] == fixed[i]) ++i;
+  unsigned char c = static_cast<unsigned char>(text[i]);
+  if ((c >= 0x80 && c <= 0xBF) || c >= 0xF8) return "invalid leading UTF-8 octet";
+  size_t want = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+  if (i + want > text.size()) return "incomplete UTF-8 octet sequence";
+  return "invalid trailing UTF-8 octet";
+}
+}  // namespace
+
 std::vector<YamlDocument> parse_yaml_stream(std::string_view text) {
   std::vector<YamlDocument> docs;
+  if (std::optional<std::string> bad = utf8_problem(text)) {
+    docs.push_back({JsonValue(), Status(Code::kBadRequest, std::string(kYamlPrefix) + *bad)});
+    return docs;
+  }
   std::istringstream in{std::string(text)};
   try {
     YAML::Parser parser(in);
@@ -506,6 +575,12 @@ std::vector<YamlDocument> parse_yaml_stream(std::string_view text) {
       if (root.is_null()) continue;  // empty document
       docs.push_back({std::move(root), Status()});
     }
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp stops at its compile-time depth (go-yaml at 10000, with this wording).
+    docs.push_back({JsonValue(), Status(Code::kBadRequest, std::string(kYamlPrefix) + "line " +
+                                                               std::to_string(e.mark.line + 1) +
+                                                               ": exceeded max depth of " +
+                                                               std::to_string(e.depth() - 1))});
   } catch (const YAML::Exception& e) {
     docs.push_back({JsonValue(), Status(Code::kBadRequest, std::string(kYamlPrefix) + "line " +
                                                                std::to_string(e.mark.line + 1) +

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <limits>
 
+#include "api/codec_tree.h"
+#include "api/decode_limits.h"
 #include "server/internal/impl_class.h"
 
 namespace draplane::server {
@@ -76,6 +78,52 @@ std::optional<ApiError> check_api_version(const ResourceInfo& r, const JsonValue
   if (av.empty() || av == r.group_version()) return std::nullopt;
   return bad_request("the API version in the data (" + av + ") does not match the expected API version (" +
                      r.group_version() + ")");
+}
+
+// metadata.creationTimestamp and deletionTimestamp of a request's object read
+// as kube-apiserver's decoder reads a metav1.Time (400 with Go's parse error,
+// naming the field), before the server sets its own values there.
+std::optional<ApiError> check_meta_times(const ResourceInfo& r, const Json& object) {
+  for (const char* field : {"creationTimestamp", "deletionTimestamp"}) {
+    const JsonValue* t = find(object, {"metadata", field});
+    if (t == nullptr || t->IsNull() || (t->IsString() && t->GetStringLength() == 0)) continue;  // "" as the codec
+    std::string why;
+    if (!t->IsString()) {
+      why = std::string("json: cannot unmarshal ") + (t->IsNumber() ? "number" : t->IsBool() ? "bool" : t->IsArray() ? "array" : "object") +
+            " into Go value of type string";
+    } else if (auto err = api::rfc3339_error(std::string_view(t->GetString(), t->GetStringLength()))) {
+      why = *err;
+    } else {
+      continue;
+    }
+    // transformDecodeError's wording, and the field (which Go's message lacks).
+    return bad_request(r.kind + " in version \"" + r.version + "\" cannot be handled as a " + r.kind +
+                       ": metadata." + field + ": " + why);
+  }
+  return std::nullopt;
+}
+
+// The strict-decoding problems of a created object's status, which the create
+// then drops (`problems`, for Warn), or under Strict the 400 of decoding the
+// whole object. Decodes only when there is a status to look at.
+std::optional<ApiError> status_field_problems(const ResourceInfo& r, const Json& obj, FieldValidation fv,
+                                              std::vector<std::string>& problems) {
+  const JsonValue* st = find(obj, {"status"});
+  if (fv == FieldValidation::kIgnore || !r.typed || st == nullptr || !st->IsObject() || st->MemberCount() == 0) {
+    return std::nullopt;
+  }
+  auto lenient = api::decode_tree_lenient(obj);
+  if (!lenient.has_value()) return std::nullopt;  // typed_create reports it
+  bool any = false;
+  for (const std::string& p : lenient->dropped) {
+    if (p.find("field \"status.") == std::string::npos) continue;
+    any = true;
+    problems.push_back(p);
+  }
+  if (!any || fv != FieldValidation::kStrict) return std::nullopt;
+  auto strict = api::decode_tree(obj);  // every problem, in document order
+  std::string why = strict.has_value() ? std::string() : strict.error().message();
+  return bad_request(r.kind + " in version \"" + r.version + "\" cannot be handled as a " + r.kind + ": " + why);
 }
 
 // The request body (of the URL's version) as the storage version, with apiVersion and kind set.
@@ -534,6 +582,7 @@ Reply ApiServer::Impl::create(const Request& req, const Target& t, const ssa::Ma
   if (!parsed.has_value()) return error_reply(bad_request(parsed.error().message()));
   Json obj = std::move(parsed).value();
   if (!obj.IsObject()) return error_reply(bad_request("the body of the request must be a JSON object"));
+  if (auto e = check_meta_times(r, obj)) return error_reply(*e);
   std::string kind = get_string(obj, {"kind"});
   if (!kind.empty() && kind != r.kind) {
     return error_reply(bad_request("the object provided is unrecognized (kind " + kind + " posted to " +
@@ -588,8 +637,14 @@ Reply ApiServer::Impl::create(const Request& req, const Target& t, const ssa::Ma
   set_string(meta, "uid", opts_.new_uid(), a);
   set_string(meta, "creationTimestamp", now_text(), a);
   set_member(meta, "generation", JsonValue(int64_t{1}), a);
-  // PrepareForCreate of the kinds' strategies: clients do not set status.
-  if (r.kind == "ResourceClaim") remove_member(obj, "status");
+  // PrepareForCreate of the kinds' strategies: clients do not set status. A
+  // claim's is dropped, but kube-apiserver decodes it first: its unknown and
+  // repeated fields are reported under Strict and Warn.
+  std::vector<std::string> status_problems;
+  if (r.kind == "ResourceClaim") {
+    if (auto e = status_field_problems(r, obj, fv, status_problems)) return error_reply(*e);
+    remove_member(obj, "status");
+  }
   if (r.kind == "Pod") {
     JsonValue st(rapidjson::kObjectType);
     st.AddMember("phase", "Pending", a);
@@ -603,6 +658,7 @@ Reply ApiServer::Impl::create(const Request& req, const Target& t, const ssa::Ma
     set_string(st, "phase", "Active", a);
   }
   if (auto e = typed_create(r, obj, fv, warnings)) return error_reply(*e);
+  warnings.insert(warnings.end(), status_problems.begin(), status_problems.end());
   if (applied != nullptr) ssa::encode_managed_fields(*applied, obj);
   else track_update(r, "", req, nullptr, &request_managed_fields, obj, now_text());
   if (auto e = authorize(req, t, "create", nullptr, &obj)) return error_reply(*e);
@@ -719,6 +775,7 @@ Reply ApiServer::Impl::update(const Request& req, const Target& t, const std::st
         client_rv = get_string(obj, {"metadata", "resourceVersion"}) != std::to_string(cur->mod_revision);
       }
       if (!obj.IsObject()) return error_reply(bad_request("the body of the request must be a JSON object"));
+      if (auto e = check_meta_times(r, obj)) return error_reply(*e);
       if (auto e = body_to_storage(r, obj)) return error_reply(*e);
       auto& a = obj.GetAllocator();
       JsonValue& meta = ensure_object(obj, "metadata", a);

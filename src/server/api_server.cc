@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "api/codec.h"
+#include "api/decode_limits.h"
 #include "server/internal/impl_class.h"
 #include "server/protobuf_body.h"
 
@@ -29,11 +30,40 @@ bool looks_like_json(const std::string& body) {
   return i != std::string::npos && (body[i] == '{' || body[i] == '[');
 }
 
+// What kube-apiserver's content negotiation accepts for a request body: the
+// serializers of the built-in types (negotiation.NegotiateInputSerializer), and
+// for PATCH the patch types (handlers/patch.go). An empty Content-Type is JSON.
+constexpr std::string_view kBodyMediaTypes = "application/json, application/yaml, application/vnd.kubernetes.protobuf";
+constexpr std::string_view kPatchMediaTypes =
+    "application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, "
+    "application/apply-patch+yaml";
+
+std::optional<ApiError> check_body_media_type(const Request& req, const std::string& type) {
+  if (req.method == "PATCH") {
+    for (std::string_view t : {"application/json-patch+json", "application/merge-patch+json",
+                               "application/strategic-merge-patch+json", "application/apply-patch+yaml"}) {
+      if (type == t) return std::nullopt;
+    }
+    return unsupported_media_type("the body of the request was in an unknown format - accepted media types include: " +
+                                  std::string(kPatchMediaTypes));
+  }
+  if (type.empty() || type == "application/json" || type == "application/yaml" ||
+      type == "application/vnd.kubernetes.protobuf") {
+    return std::nullopt;
+  }
+  return unsupported_media_type("the body of the request was in an unknown format - accepted media types include: " +
+                                std::string(kBodyMediaTypes));
+}
+
 // Sets `out` to `req` with its body as JSON when the body is protobuf or YAML
-// (out.method stays empty when the body is used as it is).
+// (out.method stays empty when the body is used as it is). 415 for a body in a
+// media type the API server does not read.
 std::optional<ApiError> body_as_json(const Request& req, Request& out) {
   if (req.body.empty()) return std::nullopt;
   std::string type = media_type(req.content_type);
+  if (req.method == "POST" || req.method == "PUT" || req.method == "PATCH" || req.method == "DELETE") {
+    if (auto e = check_body_media_type(req, type)) return e;
+  }
   if (type == "application/vnd.kubernetes.protobuf") {
     auto pb = decode_protobuf_body(req.body);
     if (!pb.has_value()) return bad_request(pb.error().message());
@@ -45,13 +75,10 @@ std::optional<ApiError> body_as_json(const Request& req, Request& out) {
           " as JSON");
     }
     out = req;
-    out.body = std::move(pb->json);
+    // Protobuf strings are bytes; served as JSON they read as Go writes them.
+    out.body = api::valid_utf8(pb->json) ? std::move(pb->json) : api::coerce_utf8(pb->json);
     out.content_type = "application/json";
     return std::nullopt;
-  }
-  if (type.rfind("application/cbor", 0) == 0) {
-    return unsupported_media_type("the body of the request was in an unknown format - accepted media types include: "
-                                  "application/json, application/yaml, application/vnd.kubernetes.protobuf");
   }
   bool yaml = (type == "application/yaml" && req.method != "PATCH") || type == "application/apply-patch+yaml";
   if (yaml && !looks_like_json(req.body)) {
@@ -60,6 +87,13 @@ std::optional<ApiError> body_as_json(const Request& req, Request& out) {
     out = req;
     out.body = std::move(json).value();
     if (type == "application/yaml") out.content_type = "application/json";
+    return std::nullopt;
+  }
+  // Invalid UTF-8 in a JSON body reads as Go's decoder reads it (U+FFFD for a
+  // bad byte; kube-apiserver accepts it), for every kind and patch alike.
+  if (!api::valid_utf8(req.body)) {
+    out = req;
+    out.body = api::coerce_utf8(req.body);
   }
   return std::nullopt;
 }

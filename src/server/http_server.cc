@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include "server/query_string.h"
+
 namespace draplane::server {
 
 namespace net = boost::asio;
@@ -23,38 +25,7 @@ using net::use_awaitable;
 
 namespace {
 
-std::string url_decode(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size()) {
-      out += static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16));
-      i += 2;
-    } else if (s[i] == '+') {
-      out += ' ';
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
-void split_target(std::string_view target, Request& r) {
-  size_t q = target.find('?');
-  r.path = std::string(target.substr(0, q));
-  if (q == std::string_view::npos) return;
-  std::string_view qs = target.substr(q + 1);
-  while (!qs.empty()) {
-    size_t amp = qs.find('&');
-    std::string_view kv = qs.substr(0, amp);
-    size_t eq = kv.find('=');
-    std::string k = url_decode(kv.substr(0, eq));
-    std::string v = eq == std::string_view::npos ? "" : url_decode(kv.substr(eq + 1));
-    // The first value counts, as the options conversions take values[0].
-    if (!k.empty()) r.query.emplace(std::move(k), std::move(v));
-    if (amp == std::string_view::npos) break;
-    qs = qs.substr(amp + 1);
-  }
-}
+void split_target(std::string_view target, Request& r) { server::split_target(target, r.path, r.query); }
 
 }  // namespace
 

@@ -1,18 +1,76 @@
 #include "server/json_util.h"
 
 #include <rapidjson/error/en.h>
+#include <rapidjson/encodedstream.h>
+#include <rapidjson/memorystream.h>
 #include <rapidjson/pointer.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "api/decode_limits.h"
+
 namespace draplane::server {
+
+namespace {
+
+// Hands the reader's events to the document, refusing nesting deeper than
+// api::kMaxNestingDepth (Go's encoding/json bound): the reader recurses once a
+// level, and so would every walk over the document.
+class DepthLimited {
+ public:
+  explicit DepthLimited(Json& doc) : doc_(doc) {}
+  bool Null() { return doc_.Null(); }
+  bool Bool(bool b) { return doc_.Bool(b); }
+  bool Int(int i) { return doc_.Int(i); }
+  bool Uint(unsigned u) { return doc_.Uint(u); }
+  bool Int64(int64_t i) { return doc_.Int64(i); }
+  bool Uint64(uint64_t u) { return doc_.Uint64(u); }
+  bool Double(double d) { return doc_.Double(d); }
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) { return doc_.RawNumber(s, n, copy); }
+  bool String(const char* s, rapidjson::SizeType n, bool copy) { return doc_.String(s, n, copy); }
+  bool Key(const char* s, rapidjson::SizeType n, bool copy) { return doc_.Key(s, n, copy); }
+  bool StartObject() { return open('{') && doc_.StartObject(); }
+  bool EndObject(rapidjson::SizeType n) { return --depth_, doc_.EndObject(n); }
+  bool StartArray() { return open('[') && doc_.StartArray(); }
+  bool EndArray(rapidjson::SizeType n) { return --depth_, doc_.EndArray(n); }
+  char too_deep() const { return too_deep_; }
+
+ private:
+  bool open(char bracket) {
+    if (depth_ >= api::kMaxNestingDepth) {
+      too_deep_ = bracket;
+      return false;
+    }
+    ++depth_;
+    return true;
+  }
+  Json& doc_;
+  int depth_ = 0;
+  char too_deep_ = 0;
+};
+
+}  // namespace
 
 Result<Json> parse_json(std::string_view text) {
   Json d;
-  d.Parse<rapidjson::kParseFullPrecisionFlag>(text.data(), text.size());
-  if (d.HasParseError()) {
-    return Status(Code::kBadRequest, std::string("invalid JSON at offset ") + std::to_string(d.GetErrorOffset()) +
-                                         ": " + rapidjson::GetParseError_En(d.GetParseError()));
+  rapidjson::ParseResult result;
+  char too_deep = 0;
+  // Populate runs the reader with the document as the final handler; on failure
+  // the document stays empty.
+  auto generate = [&](Json& doc) {
+    rapidjson::MemoryStream ms(text.data(), text.size());
+    rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> in(ms);  // as Document::Parse
+    DepthLimited handler(doc);
+    rapidjson::Reader reader;
+    result = reader.Parse<rapidjson::kParseFullPrecisionFlag>(in, handler);
+    too_deep = handler.too_deep();
+    return !result.IsError();
+  };
+  d.Populate(generate);
+  if (result.IsError()) {
+    std::string why = too_deep != 0 ? std::string("invalid character '") + too_deep + "' exceeded max depth"
+                                    : rapidjson::GetParseError_En(result.Code());
+    return Status(Code::kBadRequest, "invalid JSON at offset " + std::to_string(result.Offset()) + ": " + why);
   }
   return d;
 }
@@ -28,8 +86,14 @@ namespace {
 rapidjson::Value key_value(std::string_view k, JsonAlloc& a) {
   return rapidjson::Value(k.data(), static_cast<rapidjson::SizeType>(k.size()), a);
 }
+// The last member named k (a repeated key's value, as Go's decoder and so
+// kube-apiserver take it; the typed codec agrees), or MemberEnd().
 JsonValue::ConstMemberIterator member(const JsonValue& v, std::string_view k) {
-  return v.FindMember(rapidjson::Value(rapidjson::StringRef(k.data(), static_cast<rapidjson::SizeType>(k.size()))));
+  for (auto it = v.MemberEnd(); it != v.MemberBegin();) {
+    --it;
+    if (std::string_view(it->name.GetString(), it->name.GetStringLength()) == k) return it;
+  }
+  return v.MemberEnd();
 }
 }  // namespace
 
@@ -74,8 +138,10 @@ void set_string(JsonValue& obj, std::string_view key, std::string_view s, JsonAl
 
 void remove_member(JsonValue& obj, std::string_view key) {
   if (!obj.IsObject()) return;
-  auto it = member(obj, key);
-  if (it != obj.MemberEnd()) obj.EraseMember(obj.MemberBegin() + (it - obj.MemberBegin()));
+  // Every member of that name (a body may repeat a key).
+  for (auto it = member(obj, key); it != obj.MemberEnd(); it = member(obj, key)) {
+    obj.EraseMember(obj.MemberBegin() + (it - obj.MemberBegin()));
+  }
 }
 
 void merge_patch(JsonValue& target, const JsonValue& patch, JsonAlloc& a) {

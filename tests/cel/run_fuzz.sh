@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer target with clang (ASan + UBSan) and fuzzes the CEL engine
 # for a bounded time, after replaying the regression inputs.
-# Usage: run_fuzz.sh SOURCE_DIR BUILD_DIR [SECONDS]
+# Usage: run_fuzz.sh SOURCE_DIR BUILD_DIR [SECONDS] ($DRAPLANE_FUZZ_SECONDS overrides SECONDS)
 set -euo pipefail
-src="$1"; out="$2/cel-fuzz"; secs="${3:-60}"
+src="$1"; out="$2/cel-fuzz"; secs="${DRAPLANE_FUZZ_SECONDS:-${3:-60}}"
 if ! command -v clang++ >/dev/null 2>&1; then
   echo "clang++ not found: skipping the CEL fuzz run"; exit 77
 fi

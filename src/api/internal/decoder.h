@@ -76,10 +76,12 @@ inline std::string operator+(std::string_view text, const FieldPath& path) {
 class Decoder {
  public:
   // A member that the target type does not have (resource kinds are strict).
-  void unknown_field(const FieldPath& path) { strict_.push_back("unknown field \"" + path + "\""); }
-  void duplicate_field(const FieldPath& path) {
-    strict_.push_back("duplicate field \"" + path + "\"");
-  }
+  void unknown_field(const FieldPath& path) { strict("unknown field \"" + path + "\""); }
+  // True when the problem was added (not already listed).
+  bool duplicate_field(const FieldPath& path) { return strict("duplicate field \"" + path + "\""); }
+  // Takes back the problem just added (a repeated key that turns out unknown is
+  // reported as unknown only, as sigs.k8s.io/json reports it).
+  void retract_last() { strict_.pop_back(); }
   // A hard error (wrong type, bad quantity): the first one wins.
   void fail(std::string message) {
     if (!error_) error_ = Status(Code::kBadRequest, std::move(message));
@@ -93,6 +95,16 @@ class Decoder {
   const std::vector<std::string>& strict_problems() const { return strict_; }
 
  private:
+  // As sigs.k8s.io/json collects them: each problem once, at most 100.
+  bool strict(std::string problem) {
+    if (strict_.size() >= 100) return false;
+    for (const std::string& seen : strict_) {
+      if (seen == problem) return false;
+    }
+    strict_.push_back(std::move(problem));
+    return true;
+  }
+
   std::vector<std::string> strict_;
   std::optional<Status> error_;
 };
@@ -125,9 +137,12 @@ class DuplicateKeys {
 };
 }  // namespace detail
 
-// Calls f(key, value, path) for each member of an object (null: nothing);
-// f returns false for a member it does not know, which `on_unknown(member, path)`
-// then gets.
+// Calls f(key, value, path) for each member of an object (null: nothing), in
+// order; f returns false for a member it does not know, which
+// `on_unknown(member, path, duplicate_reported)` then gets. A key given twice is
+// reported as a duplicate (before its value's problems) and still read, so
+// that the last value wins as in Go's decoder (which decodes a repeated struct
+// field into the same value: objects merge, scalars and arrays are replaced).
 template <typename F, typename U>
 void for_members(Decoder& d, const JsonValue& v, const FieldPath& path, F&& f, U&& on_unknown) {
   if (v.is_null()) return;
@@ -140,28 +155,36 @@ void for_members(Decoder& d, const JsonValue& v, const FieldPath& path, F&& f, U
     if (d.failed()) return;
     const JsonMember& member = v.members[i];
     FieldPath child(path, member.first);
-    if (duplicates.seen_before(i)) {
-      d.duplicate_field(child);
-      continue;
-    }
-    if (!f(std::string_view(member.first), member.second, child)) on_unknown(member, child);
+    bool reported = duplicates.seen_before(i) && d.duplicate_field(child);
+    if (!f(std::string_view(member.first), member.second, child)) on_unknown(member, child, reported);
   }
 }
 
 // Strict: unknown members are errors.
 template <typename F>
 void fields(Decoder& d, const JsonValue& v, const FieldPath& path, F&& f) {
-  for_members(d, v, path, f, [&](const JsonMember&, const FieldPath& child) {
+  for_members(d, v, path, f, [&](const JsonMember&, const FieldPath& child, bool duplicate_reported) {
+    if (duplicate_reported) d.retract_last();
     d.unknown_field(child);
   });
 }
 
-// Lenient: unknown members are kept in `extra` as a canonical JSON object.
+// Lenient: unknown members are kept in `extra` as a canonical JSON object (a
+// repeated one by its last value).
 template <typename F>
 void fields_with_extra(Decoder& d, const JsonValue& v, const FieldPath& path, RawJson& extra,
                        F&& f) {
   std::vector<const JsonMember*> rest;
-  for_members(d, v, path, f, [&](const JsonMember& member, const FieldPath&) { rest.push_back(&member); });
+  // (A repeated one stays reported: the full Kubernetes type knows it.)
+  for_members(d, v, path, f, [&](const JsonMember& member, const FieldPath&, bool) {
+    for (const JsonMember*& kept : rest) {
+      if (kept->first == member.first) {
+        kept = &member;
+        return;
+      }
+    }
+    rest.push_back(&member);
+  });
   extra.text = rest.empty() ? std::string() : canonical_json_object(std::move(rest));
 }
 
@@ -172,6 +195,12 @@ void read(Decoder& d, const JsonValue& v, const FieldPath& path, int32_t& out);
 void read(Decoder& d, const JsonValue& v, const FieldPath& path, bool& out);
 void read(Decoder& d, const JsonValue& v, const FieldPath& path, Quantity& out);
 void read(Decoder& d, const JsonValue& v, const FieldPath& path, RawJson& out);
+// A metav1.Time: an RFC 3339 string (Go's time.Parse error otherwise), null unsets.
+void read_time(Decoder& d, const JsonValue& v, const FieldPath& path, std::string& out);
+inline bool get_time(Decoder& d, const JsonValue& v, const FieldPath& path, std::string& out) {
+  read_time(d, v, path, out);
+  return true;
+}
 
 // Structs (defined in codec_decode_*.cc).
 #define DRAPLANE_DECLARE_READ(T) \
@@ -235,21 +264,26 @@ DRAPLANE_DECLARE_READ(NodeSpec)
 DRAPLANE_DECLARE_READ(NodeStatus)
 #undef DRAPLANE_DECLARE_READ
 
+// Containers read as Go's encoding/json reads into a value that a repeated key
+// already set (a fresh object's are empty): a pointer is decoded into, a
+// slice's first elements are decoded into and the rest dropped, a map keeps
+// the keys the new object does not give; null empties each.
 template <typename T>
 void read(Decoder& d, const JsonValue& v, const FieldPath& path, std::optional<T>& out) {
   if (v.is_null()) {
     out.reset();
     return;
   }
-  T value{};
-  read(d, v, path, value);
-  out = std::move(value);
+  if (!out) out.emplace();
+  read(d, v, path, *out);
 }
 
 template <typename T>
 void read(Decoder& d, const JsonValue& v, const FieldPath& path, std::vector<T>& out) {
-  out.clear();
-  if (v.is_null()) return;
+  if (v.is_null()) {
+    out.clear();
+    return;
+  }
   if (!v.is_array()) {
     d.type_error(path, "array", v);
     return;
@@ -262,14 +296,19 @@ void read(Decoder& d, const JsonValue& v, const FieldPath& path, std::vector<T>&
 
 template <typename T>
 void read(Decoder& d, const JsonValue& v, const FieldPath& path, std::map<std::string, T>& out) {
-  out.clear();
+  if (v.is_null()) {
+    out.clear();
+    return;
+  }
   for_members(
       d, v, path,
       [&](std::string_view key, const JsonValue& value, const FieldPath& child) {
-        read(d, value, child, out[std::string(key)]);
+        T& slot = out[std::string(key)];
+        slot = T{};  // a map value is decoded fresh (Go: mapElem.SetZero)
+        read(d, value, child, slot);
         return true;
       },
-      [](const JsonMember&, const FieldPath&) {});
+      [](const JsonMember&, const FieldPath&, bool) {});
 }
 
 // read() then true: for use inside field lambdas.

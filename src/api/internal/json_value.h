@@ -4,7 +4,8 @@
 //
 // Numbers keep their source text (so a Quantity written as 1e3 stays 1e3 and an
 // int64 is never squeezed through a double). Object members keep source order;
-// duplicate keys are kept, and the typed decoder reports them.
+// duplicate keys are kept, the typed decoder reports them, and the last one
+// wins (find() returns it), as in Go's decoder.
 //
 // Plain value type; thread-compatible.
 #pragma once
@@ -31,51 +32,38 @@ struct JsonValue {
   // string field given `Y` or `1.10` reads the text the user wrote (see docs/compat.md).
   std::string plain;
 
-  static JsonValue null() { return {}; }
-  static JsonValue from_bool(bool b) {
-    JsonValue v;
-    v.type = Type::kBool;
-    v.boolean = b;
-    return v;
-  }
-  static JsonValue string(std::string s) {
-    JsonValue v;
-    v.type = Type::kString;
-    v.text = std::move(s);
-    return v;
-  }
-  static JsonValue number(std::string digits) {
-    JsonValue v;
-    v.type = Type::kNumber;
-    v.text = std::move(digits);
-    return v;
-  }
-  static JsonValue array() {
-    JsonValue v;
-    v.type = Type::kArray;
-    return v;
-  }
-  static JsonValue object() {
-    JsonValue v;
-    v.type = Type::kObject;
-    return v;
-  }
+  // The special members and factories are defined below the struct: clang
+  // otherwise instantiates the member vectors' destructor here, while
+  // std::pair<std::string, JsonValue> is still incomplete.
+  JsonValue();
+  JsonValue(const JsonValue&);
+  JsonValue(JsonValue&&) noexcept;
+  JsonValue& operator=(const JsonValue&);
+  JsonValue& operator=(JsonValue&&) noexcept;
+  ~JsonValue();
+
+  static JsonValue null();
+  static JsonValue from_bool(bool b);
+  static JsonValue string(std::string s);
+  static JsonValue number(std::string digits);
+  static JsonValue array();
+  static JsonValue object();
 
   bool is_null() const { return type == Type::kNull; }
   bool is_object() const { return type == Type::kObject; }
   bool is_array() const { return type == Type::kArray; }
   bool is_string() const { return type == Type::kString; }
 
-  // First member named `key`, or nullptr.
+  // Last member named `key` (a repeated key's value, as Go's decoder takes it), or nullptr.
   const JsonValue* find(std::string_view key) const {
-    for (const auto& [k, v] : members) {
-      if (k == key) return &v;
+    for (size_t i = members.size(); i-- > 0;) {
+      if (members[i].first == key) return &members[i].second;
     }
     return nullptr;
   }
   JsonValue* find(std::string_view key) {
-    for (auto& [k, v] : members) {
-      if (k == key) return &v;
+    for (size_t i = members.size(); i-- > 0;) {
+      if (members[i].first == key) return &members[i].second;
     }
     return nullptr;
   }
@@ -104,6 +92,43 @@ struct JsonValue {
            members == o.members;
   }
 };
+
+inline JsonValue::JsonValue() = default;
+inline JsonValue::JsonValue(const JsonValue&) = default;
+inline JsonValue::JsonValue(JsonValue&&) noexcept = default;
+inline JsonValue& JsonValue::operator=(const JsonValue&) = default;
+inline JsonValue& JsonValue::operator=(JsonValue&&) noexcept = default;
+inline JsonValue::~JsonValue() = default;
+
+inline JsonValue JsonValue::null() { return {}; }
+inline JsonValue JsonValue::from_bool(bool b) {
+  JsonValue v;
+  v.type = Type::kBool;
+  v.boolean = b;
+  return v;
+}
+inline JsonValue JsonValue::string(std::string s) {
+  JsonValue v;
+  v.type = Type::kString;
+  v.text = std::move(s);
+  return v;
+}
+inline JsonValue JsonValue::number(std::string digits) {
+  JsonValue v;
+  v.type = Type::kNumber;
+  v.text = std::move(digits);
+  return v;
+}
+inline JsonValue JsonValue::array() {
+  JsonValue v;
+  v.type = Type::kArray;
+  return v;
+}
+inline JsonValue JsonValue::object() {
+  JsonValue v;
+  v.type = Type::kObject;
+  return v;
+}
 
 // One member of an object: key and value.
 using JsonMember = std::pair<std::string, JsonValue>;
