@@ -51,7 +51,7 @@ std::string status_json(const ApiError& e) {
   w.Key("metadata"); w.StartObject(); w.EndObject();
   w.Key("status"); w.String("Failure");
   w.Key("message"); w.String(e.message.c_str(), static_cast<rapidjson::SizeType>(e.message.size()));
-  w.Key("reason"); w.String(e.reason.c_str());
+  if (!e.reason.empty()) { w.Key("reason"); w.String(e.reason.c_str()); }  // omitempty, as metav1.Status
   if (!e.name.empty() || !e.kind.empty() || !e.causes.empty() || !e.other_causes.empty() || e.retry_after > 0) {
     w.Key("details");
     w.StartObject();

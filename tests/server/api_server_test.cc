@@ -1026,5 +1026,43 @@ TEST(ApiServerMetrics, RequestAndStoreLatencyHistograms) {
             metric_sum(t, "etcd_request_duration_seconds_bucket", {"le=\"0.025\""}));
 }
 
+// etcd's request limit (1.5 MiB) bounds what is stored, as kube-apiserver gets
+// it from etcd: 500, etcd's message, no reason. 100,000 valid labels pass
+// validation (labels have no total limit upstream) and are 2.3 MB of JSON.
+TEST_F(ApiServerTest, ObjectOverEtcdRequestLimitIsRefused) {
+  std::string labels;
+  for (int i = 0; i < 100000; ++i) {
+    char kv[40];
+    std::snprintf(kv, sizeof kv, "%s\"label-%06d\":\"value\"", i ? "," : "", i);
+    labels += kv;
+  }
+  std::string big = R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"big","labels":{)" +
+                    labels + R"(}},"spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"g"}}]}}})";
+  Response r = call("POST", kClaims, big);
+  EXPECT_EQ(r.code, 500) << r.body.substr(0, 300);
+  EXPECT_EQ(r.body, R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
+                    R"("message":"etcdserver: request is too large","code":500})");
+  EXPECT_EQ(call("GET", std::string(kClaims) + "/big").code, 404);
+
+  // An update that grows an object past the limit likewise.
+  ASSERT_EQ(call("POST", kClaims, kClaim).code, 201);
+  r = call("PATCH", std::string(kClaims) + "/c1", R"({"metadata":{"labels":{)" + labels + "}}}",
+           "application/merge-patch+json");
+  EXPECT_EQ(r.code, 500) << r.body.substr(0, 300);
+  EXPECT_NE(r.body.find("etcdserver: request is too large"), std::string::npos);
+  EXPECT_EQ(json(call("GET", std::string(kClaims) + "/c1")).FindMember("metadata")->value["labels"].MemberCount(), 1u);
+}
+
+// Annotations as ValidateObjectMeta bounds them: 256 KiB in all.
+TEST_F(ApiServerTest, AnnotationsOverTotalLimitAreInvalid) {
+  std::string big = R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"a",)"
+                    R"("annotations":{"a":")" + std::string(262144, 'x') +
+                    R"("}},"spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"g"}}]}}})";
+  Response r = call("POST", kClaims, big);
+  EXPECT_EQ(r.code, 422) << r.body.substr(0, 300);
+  EXPECT_NE(r.body.find("metadata.annotations: Too long: must have at most 262144 bytes"), std::string::npos)
+      << r.body.substr(0, 300);
+}
+
 }  // namespace
 }  // namespace draplane::server
