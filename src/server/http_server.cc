@@ -253,6 +253,12 @@ class HttpServer::Impl {
  private:
   using ms = std::chrono::milliseconds;
 
+  // A timeout of 0 (or less) is none.
+  static void expire(beast::tcp_stream& s, ms timeout) {
+    if (timeout.count() > 0) s.expires_after(timeout);
+    else s.expires_never();
+  }
+
   net::awaitable<void> accept_loop() {
     net::steady_timer pause(co_await net::this_coro::executor);
     for (;;) {
@@ -308,7 +314,7 @@ class HttpServer::Impl {
   net::awaitable<void> tls_session(tcp::socket sock) {
     beast::ssl_stream<beast::tcp_stream> stream(beast::tcp_stream(std::move(sock)), ssl_);
     try {
-      beast::get_lowest_layer(stream).expires_after(opts_.read_header_timeout);
+      expire(beast::get_lowest_layer(stream), opts_.read_header_timeout);
       co_await stream.async_handshake(ssl::stream_base::server, use_awaitable);
     } catch (const std::exception&) {
       connection_closed();
@@ -328,7 +334,7 @@ class HttpServer::Impl {
     res.keep_alive(false);
     res.prepare_payload();
     boost::system::error_code ec;
-    tcp.expires_after(opts_.request_timeout);
+    expire(tcp, opts_.request_timeout);
     co_await http::async_write(stream, res, net::redirect_error(use_awaitable, ec));
     if (ec) co_return;
     tcp.socket().shutdown(tcp::socket::shutdown_send, ec);
@@ -375,11 +381,11 @@ class HttpServer::Impl {
         if (buf.size() == 0) {
           // A large request grew the buffer; an idle connection keeps little.
           if (buf.capacity() > kIdleBufferBytes) buf.shrink_to_fit();
-          tcp.expires_after(opts_.idle_timeout);
+          expire(tcp, opts_.idle_timeout);
           size_t n = co_await stream.async_read_some(buf.prepare(kIdleBufferBytes), use_awaitable);
           buf.commit(n);
         }
-        tcp.expires_after(opts_.read_header_timeout);
+        expire(tcp, opts_.read_header_timeout);
         http::request_parser<http::string_body> parser;
         parser.header_limit(opts_.max_header_bytes);
         // Checked below, once the caller is known (the parser would refuse a
@@ -464,7 +470,7 @@ class HttpServer::Impl {
         }
         res.keep_alive(req.keep_alive());
         res.prepare_payload();
-        tcp.expires_after(opts_.request_timeout);
+        expire(tcp, opts_.request_timeout);
         co_await http::async_write(stream, res, use_awaitable);
         co_return req.keep_alive();
       }
@@ -490,11 +496,11 @@ class HttpServer::Impl {
       }
       if (beast::iequals(req[http::field::expect], "100-continue")) {
         http::response<http::empty_body> cont{http::status::continue_, version};
-        tcp.expires_after(opts_.request_timeout);
+        expire(tcp, opts_.request_timeout);
         co_await http::async_write(stream, cont, use_awaitable);
       }
       parser.body_limit(opts_.max_request_body_bytes);
-      tcp.expires_after(opts_.request_timeout);
+      expire(tcp, opts_.request_timeout);
       boost::system::error_code ec;
       co_await http::async_read(stream, buf, parser, net::redirect_error(use_awaitable, ec));
       if (ec == http::error::body_limit) {
@@ -522,7 +528,7 @@ class HttpServer::Impl {
     res.body() = std::move(out.response.body);
     res.prepare_payload();
     if (opts_.log_requests) log(r, out.response.code, start);
-    tcp.expires_after(opts_.request_timeout);
+    expire(tcp, opts_.request_timeout);
     co_await http::async_write(stream, res, use_awaitable);
     co_return req.keep_alive();
   }
@@ -549,7 +555,7 @@ class HttpServer::Impl {
     auto& tcp = beast::get_lowest_layer(stream);
     // Each write of the stream must finish within the request timeout: a
     // watcher that stops reading is dropped, not buffered for.
-    tcp.expires_after(opts_.request_timeout);
+    expire(tcp, opts_.request_timeout);
     co_await http::async_write_header(stream, sr, use_awaitable);
     tcp.expires_never();
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(watch->timeout_seconds());
@@ -561,7 +567,7 @@ class HttpServer::Impl {
       if (!lines.empty()) {
         std::string data;
         for (auto& l : lines) data += l;
-        tcp.expires_after(opts_.request_timeout);
+        expire(tcp, opts_.request_timeout);
         co_await net::async_write(stream, http::make_chunk(net::buffer(data)), use_awaitable);
         tcp.expires_never();
       }
@@ -571,7 +577,7 @@ class HttpServer::Impl {
       boost::system::error_code ec;
       co_await timer->async_wait(net::redirect_error(use_awaitable, ec));
     }
-    tcp.expires_after(opts_.request_timeout);
+    expire(tcp, opts_.request_timeout);
     co_await net::async_write(stream, http::make_chunk_last(), use_awaitable);
   }
 

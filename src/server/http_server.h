@@ -49,7 +49,8 @@ struct HttpServerOptions {
   std::string key_file;   // PEM private key (tls)
   bool log_requests = false;  // one structured line per request to stderr
 
-  // kube-apiserver's limits and timeouts (genericapiserver's defaults).
+  // kube-apiserver's limits and timeouts (genericapiserver's defaults); a
+  // timeout of 0 is none.
   // Request bodies: MaxRequestBodyBytes (3 MiB, twice etcd's request limit).
   uint64_t max_request_body_bytes = 3 << 20;
   // Request line and header fields, each (Go's MaxHeaderBytes, 1 MiB).
