@@ -85,18 +85,23 @@ bool long_running(const Request& r) {
   } else {
     return false;
   }
-  std::vector<std::string_view> seg;
-  while (!p.empty()) {
+  // Segments: [namespaces/NS/]RESOURCE/NAME/SUBRESOURCE (no allocation: every request passes here).
+  std::string_view first, third, fifth;
+  size_t n = 0;
+  while (!p.empty() && n < 6) {
     size_t s = p.find('/');
-    seg.push_back(p.substr(0, s));
+    std::string_view seg = p.substr(0, s);
+    if (n == 0) first = seg;
+    if (n == 2) third = seg;
+    if (n == 4) fifth = seg;
+    ++n;
     if (s == std::string_view::npos) break;
     p.remove_prefix(s + 1);
   }
-  if (seg.empty()) return false;
-  if (seg[0] == "watch" || seg[0] == "proxy") return true;
+  if (first == "watch" || first == "proxy") return true;
   std::string_view sub;
-  if (seg[0] == "namespaces" && seg.size() == 5) sub = seg[4];
-  else if (seg.size() == 3) sub = seg[2];
+  if (first == "namespaces" && n == 5) sub = fifth;
+  else if (n == 3) sub = third;
   return sub == "log" || sub == "exec" || sub == "attach" || sub == "portforward" || sub == "proxy";
 }
 
