@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "server/credentials.h"
+#include "server/pki.h"
 #include "store/memory_store.h"
 
 namespace draplane::server {
@@ -402,6 +403,18 @@ TEST_F(HttpServerTest, ConnectionCapHoldsNewConnectionsUntilOneCloses) {
   EXPECT_FALSE(third.readable_within(milliseconds(300)));
   a.reset();  // a slot frees
   EXPECT_EQ(status_of(third.response()), 200);
+}
+
+TEST_F(HttpServerTest, SilentTlsClientIsClosedAfterTheHeaderTimeout) {
+  auto pki = ensure_pki(dir_ + "/pki", {"127.0.0.1"});
+  ASSERT_TRUE(pki.has_value()) << pki.error().message();
+  opts_.tls = true;
+  opts_.cert_file = pki->server_cert;
+  opts_.key_file = pki->server_key;
+  start();
+  Conn c(port_);  // connects, never starts the handshake
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(c.closed_within(milliseconds(10000)));
 }
 
 TEST_F(HttpServerTest, MalformedRequestIs400) {
