@@ -47,6 +47,34 @@ std::vector<SimNode> default_sim_nodes() {
   return {{"node-1", "sim:8xH100"}, {"node-2", "sim:8xH100"}, {"node-3", "sim:4xA100-40GB"}};
 }
 
+Result<std::chrono::milliseconds> parse_duration(const std::string& text) {
+  auto bad = [&] { return Status(Code::kInvalid, "invalid duration \"" + text + "\" (want e.g. 1m0s, 30s, 500ms)"); };
+  if (text == "0") return std::chrono::milliseconds(0);
+  double total_ms = 0;
+  size_t i = 0;
+  if (text.empty()) return bad();
+  while (i < text.size()) {
+    size_t start = i;
+    while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
+    if (i == start) return bad();
+    double v = 0;
+    try {
+      v = std::stod(text.substr(start, i - start));
+    } catch (const std::exception&) {
+      return bad();
+    }
+    size_t u = i;
+    while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) ++i;
+    std::string unit = text.substr(u, i - u);
+    static const std::map<std::string, double> kUnitMs = {{"ns", 1e-6}, {"us", 1e-3}, {"ms", 1},
+                                                          {"s", 1e3},   {"m", 6e4},   {"h", 3.6e6}};
+    auto it = kUnitMs.find(unit);
+    if (it == kUnitMs.end()) return bad();
+    total_ms += v * it->second;
+  }
+  return std::chrono::milliseconds(static_cast<int64_t>(total_ms));
+}
+
 Result<std::vector<SimNode>> parse_sim_nodes(const std::string& text) {
   std::vector<SimNode> out;
   if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
@@ -180,6 +208,11 @@ Result<void> LocalCluster::Impl::start_server() {
   ho.cert_file = pki.server_cert;
   ho.key_file = pki.server_key;
   ho.log_requests = options.log_requests;
+  ho.max_requests_inflight = options.max_requests_inflight;
+  ho.max_mutating_requests_inflight = options.max_mutating_requests_inflight;
+  auto timeout = parse_duration(options.request_timeout);
+  if (!timeout.has_value()) return Status(Code::kInvalid, "--request-timeout: " + timeout.error().message());
+  ho.request_timeout = *timeout;
   http = std::make_unique<server::HttpServer>(*api, *tokens, metrics, ho);
   ASSIGN_OR_RETURN(uint16_t bound, http->start());
   url = std::string(options.insecure_http ? "http://" : "https://") + advertise + ":" + std::to_string(bound);

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +36,10 @@ struct LocalClusterOptions {
   int server_threads = 32;  // HttpServerOptions::threads
   bool insecure_http = false;
   bool log_requests = false;
+  // kube-apiserver's flags of the same names (HttpServerOptions).
+  int max_requests_inflight = 400;
+  int max_mutating_requests_inflight = 200;
+  std::string request_timeout = "1m0s";  // a Go duration: 1m0s, 30s, 500ms
   int compact_interval_s = 300;
   bool scheduler = true;
   bool controllers = true;
@@ -54,6 +59,11 @@ Result<int64_t> parse_duration_seconds(const std::string& text);
 // The default simulated cluster of `draplane up`: 2 nodes with 8x H100 80GB and
 // one with 4x A100 40GB.
 std::vector<SimNode> default_sim_nodes();
+
+// Parses a Go duration as kube-apiserver's flags take them ("1m0s", "30s",
+// "1.5s", "500ms", "1h"): one or more decimal numbers, each with a unit among
+// ns us ms s m h. kInvalid names the text.
+Result<std::chrono::milliseconds> parse_duration(const std::string& text);
 
 // Parses `--nodes` of `draplane up`: "NAME=GPUS;NAME=GPUS" or a count N (N nodes
 // of 8x H100 named node-1..node-N). kInvalid names the bad part.

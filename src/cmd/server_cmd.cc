@@ -61,6 +61,15 @@ void add_server(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   sub->add_flag("--insecure-http", flags->o.insecure_http, "Serve plain HTTP (tests and benchmarks only)");
   sub->add_flag("--log-requests", flags->o.log_requests, "Log one JSON line per request to stderr");
+  sub->add_option("--max-requests-inflight", flags->o.max_requests_inflight,
+                  "Most non-mutating requests served at once (watches and logs not counted); over it 429. 0: no limit")
+      ->capture_default_str();
+  sub->add_option("--max-mutating-requests-inflight", flags->o.max_mutating_requests_inflight,
+                  "Most mutating requests served at once; over it 429. 0: no limit")
+      ->capture_default_str();
+  sub->add_option("--request-timeout", flags->o.request_timeout,
+                  "Longest a request's body may take to arrive and its reply to be read (Go duration)")
+      ->capture_default_str();
   sub->add_option("--policy", flags->o.policy, "Scheduler's device choice within a node: packing | first-fit")
       ->capture_default_str();
   sub->add_option_function<std::string>(

@@ -169,6 +169,15 @@ void add_up(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   sub->add_flag("--exit", f->exit_after, "With --demo: stop once the report is printed");
   sub->add_flag("--log-requests", f->o.log_requests, "Log one JSON line per API request to stderr");
+  sub->add_option("--max-requests-inflight", f->o.max_requests_inflight,
+                  "Most non-mutating requests served at once (watches and logs not counted); over it 429. 0: no limit")
+      ->capture_default_str();
+  sub->add_option("--max-mutating-requests-inflight", f->o.max_mutating_requests_inflight,
+                  "Most mutating requests served at once; over it 429. 0: no limit")
+      ->capture_default_str();
+  sub->add_option("--request-timeout", f->o.request_timeout,
+                  "Longest a request's body may take to arrive and its reply to be read (Go duration)")
+      ->capture_default_str();
   sub->add_flag("-v,--verbose", f->o.verbose, "Debug level in the component logs");
   sub->callback([f, &exit_code] { exit_code = run_up(*f); });
 }

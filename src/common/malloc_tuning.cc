@@ -20,4 +20,12 @@ bool tune_malloc_for_server() {
 #endif
 }
 
+bool release_free_memory() {
+#if defined(__GLIBC__)
+  return malloc_trim(0) == 1;
+#else
+  return false;
+#endif
+}
+
 }  // namespace draplane

@@ -139,6 +139,19 @@ std::string stored_form(Json& obj) {
   return to_string(obj);
 }
 
+// etcd refuses a request over its --max-request-bytes (1.5 MiB by default) and
+// kube-apiserver passes the refusal on as it gets it: a 500 whose message is
+// etcd's ("etcdserver: request is too large"), no reason. Objects are bounded
+// the same way here (their stored JSON and key), whatever the store.
+constexpr size_t kMaxStoredRequestBytes = 3 << 19;  // 1.5 MiB
+std::optional<ApiError> too_large_for_store(const std::string& key, const std::string& stored) {
+  if (key.size() + stored.size() <= kMaxStoredRequestBytes) return std::nullopt;
+  ApiError e;
+  e.http = 500;
+  e.message = "etcdserver: request is too large";
+  return e;
+}
+
 Json copy_of(const JsonValue& v) {
   Json d;
   d.CopyFrom(v, d.GetAllocator());
@@ -667,6 +680,7 @@ Reply ApiServer::Impl::create(const Request& req, const Target& t, const ssa::Ma
   named.namespace_ = ns;
   named.name = name;
   std::string stored = stored_form(obj);
+  if (auto e = too_large_for_store(named.key(), stored)) return error_reply(*e);
   auto created = store_.create(named.key(), stored);
   if (!created.has_value()) {
     if (created.error().code() == Code::kAlreadyExists) return error_reply(already_exists(r, name));
@@ -858,6 +872,7 @@ Reply ApiServer::Impl::update(const Request& req, const Target& t, const std::st
         return with_warnings(object_reply(r, 200, *res), std::move(warnings));
       }
       std::string stored = stored_form(obj);
+      if (auto e = too_large_for_store(key, stored)) return error_reply(*e);
       auto w = store_.update(key, stored, cur->mod_revision);
       if (!w.has_value()) return error_reply(from_code(w.error().code(), w.error().message()));
       if (!w->succeeded) {

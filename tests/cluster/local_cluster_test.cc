@@ -40,6 +40,21 @@ TEST(SimNodes, Parse) {
   EXPECT_EQ(default_sim_nodes().size(), 3u);
 }
 
+// --request-timeout takes a Go duration, as kube-apiserver's flag does.
+TEST(Duration, ParsesGoDurations) {
+  using std::chrono::milliseconds;
+  EXPECT_EQ(*parse_duration("1m0s"), milliseconds(60'000));
+  EXPECT_EQ(*parse_duration("30s"), milliseconds(30'000));
+  EXPECT_EQ(*parse_duration("1.5s"), milliseconds(1'500));
+  EXPECT_EQ(*parse_duration("500ms"), milliseconds(500));
+  EXPECT_EQ(*parse_duration("1h2m3s"), milliseconds(3'723'000));
+  EXPECT_EQ(*parse_duration("0"), milliseconds(0));
+  for (const char* bad : {"", "60", "1x", "s", "1m0", "-1s"}) {
+    EXPECT_FALSE(parse_duration(bad).has_value()) << bad;
+  }
+  EXPECT_EQ(parse_duration("soon").error().message(), "invalid duration \"soon\" (want e.g. 1m0s, 30s, 500ms)");
+}
+
 TEST(LocalCluster, BadOptions) {
   LocalClusterOptions o;
   o.data_dir = (fs::temp_directory_path() / "draplane-lc-bad").string();
@@ -52,6 +67,13 @@ TEST(LocalCluster, BadOptions) {
   c = LocalCluster::start(o);
   ASSERT_FALSE(c.has_value());
   EXPECT_EQ(c.error().code(), Code::kInvalid);
+  o.policy = "packing";
+  o.store = "memory";
+  o.request_timeout = "soon";
+  c = LocalCluster::start(o);
+  ASSERT_FALSE(c.has_value());
+  EXPECT_EQ(c.error().code(), Code::kInvalid);
+  EXPECT_EQ(c.error().message(), "--request-timeout: invalid duration \"soon\" (want e.g. 1m0s, 30s, 500ms)");
   fs::remove_all(o.data_dir);
 }
 

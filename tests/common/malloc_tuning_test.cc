@@ -4,7 +4,11 @@
 
 #include <cstddef>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
+#include <vector>
+
+#include <unistd.h>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -38,6 +42,41 @@ TEST(MallocTuning, MediumBlocksComeFromTheHeapAndStayAfterFree) {
   std::free(p);
   // Below the 32 MiB trim threshold: the freed space stays with the heap.
   EXPECT_GE(mallinfo2().fordblks, size);
+}
+
+long resident_kib() {
+  long pages = 0, resident = 0;
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return -1;
+  if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = -1;
+  std::fclose(f);
+  return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+// What a connection flood leaves: many small blocks freed below a block still
+// in use, so the heap's top cannot shrink and the trim threshold keeps the
+// rest. release_free_memory() gives the pages back to the kernel.
+TEST(MallocTuning, ReleaseFreeMemoryReturnsFreedPagesBelowTheTop) {
+#if defined(DRAPLANE_SANITIZED_MALLOC)
+  GTEST_SKIP() << "the sanitizer's allocator replaces glibc's malloc";
+#endif
+  ASSERT_TRUE(tune_malloc_for_server());
+  std::vector<void*> blocks;
+  for (int i = 0; i < 64 * 1024; ++i) {  // 64 MiB in 1 KiB blocks, touched
+    void* p = std::malloc(1024);
+    std::memset(p, 1, 1024);
+    blocks.push_back(p);
+  }
+  void* pin = std::malloc(64);  // above them: the top stays in use
+  long full = resident_kib();
+  for (void* p : blocks) std::free(p);
+  long freed = resident_kib();
+  EXPECT_GT(freed, full - 16 * 1024) << "glibc returned the freed blocks by itself";
+  EXPECT_TRUE(release_free_memory());
+  long released = resident_kib();
+  EXPECT_LT(released, freed - 32 * 1024) << "resident KiB: " << full << " full, " << freed << " freed, " << released
+                                         << " released";
+  std::free(pin);
 }
 #endif
 

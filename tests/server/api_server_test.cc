@@ -1199,6 +1199,43 @@ TEST_F(ApiServerTest, UnknownStatusFieldsAreReported) {
   Response ignore = call("POST", std::string(kClaims) + "?fieldValidation=Ignore", named("i"));
   ASSERT_EQ(ignore.code, 201) << ignore.body;
   EXPECT_TRUE(ignore.warnings.empty());
+// etcd's request limit (1.5 MiB) bounds what is stored, as kube-apiserver gets
+// it from etcd: 500, etcd's message, no reason. 7,000 valid labels of the
+// longest kind pass validation (labels have no total limit upstream) and are
+// 1.9 MB of JSON.
+TEST_F(ApiServerTest, ObjectOverEtcdRequestLimitIsRefused) {
+  std::string prefix = std::string(60, 'a') + "." + std::string(60, 'b') + "." + std::string(60, 'c') + ".example.com/";
+  std::string value(63, 'v');
+  std::string labels;
+  for (int i = 0; i < 7000; ++i) {
+    labels += (i ? ",\"" : "\"") + prefix + "label-" + std::to_string(i) + "\":\"" + value + "\"";
+  }
+  std::string big = R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"big","labels":{)" +
+                    labels + R"(}},"spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"g"}}]}}})";
+  Response r = call("POST", kClaims, big);
+  EXPECT_EQ(r.code, 500) << r.body.substr(0, 300);
+  EXPECT_EQ(r.body, R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
+                    R"("message":"etcdserver: request is too large","code":500})");
+  EXPECT_EQ(call("GET", std::string(kClaims) + "/big").code, 404);
+
+  // An update that grows an object past the limit likewise.
+  ASSERT_EQ(call("POST", kClaims, kClaim).code, 201);
+  r = call("PATCH", std::string(kClaims) + "/c1", R"({"metadata":{"labels":{)" + labels + "}}}",
+           "application/merge-patch+json");
+  EXPECT_EQ(r.code, 500) << r.body.substr(0, 300);
+  EXPECT_NE(r.body.find("etcdserver: request is too large"), std::string::npos);
+  EXPECT_EQ(json(call("GET", std::string(kClaims) + "/c1")).FindMember("metadata")->value["labels"].MemberCount(), 1u);
+}
+
+// Annotations as ValidateObjectMeta bounds them: 256 KiB in all.
+TEST_F(ApiServerTest, AnnotationsOverTotalLimitAreInvalid) {
+  std::string big = R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"a",)"
+                    R"("annotations":{"a":")" + std::string(262144, 'x') +
+                    R"("}},"spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"g"}}]}}})";
+  Response r = call("POST", kClaims, big);
+  EXPECT_EQ(r.code, 422) << r.body.substr(0, 300);
+  EXPECT_NE(r.body.find("metadata.annotations: Too long: must have at most 262144 bytes"), std::string::npos)
+      << r.body.substr(0, 300);
 }
 
 }  // namespace
