@@ -1199,6 +1199,8 @@ TEST_F(ApiServerTest, UnknownStatusFieldsAreReported) {
   Response ignore = call("POST", std::string(kClaims) + "?fieldValidation=Ignore", named("i"));
   ASSERT_EQ(ignore.code, 201) << ignore.body;
   EXPECT_TRUE(ignore.warnings.empty());
+}
+
 // etcd's request limit (1.5 MiB) bounds what is stored, as kube-apiserver gets
 // it from etcd: 500, etcd's message, no reason. 7,000 valid labels of the
 // longest kind pass validation (labels have no total limit upstream) and are
