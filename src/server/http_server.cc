@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/cloexec.h"
+
 namespace draplane::server {
 
 namespace net = boost::asio;
@@ -100,6 +102,7 @@ class HttpServer::Impl {
     if (ec) return Status(Code::kInvalid, "listen address " + opts_.host + ": " + ec.message());
     tcp::endpoint ep(addr, opts_.port);
     acceptor_.open(ep.protocol(), ec);
+    if (!ec) set_cloexec(acceptor_.native_handle());  // Asio opens sockets without it
     if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
     if (!ec) acceptor_.bind(ep, ec);
     if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
@@ -135,6 +138,7 @@ class HttpServer::Impl {
         // requests never hand over between threads.
         auto& loop = loops_[next_loop_++ % loops_.size()]->ctx;
         tcp::socket sock = co_await acceptor_.async_accept(loop.get_executor(), use_awaitable);
+        set_cloexec(sock.native_handle());
         sock.set_option(tcp::no_delay(true));
         auto ex = sock.get_executor();
         if (opts_.tls) {
