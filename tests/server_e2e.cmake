@@ -27,3 +27,10 @@ if(TARGET draplane)
            COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_kubectl.py $<TARGET_FILE:draplane> ${CMAKE_SOURCE_DIR})
   set_tests_properties(up_kubectl_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 400)
 endif()
+
+# `draplane up` killed with SIGKILL while a pod runs, restarted on the same port
+# and data dir: the port is free and the leftover pod process is ended.
+if(TARGET draplane)
+  add_test(NAME up_restart_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_restart.py $<TARGET_FILE:draplane>)
+  set_tests_properties(up_restart_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 300)
+endif()
