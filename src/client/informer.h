@@ -62,7 +62,7 @@ class RawInformer {
     bool strip_managed_fields = false;
     // Where an object that cannot be decoded is reported; nullptr: spdlog's
     // default logger.
-    std::shared_ptr<spdlog::logger> logger;
+    std::shared_ptr<spdlog::logger> logger = nullptr;
   };
   // (type, key, old JSON or "" when added, new JSON (the last state when deleted))
   using Handler = std::function<void(EventType, const std::string& key, const std::string& old_json,
