@@ -285,15 +285,20 @@ TEST_F(KubeletTest, StartEndsTheContainersAnEarlierRunLeftBehind) {
   put_record("default_d_uid-d", {"boot-0", old_boot, *process_start_time(old_boot)});
 
   auto k = kubelet();
-  EXPECT_EQ(launcher_.wait(leader), 128 + SIGKILL);
+  EXPECT_TRUE(api_.wait_for([&] { return !running(leader); }, 10000));
+  if (!running(leader)) {
+    EXPECT_EQ(launcher_.wait(leader), 128 + SIGKILL);
+  }
   EXPECT_FALSE(running(child));
   EXPECT_TRUE(running(other));
   EXPECT_TRUE(running(old_boot));
   for (const char* d : {"default_a_uid-a", "default_b_uid-b", "default_c_uid-c", "default_d_uid-d"}) {
     EXPECT_FALSE(std::filesystem::exists(dir_.file(std::string("pods/") + d + "/main/process.json"))) << d;
   }
-  launcher_.kill(other, SIGKILL);
-  launcher_.kill(old_boot, SIGKILL);
+  for (int pid : {leader, child, other, old_boot}) {
+    if (running(pid)) ::kill(-::getpgid(pid), SIGKILL);
+  }
+  if (running(leader)) launcher_.wait(leader);
   launcher_.wait(other);
   launcher_.wait(old_boot);
 }
