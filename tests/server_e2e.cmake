@@ -37,3 +37,9 @@ if(TARGET draplane)
   add_test(NAME up_events_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_events.py $<TARGET_FILE:draplane>)
   set_tests_properties(up_events_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 240)
 endif()
+# `draplane up` killed with SIGKILL while a pod runs, restarted on the same port
+# and data dir: the port is free and the leftover pod process is ended.
+if(TARGET draplane)
+  add_test(NAME up_restart_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_restart.py $<TARGET_FILE:draplane>)
+  set_tests_properties(up_restart_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 300)
+endif()

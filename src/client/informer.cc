@@ -5,7 +5,10 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
+#include <set>
 
 #include "api/codec.h"
 
@@ -94,6 +97,58 @@ template Result<api::DeviceClass> decode_json_object<api::DeviceClass>(const std
 template Result<api::ResourceSlice> decode_json_object<api::ResourceSlice>(const std::string&);
 template Result<api::ResourceClaim> decode_json_object<api::ResourceClaim>(const std::string&);
 template Result<api::ResourceClaimTemplate> decode_json_object<api::ResourceClaimTemplate>(const std::string&);
+
+namespace {
+
+// The process's drop counts and the kinds already logged.
+struct DecodeErrorLedger {
+  std::mutex mu;
+  std::map<std::string, uint64_t> counts;
+  std::set<std::string> logged;
+};
+
+DecodeErrorLedger& ledger() {
+  static DecodeErrorLedger l;
+  return l;
+}
+
+}  // namespace
+
+void RawInformer::decode_failed(const std::string& json, const Status& error) const {
+  ++decode_errors_;
+  bool first;
+  {
+    auto& l = ledger();
+    std::lock_guard<std::mutex> lock(l.mu);
+    ++l.counts[options_.kind];
+    first = l.logged.insert(options_.kind).second;
+  }
+  auto log = options_.logger ? options_.logger : spdlog::default_logger();
+  const std::string key = object_key(json);
+  if (first) {
+    log->warn("informer {}: dropping {} {} that cannot be decoded: {} (later ones of this kind are counted in "
+              "draplane_informer_decode_errors_total, not logged)",
+              options_.path, options_.kind, key.empty() ? "<no key>" : key, error.message());
+  } else {
+    log->debug("informer {}: dropping {} {}: {}", options_.path, options_.kind, key, error.message());
+  }
+}
+
+std::map<std::string, uint64_t> informer_decode_errors() {
+  auto& l = ledger();
+  std::lock_guard<std::mutex> lock(l.mu);
+  return l.counts;
+}
+
+std::string render_informer_metrics() {
+  std::string out =
+      "# HELP draplane_informer_decode_errors_total Objects the process's informers dropped because they could not "
+      "be decoded, by kind.\n# TYPE draplane_informer_decode_errors_total counter\n";
+  for (const auto& [kind, n] : informer_decode_errors()) {
+    out += "draplane_informer_decode_errors_total{kind=\"" + kind + "\"} " + std::to_string(n) + "\n";
+  }
+  return out;
+}
 
 RawInformer::RawInformer(RestClient& client, Options options) : client_(client), options_(std::move(options)) {}
 

@@ -13,6 +13,8 @@
 #include <optional>
 #include <vector>
 
+#include "common/cloexec.h"
+
 namespace draplane::client {
 namespace {
 
@@ -95,6 +97,7 @@ class Connection {
       beast::get_lowest_layer(*ssl_).expires_after(kRequestTimeout);
       beast::get_lowest_layer(*ssl_).connect(results, ec);
       if (ec) return unavailable("connect", ec);
+      set_cloexec(beast::get_lowest_layer(*ssl_).socket().native_handle());  // Asio opens sockets without it
       if (!SSL_set_tlsext_host_name(ssl_->native_handle(), ep_.host.c_str())) {
         return Status(Code::kUnavailable, "TLS: cannot set SNI host name");
       }
@@ -106,6 +109,7 @@ class Connection {
       plain_->expires_after(kRequestTimeout);
       plain_->connect(results, ec);
       if (ec) return unavailable("connect", ec);
+      set_cloexec(plain_->socket().native_handle());  // Asio opens sockets without it
     }
     return {};
   }

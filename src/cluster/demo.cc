@@ -182,6 +182,50 @@ std::vector<std::string> wait_pods_settled(client::RestClient& rest, int timeout
   }
 }
 
+std::vector<api::Pod> list_pods(client::RestClient& rest) { return list_of<api::Pod>(rest, "/api/v1/pods"); }
+
+PendingSummary summarize_pending(const std::vector<std::string>& pending, const std::vector<api::Pod>& pods) {
+  PendingSummary out;
+  std::map<std::string, const api::Pod*> by_key;
+  for (const auto& p : pods) by_key[key(p.metadata)] = &p;
+  std::set<std::string> waiting(pending.begin(), pending.end());
+  for (const auto& k : pending) {
+    auto it = by_key.find(k);
+    const std::map<std::string, std::string>* annotations = it == by_key.end() ? nullptr : &it->second->metadata.annotations;
+    auto a = annotations ? annotations->find(kExpectPendingAnnotation) : std::map<std::string, std::string>::const_iterator();
+    if (annotations && a != annotations->end()) {
+      out.expected.emplace_back(k, a->second);
+    } else {
+      out.unexpected.push_back(k);
+    }
+  }
+  for (const auto& p : pods) {
+    if (p.metadata.annotations.count(kExpectPendingAnnotation) && !waiting.count(key(p.metadata))) {
+      out.started_anyway.push_back(key(p.metadata));
+    }
+  }
+  return out;
+}
+
+std::string render_pending_summary(const PendingSummary& s, int timeout_s) {
+  std::string out;
+  if (!s.expected.empty()) {
+    out += std::to_string(s.expected.size()) + (s.expected.size() == 1 ? " example waits" : " examples wait") +
+           " as intended (" + kExpectPendingAnnotation + "); see the explanations above:\n";
+    for (const auto& [k, why] : s.expected) out += "  " + k + (why.empty() ? "" : ": " + why) + "\n";
+  }
+  for (const auto& k : s.started_anyway) {
+    out += "note: " + k + " is marked " + kExpectPendingAnnotation + " but started; its annotation is out of date\n";
+  }
+  if (!s.unexpected.empty()) {
+    out += "ERROR: " + std::to_string(s.unexpected.size()) + " pod(s) still pending after " + std::to_string(timeout_s) +
+           " s that should have started:";
+    for (const auto& k : s.unexpected) out += " " + k;
+    out += "\n";
+  }
+  return out;
+}
+
 std::string demo_report(client::RestClient& rest) {
   auto claims = list_of<api::ResourceClaim>(rest, "/apis/resource.k8s.io/v1/resourceclaims");
   auto pods = list_of<api::Pod>(rest, "/api/v1/pods");

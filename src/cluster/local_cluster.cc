@@ -1,8 +1,10 @@
 #include "cluster/local_cluster.h"
 
+#include <fcntl.h>
 #include <rapidjson/document.h>
-#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <chrono>
@@ -16,6 +18,7 @@
 
 #include "alloc/allocator.h"
 #include "api/codec.h"
+#include "client/informer.h"
 #include "client/rest_client.h"
 #include "controllers/claim_controller.h"
 #include "node/agent.h"
@@ -32,6 +35,40 @@
 
 namespace draplane::cluster {
 namespace {
+
+// A log file opened with O_CLOEXEC: spdlog's basic_file_sink opens its file
+// without it (Debian's libspdlog is built without SPDLOG_PREVENT_CHILD_FD), so
+// an exec'd child would keep it open. Unbuffered: the loggers flush each line
+// at info anyway.
+class AppendFileSink final : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  explicit AppendFileSink(const std::string& path) {
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw spdlog::spdlog_ex("open " + path, errno);
+  }
+  ~AppendFileSink() override { ::close(fd_); }
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    spdlog::memory_buf_t line;
+    formatter_->format(msg, line);
+    const char* p = line.data();
+    size_t left = line.size();
+    while (left > 0) {
+      ssize_t n = ::write(fd_, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;  // a full disk loses log lines, not the process
+      p += n;
+      left -= static_cast<size_t>(n);
+    }
+  }
+  void flush_() override {}
+
+ private:
+  int fd_ = -1;
+};
 
 bool valid_node_name(const std::string& n) {
   if (n.empty() || n.size() > 253) return false;
@@ -132,7 +169,7 @@ struct LocalCluster::Impl {
   bool stopped = false;
 
   std::shared_ptr<spdlog::logger> logger(const std::string& name, const std::string& file) {
-    auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(dir + "/logs/" + file + ".log");
+    auto sink = std::make_shared<AppendFileSink>(dir + "/logs/" + file + ".log");
     auto l = std::make_shared<spdlog::logger>(name, sink);
     l->set_level(options.verbose ? spdlog::level::debug : spdlog::level::info);
     l->flush_on(spdlog::level::info);
@@ -195,6 +232,8 @@ Result<void> LocalCluster::Impl::start_server() {
   ao.now = [] { return static_cast<int64_t>(std::time(nullptr)); };
   ao.new_uid = server::new_object_uid;
   ao.random_suffix = server::new_name_suffix;
+  // The scheduler's, controllers' and agents' informers run in this process.
+  metrics.add_source(client::render_informer_metrics);
   api = std::make_unique<server::ApiServer>(*store, ao, &metrics);
   if (Status b = api->bootstrap(); !b.ok()) return Status(b.code(), "bootstrap: " + b.message());
   event_ttl = std::make_unique<server::EventTtl>(*store, options.event_ttl_s, ao.now);

@@ -41,6 +41,10 @@ std::string default_demo_dir() {
   return "examples";
 }
 
+// run_demo's status when it ran through but pods it did not expect to wait are
+// still pending: the exit status of `draplane up --demo`.
+constexpr int kUnexpectedWait = 3;
+
 int run_demo(cluster::LocalCluster& c, const UpFlags& f) {
   auto rest = client::RestClient::create(c.admin_config());
   if (!rest.has_value()) {
@@ -76,13 +80,11 @@ int run_demo(cluster::LocalCluster& c, const UpFlags& f) {
   if (failed) std::cout << "  (" << failed << " rejected on purpose or by mistake: the messages say why)\n";
   auto pending = cluster::wait_pods_settled(**rest, f.demo_timeout_s * 1000);
   std::cout << "\n" << cluster::demo_report(**rest);
-  if (!pending.empty()) {
-    std::cout << "still pending after " << f.demo_timeout_s << " s:";
-    for (const auto& p : pending) std::cout << " " << p;
-    std::cout << "\n";
-  }
-  std::cout << std::flush;
-  return 0;
+  // Pods the examples mark as waiting on purpose are no failure; any other
+  // pending pod is.
+  auto summary = cluster::summarize_pending(pending, cluster::list_pods(**rest));
+  std::cout << cluster::render_pending_summary(summary, f.demo_timeout_s) << std::flush;
+  return summary.unexpected.empty() ? 0 : kUnexpectedWait;
 }
 
 int run_up(UpFlags f) {
@@ -122,7 +124,9 @@ int run_up(UpFlags f) {
             << "ready" << std::endl;
   int rc = 0;
   if (f.demo) rc = run_demo(lc, f);
-  if (rc == 0 && !(f.demo && f.exit_after)) {
+  // Unexpected waits leave the cluster running for a look, unless --exit; the
+  // exit status reports them either way.
+  if ((rc == 0 || rc == kUnexpectedWait) && !(f.demo && f.exit_after)) {
     if (f.demo) std::cout << "\ndraplane keeps running; Ctrl-C stops it." << std::endl;
     int sig = wait_for_signal(sigs, [&] { return !lc.failure().empty(); });
     if (sig == 0) {

@@ -215,6 +215,35 @@ Result<Checkpoint> decode_checkpoint(std::string_view json) {
   return c;
 }
 
+std::string encode_process_record(const ProcessRecord& r) {
+  rapidjson::StringBuffer buf;
+  Writer w(buf);
+  w.StartObject();
+  key_str(w, "bootID", r.boot_id);
+  key_int(w, "pid", r.pid);
+  w.Key("startTime");
+  w.Uint64(r.start_time);
+  w.EndObject();
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+Result<ProcessRecord> decode_process_record(std::string_view json) {
+  rapidjson::Document doc;
+  doc.Parse(json.data(), json.size());
+  if (doc.HasParseError() || !doc.IsObject()) return internal_error("process record: not a JSON object");
+  auto wrong = [](const char* field, const char* want) {
+    return internal_error(fmt::format("process record: {}: expected {}", field, want));
+  };
+  ProcessRecord r;
+  if (!doc.HasMember("bootID") || !doc["bootID"].IsString()) return wrong("bootID", "string");
+  r.boot_id = doc["bootID"].GetString();
+  if (!doc.HasMember("pid") || !doc["pid"].IsInt() || doc["pid"].GetInt() <= 0) return wrong("pid", "positive integer");
+  r.pid = doc["pid"].GetInt();
+  if (!doc.HasMember("startTime") || !doc["startTime"].IsUint64()) return wrong("startTime", "unsigned integer");
+  r.start_time = doc["startTime"].GetUint64();
+  return r;
+}
+
 CheckpointFile::CheckpointFile(std::string path, std::string boot_id)
     : path_(std::move(path)), boot_id_(std::move(boot_id)) {}
 

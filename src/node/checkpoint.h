@@ -15,6 +15,7 @@
 // serialises access.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -84,6 +85,23 @@ class CheckpointFile {
   std::string path_;
   std::string boot_id_;
 };
+
+// A container process the kubelet started, recorded beside its log
+// (<pod dir>/<container>/process.json) until it exits, so that an agent
+// restarted after a crash (kill -9: its containers outlive it) finds and ends
+// them: {"bootID":"...","pid":N,"startTime":T}. pid is also the process group
+// (each container leads its own); startTime is the process's start in clock
+// ticks after boot (/proc/<pid>/stat), so a reused pid is never taken for it.
+struct ProcessRecord {
+  std::string boot_id;
+  int pid = 0;
+  uint64_t start_time = 0;
+  bool operator==(const ProcessRecord&) const = default;
+};
+
+std::string encode_process_record(const ProcessRecord& record);
+// Errors: kInternal naming the field ("process record: pid: expected integer").
+Result<ProcessRecord> decode_process_record(std::string_view json);
 
 // The current boot ID (/proc/sys/kernel/random/boot_id, trimmed); "" when absent.
 std::string read_boot_id(const std::string& proc_root = "/proc");

@@ -1,6 +1,10 @@
 #include "node/command_runner.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,6 +13,8 @@
 #include <cstring>
 
 #include <fmt/format.h>
+
+#include "node/kubelet_process.h"
 
 namespace draplane::node {
 
@@ -40,45 +46,154 @@ void RecordingRunner::fail_program(std::string program) {
   failing_.push_back(std::move(program));
 }
 
+namespace {
+
+// The agent's environment with `extra` ("NAME=value") set on top: a name in
+// `extra` replaces the inherited value, as putenv would.
+std::vector<std::string> merged_environment(const std::vector<std::string>& extra) {
+  auto name_of = [](const std::string& e) { return e.substr(0, e.find('=')); };
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string entry(*e);
+    const std::string name = name_of(entry);
+    bool replaced = std::any_of(extra.begin(), extra.end(), [&](const std::string& x) { return name_of(x) == name; });
+    if (!replaced) env.push_back(std::move(entry));
+  }
+  env.insert(env.end(), extra.begin(), extra.end());
+  return env;
+}
+
+// Writes `input` to `in_fd` while reading `out_fd` to its end; closes both.
+// Both at once: a command that answers as it reads (cat) fills its stdout pipe
+// and stops reading long before a large input is written.
+Result<std::string> exchange(int in_fd, int out_fd, std::string_view input) {
+  // A command that exits without reading its input makes our write fail with
+  // EPIPE and raise SIGPIPE, which would kill a process that does not ignore it
+  // (tests, library users): keep it blocked here and take it back below.
+  sigset_t pipe_set, old_mask;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_set, &old_mask);
+  bool raised_pipe = false;
+  std::string out;
+  std::string error;
+  size_t written = 0;
+  if (input.empty()) {
+    ::close(in_fd);
+    in_fd = -1;
+  } else {
+    ::fcntl(in_fd, F_SETFL, ::fcntl(in_fd, F_GETFL) | O_NONBLOCK);
+  }
+  char buf[65536];
+  while (out_fd >= 0) {
+    pollfd fds[2] = {{out_fd, POLLIN, 0}, {in_fd, POLLOUT, 0}};
+    int n = ::poll(fds, in_fd >= 0 ? 2 : 1, -1);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      error = fmt::format("poll: {}", std::strerror(errno));
+      break;
+    }
+    if (in_fd >= 0 && fds[1].revents != 0) {
+      ssize_t w = ::write(in_fd, input.data() + written, input.size() - written);
+      if (w > 0) written += static_cast<size_t>(w);
+      bool done = written == input.size();
+      if (w < 0 && errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
+        // EPIPE: the command closed its stdin; what it read is up to it, its
+        // exit status says whether that is a failure.
+        if (errno == EPIPE) {
+          raised_pipe = true;
+        } else {
+          error = fmt::format("write stdin: {}", std::strerror(errno));
+        }
+        done = true;
+      }
+      if (done) {
+        ::close(in_fd);
+        in_fd = -1;
+      }
+    }
+    if (fds[0].revents != 0) {
+      ssize_t r = ::read(out_fd, buf, sizeof buf);
+      if (r > 0) {
+        out.append(buf, static_cast<size_t>(r));
+      } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
+        if (r < 0) error = fmt::format("read stdout: {}", std::strerror(errno));
+        ::close(out_fd);
+        out_fd = -1;
+      }
+    }
+  }
+  if (in_fd >= 0) ::close(in_fd);
+  if (out_fd >= 0) ::close(out_fd);
+  if (raised_pipe) {
+    timespec zero{};
+    while (::sigtimedwait(&pipe_set, nullptr, &zero) < 0 && errno == EINTR) {
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+  if (!error.empty()) return Status(Code::kUnavailable, error);
+  return out;
+}
+
+}  // namespace
+
 Result<std::string> ProcessRunner::run(const Command& command) {
   if (command.argv.empty()) return invalid_error("empty command");
-  int in_pipe[2], out_pipe[2];
-  if (::pipe2(in_pipe, O_CLOEXEC) != 0) return Status(Code::kUnavailable, std::strerror(errno));
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
-    ::close(in_pipe[0]);
-    ::close(in_pipe[1]);
-    return Status(Code::kUnavailable, std::strerror(errno));
+  // Everything the child needs is built here, before the spawn: a child of a
+  // threaded process may only make async-signal-safe calls between fork and
+  // exec (putenv or malloc there can deadlock on a lock another thread held).
+  std::vector<std::string> env = merged_environment(command.env);
+  std::string exe = resolve_program(command.argv[0], env);
+  if (exe.empty()) {
+    return Status(Code::kUnavailable,
+                  fmt::format("{}: executable file not found in $PATH", render_command(command)));
   }
-  // Build argv/env before fork: only async-signal-safe calls in the child.
-  std::vector<char*> argv;
+  std::vector<char*> argv, envp;
   for (const auto& a : command.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  pid_t pid = ::fork();
-  if (pid < 0) return Status(Code::kUnavailable, fmt::format("fork: {}", std::strerror(errno)));
-  if (pid == 0) {
-    ::dup2(in_pipe[0], 0);
-    ::dup2(out_pipe[1], 1);
-    for (const auto& e : command.env) ::putenv(const_cast<char*>(e.c_str()));
-    ::execvp(argv[0], argv.data());
-    ::_exit(127);
+  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+
+  int in_pipe[2], out_pipe[2];
+  if (::pipe2(in_pipe, O_CLOEXEC) != 0) return Status(Code::kUnavailable, fmt::format("pipe: {}", std::strerror(errno)));
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
+    int err = errno;
+    ::close(in_pipe[0]);
+    ::close(in_pipe[1]);
+    return Status(Code::kUnavailable, fmt::format("pipe: {}", std::strerror(err)));
   }
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawnattr_init(&attr);
+  posix_spawn_file_actions_adddup2(&fa, in_pipe[0], 0);
+  posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
+  // Nothing of the agent's beyond stdin/stdout/stderr, whatever its flags.
+  posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+  // Default signal mask and dispositions (the agent blocks SIGTERM/SIGINT for
+  // sigwait and ignores SIGPIPE; the command must not inherit that).
+  sigset_t empty, all;
+  sigemptyset(&empty);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&attr, &empty);
+  posix_spawnattr_setsigdefault(&attr, &all);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = 0;
+  int rc = ::posix_spawn(&pid, exe.c_str(), &fa, &attr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
   ::close(in_pipe[0]);
   ::close(out_pipe[1]);
-  if (!command.stdin_text.empty()) {
-    ssize_t ignored = ::write(in_pipe[1], command.stdin_text.data(), command.stdin_text.size());
-    (void)ignored;
+  if (rc != 0) {
+    ::close(in_pipe[1]);
+    ::close(out_pipe[0]);
+    return Status(Code::kUnavailable, fmt::format("{}: start: {}", render_command(command), std::strerror(rc)));
   }
-  ::close(in_pipe[1]);
-  std::string out;
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::read(out_pipe[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
-    if (n > 0) out.append(buf, static_cast<size_t>(n));
-  }
-  ::close(out_pipe[0]);
+  Result<std::string> out = exchange(in_pipe[1], out_pipe[0], command.stdin_text);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  if (!out.has_value()) return Status(Code::kUnavailable, fmt::format("{}: {}", render_command(command), out.error().message()));
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     return Status(Code::kUnavailable, fmt::format("{}: exit status {}", render_command(command),
                                                   WIFEXITED(status) ? WEXITSTATUS(status) : -1));

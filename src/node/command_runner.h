@@ -44,7 +44,9 @@ class RecordingRunner final : public CommandRunner {
   std::vector<std::string> failing_;
 };
 
-// Runs commands with fork/execvp.
+// Runs commands with posix_spawn (argv[0] looked up in PATH, the environment
+// built before the spawn: safe in a threaded process). The command gets stdin
+// and stdout pipes, the agent's stderr and no other descriptor of the agent.
 class ProcessRunner final : public CommandRunner {
  public:
   Result<std::string> run(const Command& command) override;

@@ -13,6 +13,7 @@
 
 #include "api/codec.h"
 #include "node/cdi.h"
+#include "node/checkpoint.h"
 
 namespace draplane::node {
 namespace {
@@ -22,6 +23,8 @@ using Clock = std::chrono::steady_clock;
 std::string pod_path(const std::string& ns, const std::string& name) {
   return "/api/v1/namespaces/" + ns + "/pods/" + name;
 }
+
+constexpr const char* kProcessRecord = "process.json";
 
 bool terminal(const api::Pod& pod) { return pod.status.phase == "Succeeded" || pod.status.phase == "Failed"; }
 
@@ -77,6 +80,7 @@ Kubelet::Kubelet(client::RestClient& rest, DeviceState& devices, ProcessLauncher
   if (!options_.logger) {
     options_.logger = std::make_shared<spdlog::logger>("kubelet", std::make_shared<spdlog::sinks::null_sink_mt>());
   }
+  if (options_.boot_id.empty()) options_.boot_id = read_boot_id();
   pods_.add_handler([this](client::EventType t, const api::Pod*, const api::Pod& pod) { on_pod(t, pod); },
                     /*wants_old=*/false);
 }
@@ -101,6 +105,7 @@ void Kubelet::start() {
   if (started_) return;
   started_ = true;
   stopping_ = false;
+  end_previous_containers();
   pods_.start();
   sweeper_ = std::thread([this] {
     std::unique_lock<std::mutex> l(mu_);
@@ -384,10 +389,23 @@ void Kubelet::start_container(Worker& w, size_t i, const std::map<std::string, P
   p.state.started_at = t;
   p.state.finished_at.clear();
   p.state.container_id = "draplane://" + std::to_string(*pid);
+  std::string record_path;
+  if (auto started = launcher_.start_time(*pid)) {
+    // Until it exits: what a restarted agent ends if this one dies first.
+    record_path = w.dir + "/" + c.name + "/" + kProcessRecord;
+    Status st = write_file_atomic(record_path, encode_process_record({options_.boot_id, *pid, *started}),
+                                  FileSync::kUntilReboot);
+    if (!st.ok()) options_.logger->warn("pod {}/{}: record container {}: {}", w.ns, w.name, c.name, st.to_string());
+  }
   Worker* wp = &w;
   int cpid = *pid;
-  p.waiter = std::thread([this, wp, i, cpid] {
+  p.waiter = std::thread([this, wp, i, cpid, record_path] {
     int code = launcher_.wait(cpid);
+    if (!record_path.empty()) {
+      // Before the exit is seen: a restart of the container writes the record anew.
+      std::error_code ec;
+      std::filesystem::remove(record_path, ec);
+    }
     std::lock_guard<std::mutex> l(wp->mu);
     if (wp->procs[i].pid == cpid) {
       wp->procs[i].exited = true;
@@ -584,6 +602,38 @@ void Kubelet::delete_pod(const std::string& ns, const std::string& name, const s
     options_.logger->warn("delete pod {}/{}: {}", ns, name, r.error().to_string());
   } else if (r->status >= 300 && r->status != 404 && r->status != 409) {
     options_.logger->warn("delete pod {}/{}: {}", ns, name, client::status_from_response(*r).to_string());
+  }
+}
+
+void Kubelet::end_previous_containers() {
+  std::error_code ec;
+  const std::filesystem::path pods = options_.state_dir + "/pods";
+  if (!std::filesystem::is_directory(pods, ec)) return;
+  std::vector<std::filesystem::path> records;
+  for (const auto& pod : std::filesystem::directory_iterator(pods, ec)) {
+    std::error_code ec2;
+    for (const auto& container : std::filesystem::directory_iterator(pod.path(), ec2)) {
+      std::filesystem::path record = container.path() / kProcessRecord;
+      if (std::filesystem::exists(record, ec2)) records.push_back(record);
+    }
+  }
+  for (const auto& path : records) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    auto record = decode_process_record(ss.str());
+    if (!record.has_value()) {
+      options_.logger->warn("container record {}: {}", path.string(), record.error().message());
+    } else if (record->boot_id == options_.boot_id) {
+      // Containers of another boot are gone with it (and their pid may now
+      // be anyone's).
+      int n = launcher_.end_previous(record->pid, record->start_time);
+      if (n > 0) {
+        options_.logger->info("ended {} process(es) of container {} left by an earlier run (pid {})", n,
+                              path.parent_path().string(), record->pid);
+      }
+    }
+    std::filesystem::remove(path, ec);
   }
 }
 

@@ -12,12 +12,16 @@
 //     to 5 min), as the kubelet does;
 //  4. reports status (phase, conditions, containerStatuses, startTime, hostIP)
 //     through PUT pods/<name>/status;
-// Steps 2 and 3 report Events as the kubelet does (FailedPrepareDynamicResources,
-// Created, Started, Failed, BackOff, Killing; pkg/kubelet/events).
-//  5. when the pod ends: unprepares its claims; when it is deleted (or gets a
+//  5. records each running container (pid = process group, start time, boot
+//     ID) in <pod dir>/<container>/process.json until it exits; start() ends
+//     the containers such records name, left behind by an agent that died
+//     without stopping them (kill -9), before it runs any pod;
+//  6. when the pod ends: unprepares its claims; when it is deleted (or gets a
 //     deletionTimestamp): SIGTERM to the containers, SIGKILL after the grace
 //     period (capped), unprepare, and for a graceful deletion the final DELETE
 //     with gracePeriodSeconds=0, as the kubelet does.
+// Steps 2 and 3 report Events as the kubelet does (FailedPrepareDynamicResources,
+// Created, Started, Failed, BackOff, Killing; pkg/kubelet/events).
 // Prepared claims that no pod on the node holds any more (e.g. their pods were
 // deleted while the agent was down) are unprepared by a periodic sweep.
 //
@@ -56,6 +60,7 @@ struct KubeletOptions {
   int restart_backoff_ms = 10000;  // first container restart delay (doubles, max 5 min)
   int orphan_sweep_ms = 10000;  // period of the sweep of unheld prepared claims
   std::vector<std::string> base_env;  // e.g. PATH=...; HOSTNAME is set per pod
+  std::string boot_id;                // of the process records; "" = read_boot_id()
   std::function<std::string()> now;   // RFC 3339 "now" (injected: no clock in the library)
   std::shared_ptr<spdlog::logger> logger;  // nullptr: silent
 };
@@ -66,6 +71,7 @@ class Kubelet {
   Kubelet(client::RestClient& rest, DeviceState& devices, ProcessLauncher& launcher, KubeletOptions options);
   ~Kubelet();
 
+  // Ends the containers an earlier run left behind (see 5.), then watches.
   void start();
   // Stops watching and kills the containers (without unpreparing: the
   // checkpoint keeps them for the next start).
@@ -92,6 +98,7 @@ class Kubelet {
   Status report(Worker& w, const std::string& phase, const std::string& message);
   void delete_pod(const std::string& ns, const std::string& name, const std::string& uid);
   void sweep_orphans();
+  void end_previous_containers();
   std::string now() const;
   // An Event about the worker's pod (or, with `container`, one of its
   // containers), as the kubelet reports it: core/v1, source kubelet/<node>.

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <vector>
 
+#include "common/cloexec.h"
+
 namespace draplane::node {
 namespace {
 
@@ -106,6 +108,7 @@ struct LogServer::Impl {
       tcp::socket sock(io);
       acceptor->accept(sock, ec);
       if (ec || stopping) continue;
+      set_cloexec(sock.native_handle());
       boost::beast::flat_buffer buf;
       http::request<http::string_body> req;
       http::read(sock, buf, req, ec);
@@ -130,6 +133,7 @@ Result<int> LogServer::start(const std::string& host, int port) {
   auto acc = std::make_unique<tcp::acceptor>(impl_->io);
   tcp::endpoint ep(addr, static_cast<uint16_t>(port));
   acc->open(ep.protocol(), ec);
+  if (!ec) set_cloexec(acc->native_handle());  // Asio opens sockets without it
   if (!ec) acc->set_option(tcp::acceptor::reuse_address(true), ec);
   if (!ec) acc->bind(ep, ec);
   if (!ec) acc->listen(64, ec);

@@ -10,8 +10,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
 
 namespace draplane::node {
 // argv[0] without a slash is searched in the child's PATH (posix_spawnp would
@@ -53,6 +57,11 @@ Result<int> PosixLauncher::start(const ProcessSpec& spec) {
   posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
   if (!spec.working_dir.empty()) posix_spawn_file_actions_addchdir_np(&fa, spec.working_dir.c_str());
+  // Nothing of the agent's beyond stdin/stdout/stderr, whatever its flags: a
+  // descriptor without O_CLOEXEC (a std::fstream, a socket between Asio's
+  // socket() and our fcntl) would otherwise outlive the agent in the
+  // container, e.g. the API server's listening socket after a kill -9.
+  posix_spawn_file_actions_addclosefrom_np(&fa, 3);
   // Own process group, default signal mask and dispositions (the agent blocks
   // SIGTERM/SIGINT for sigwait; the container must not inherit that).
   sigset_t empty, all;
@@ -97,6 +106,78 @@ void wait_exit_pidfd(int pid) {
 }
 
 }  // namespace
+
+namespace {
+
+struct ProcStat {
+  char state = '?';
+  int pgrp = 0;
+  uint64_t start_time = 0;
+};
+
+// Fields of /proc/<pid>/stat; nullopt when the process is gone. The command
+// name (field 2) may hold spaces and parentheses: fields are counted after
+// its last ')'.
+std::optional<ProcStat> read_proc_stat(const std::string& proc_root, int pid) {
+  std::ifstream in(proc_root + "/" + std::to_string(pid) + "/stat");
+  if (!in) return std::nullopt;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  size_t close = text.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream fields(text.substr(close + 1));
+  ProcStat st;
+  std::string skip;
+  fields >> st.state;  // field 3
+  fields >> skip;      // 4: ppid
+  fields >> st.pgrp;   // 5
+  for (int f = 6; f < 22; ++f) fields >> skip;
+  fields >> st.start_time;  // 22
+  if (!fields) return std::nullopt;
+  return st;
+}
+
+// Live (not zombie) processes in group `pgid` that started at or after `since`.
+std::vector<int> group_members(const std::string& proc_root, int pgid, uint64_t since) {
+  std::vector<int> out;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(proc_root, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    int pid = std::stoi(name);
+    auto st = read_proc_stat(proc_root, pid);
+    if (st && st->pgrp == pgid && st->state != 'Z' && st->start_time >= since) out.push_back(pid);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<uint64_t> process_start_time(int pid, const std::string& proc_root) {
+  auto st = read_proc_stat(proc_root, pid);
+  if (!st) return std::nullopt;
+  return st->start_time;
+}
+
+int end_process_group(int pgid, uint64_t start_time, int wait_ms, const std::string& proc_root) {
+  if (pgid <= 1) return 0;
+  auto leader = read_proc_stat(proc_root, pgid);
+  if (leader && leader->start_time != start_time) return 0;  // the pid names another process now
+  std::vector<int> members = group_members(proc_root, pgid, start_time);
+  if (leader) {
+    ::kill(-pgid, SIGKILL);
+  } else {
+    for (int pid : members) ::kill(pid, SIGKILL);
+  }
+  // Not our children: whoever reaps them (init) decides when they vanish;
+  // a zombie no longer runs and counts as gone.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  while (!group_members(proc_root, pgid, start_time).empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return static_cast<int>(members.size());
+}
 
 int PosixLauncher::wait(int pid) {
   int status = 0;

@@ -9,6 +9,8 @@
 // Thread-safety: implementations are safe for concurrent calls.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,18 @@ namespace draplane::node {
 // executable match on the PATH of `env` ("NAME=value"; default
 // /usr/local/bin:/usr/bin:/bin); "" when none.
 std::string resolve_program(const std::string& prog, const std::vector<std::string>& env);
+
+// The start time of process `pid` in clock ticks after boot (field 22 of
+// /proc/<pid>/stat); nullopt when there is no such process.
+std::optional<uint64_t> process_start_time(int pid, const std::string& proc_root = "/proc");
+
+// Ends what is left of the process group `pgid` whose leader started at
+// `start_time` (a container of an earlier run of the agent): SIGKILL to the
+// group when its leader is still that process; when the leader is gone, to
+// the processes still in the group (a pid is not reused while a group of that
+// number exists). Leaves it alone when the pid now names another process.
+// Waits up to `wait_ms` for them to be gone; returns how many it signalled.
+int end_process_group(int pgid, uint64_t start_time, int wait_ms = 5000, const std::string& proc_root = "/proc");
 
 struct ProcessSpec {
   std::vector<std::string> argv;  // argv[0] is looked up in the env's PATH
@@ -39,6 +53,20 @@ class ProcessLauncher {
   virtual int wait(int pid) = 0;
   // Sends `signal` to the process group of `pid`; a gone process is fine.
   virtual void kill(int pid, int signal) = 0;
+  // What tells the running process `pid` from a later one with the same pid
+  // (its start time), recorded so that a restarted agent can end it; nullopt
+  // when this launcher cannot tell (then nothing is recorded).
+  virtual std::optional<uint64_t> start_time(int pid) {
+    (void)pid;
+    return std::nullopt;
+  }
+  // Ends the process group of a container started by an earlier run of the
+  // agent (see end_process_group); returns how many processes it signalled.
+  virtual int end_previous(int pgid, uint64_t start_time) {
+    (void)pgid;
+    (void)start_time;
+    return 0;
+  }
 };
 
 class PosixLauncher final : public ProcessLauncher {
@@ -46,6 +74,8 @@ class PosixLauncher final : public ProcessLauncher {
   Result<int> start(const ProcessSpec& spec) override;
   int wait(int pid) override;
   void kill(int pid, int signal) override;
+  std::optional<uint64_t> start_time(int pid) override { return process_start_time(pid); }
+  int end_previous(int pgid, uint64_t start_time) override { return end_process_group(pgid, start_time); }
 };
 
 }  // namespace draplane::node

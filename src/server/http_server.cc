@@ -21,6 +21,7 @@
 
 #include "server/query_string.h"
 #include "common/malloc_tuning.h"
+#include "common/cloexec.h"
 
 namespace draplane::server {
 
@@ -199,6 +200,7 @@ class HttpServer::Impl {
     if (ec) return Status(Code::kInvalid, "listen address " + opts_.host + ": " + ec.message());
     tcp::endpoint ep(addr, opts_.port);
     acceptor_.open(ep.protocol(), ec);
+    if (!ec) set_cloexec(acceptor_.native_handle());  // Asio opens sockets without it
     if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
     if (!ec) acceptor_.bind(ep, ec);
     if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
@@ -257,6 +259,7 @@ class HttpServer::Impl {
         co_await pause.async_wait(net::redirect_error(use_awaitable, ec));
         continue;
       }
+      set_cloexec(sock.native_handle());
       sock.set_option(tcp::no_delay(true), ec);
       connection_opened();
       auto ex = sock.get_executor();

@@ -98,6 +98,7 @@ std::string Metrics::render() {
          "verb, group, version, resource, scope and component. Not all requests are tracked this way.\n";
   out += "# TYPE apiserver_longrunning_requests gauge\n";
   out += "apiserver_longrunning_requests{verb=\"WATCH\",component=\"apiserver\"} " + std::to_string(watches_.load()) + "\n";
+  for (const auto& source : sources_) out += source();
   return out;
 }
 

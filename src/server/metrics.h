@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -40,6 +41,9 @@ class Metrics {
   // One store call: operation get/list/create/update/delete/compact.
   void observe_store(const std::string& operation, const std::string& group, const std::string& resource,
                      double seconds, bool error);
+  // Metrics of other parts of the process (e.g. client::render_informer_metrics),
+  // appended to render()'s text. Add before serving.
+  void add_source(std::function<std::string()> render) { sources_.push_back(std::move(render)); }
   std::string render();
 
  private:
@@ -56,6 +60,7 @@ class Metrics {
   std::map<StoreKey, Hist> store_;
   std::map<StoreKey, uint64_t> store_errors_;
   std::atomic<int64_t> watches_{0};
+  std::vector<std::function<std::string()>> sources_;
 };
 
 }  // namespace draplane::server

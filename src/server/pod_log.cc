@@ -10,6 +10,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include "common/cloexec.h"
 #include "server/internal/impl_class.h"
 
 namespace draplane::server {
@@ -38,6 +39,7 @@ Result<std::pair<int, std::string>> http_get(const std::string& host, const std:
   stream.expires_after(std::chrono::seconds(10));
   stream.connect(endpoints, ec);
   if (ec) return Status(Code::kUnavailable, "dial tcp " + host + ":" + port + ": " + ec.message());
+  set_cloexec(stream.socket().native_handle());  // Asio opens sockets without it
   http::request<http::empty_body> req{http::verb::get, target, 11};
   req.set(http::field::host, host);
   http::write(stream, req, ec);

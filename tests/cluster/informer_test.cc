@@ -14,6 +14,30 @@
 #include "client/rest_client.h"
 #include "cluster/local_cluster.h"
 
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <sstream>
+
+// A claim type whose decoder rejects what this build "does not know": a claim
+// labelled schema=future stands for an object of a newer API than ours.
+struct PickyClaim {
+  draplane::api::ResourceClaim claim;
+};
+
+namespace draplane::client {
+template <>
+Result<PickyClaim> decode_json_object<PickyClaim>(const std::string& json) {
+  auto c = api::decode_as<api::ResourceClaim>(json);
+  if (!c.has_value()) return c.error();
+  auto l = c->metadata.labels.find("schema");
+  if (l != c->metadata.labels.end() && l->second == "future") {
+    return invalid_error("spec.devices.requests[0].future: unknown field \"future\"");
+  }
+  return PickyClaim{std::move(*c)};
+}
+}  // namespace draplane::client
+
 namespace draplane::cluster {
 namespace {
 
@@ -172,6 +196,66 @@ TEST(Informer, StripsManagedFieldsAndAnUpdateFromTheCacheKeepsTheServers) {
   ASSERT_TRUE(after.has_value());
   EXPECT_EQ(after->metadata.labels["step"], "two");
   EXPECT_NE(put->find("\"manager\""), std::string::npos) << *put;
+  inf.stop();
+  (*c)->stop();
+  fs::remove_all(dir);
+}
+
+TEST(Informer, AnObjectThatCannotBeDecodedIsLoggedOncePerKindAndCounted) {
+  std::string dir = (fs::temp_directory_path() / ("draplane-informer-undecodable-" + std::to_string(::getpid()))).string();
+  auto c = start_server(dir);
+  ASSERT_TRUE(c.has_value()) << c.error().to_string();
+  auto rest = client::RestClient::create((*c)->admin_config());
+  ASSERT_TRUE(rest.has_value());
+  auto future_claim = [](const std::string& name) {
+    const std::string plain = R"("},"spec")";
+    std::string j = claim(name);
+    return j.replace(j.find(plain), plain.size(), R"(","labels":{"schema":"future"}},"spec")");
+  };
+  ASSERT_TRUE((*rest)->post(kClaims, claim("known")).has_value());
+  ASSERT_TRUE((*rest)->post(kClaims, future_claim("future-1")).has_value());
+
+  std::ostringstream log_text;
+  auto logger = std::make_shared<spdlog::logger>("informer", std::make_shared<spdlog::sinks::ostream_sink_mt>(log_text));
+  client::RawInformer::Options opts{"resource.k8s.io/v1", "PickyClaim", kClaims, "", "", 100};
+  opts.logger = logger;
+  client::Informer<PickyClaim> inf(**rest, opts);
+  std::mutex mu;
+  std::vector<std::string> seen;
+  for (int h = 0; h < 2; ++h) {  // two handlers: each dropped event still counts once
+    inf.add_handler([&mu, &seen](EventType, const PickyClaim*, const PickyClaim& obj) {
+      std::lock_guard<std::mutex> lock(mu);
+      seen.push_back(obj.claim.metadata.name);
+    });
+  }
+  inf.start();
+  ASSERT_TRUE(inf.wait_synced(10000));
+  ASSERT_TRUE((*rest)->post(kClaims, future_claim("future-2")).has_value());
+  ASSERT_TRUE((*rest)->post(kClaims, claim("known-2")).has_value());
+  ASSERT_TRUE(eventually([&] {
+    std::lock_guard<std::mutex> lock(mu);
+    return seen.size() == 4;
+  }));
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    EXPECT_EQ(seen, (std::vector<std::string>{"known", "known", "known-2", "known-2"}));
+  }
+  EXPECT_EQ(inf.decode_errors(), 2u);
+  // The first drop of the kind is logged with the key and the error; later ones only counted.
+  const std::string text = log_text.str();
+  EXPECT_NE(text.find("[warning]"), std::string::npos) << text;
+  EXPECT_NE(text.find("PickyClaim default/future-1 that cannot be decoded: spec.devices.requests[0].future: unknown field"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("future-2"), std::string::npos) << text;
+  // list() leaves it out and counts it.
+  EXPECT_EQ(inf.list().size(), 2u);
+  EXPECT_EQ(inf.decode_errors(), 4u);
+  EXPECT_EQ(client::informer_decode_errors()["PickyClaim"], 4u);
+  // The API server of this process serves the count.
+  auto metrics = (*rest)->get("/metrics");
+  ASSERT_TRUE(metrics.has_value()) << metrics.error().to_string();
+  EXPECT_NE(metrics->find("draplane_informer_decode_errors_total{kind=\"PickyClaim\"} 4\n"), std::string::npos) << *metrics;
   inf.stop();
   (*c)->stop();
   fs::remove_all(dir);

@@ -1,12 +1,17 @@
 // The agent's kubelet against an in-memory API (FakeApi), simulated GPUs and
 // real processes (sh).
+#include <signal.h>
+
 #include <gtest/gtest.h>
 
 #include <map>
 #include <optional>
+#include <fstream>
+#include <iterator>
 
 #include "../controllers/fake_api.h"
 #include "api/codec.h"
+#include "node/checkpoint.h"
 #include "node/kubelet.h"
 #include "node/sim.h"
 #include "test_dir.h"
@@ -17,6 +22,7 @@ namespace {
 using draplane::testing::FakeApi;
 using testing::read_file;
 using testing::TempDir;
+using testing::write_file;
 
 class KubeletTest : public ::testing::Test {
  protected:
@@ -36,6 +42,7 @@ class KubeletTest : public ::testing::Test {
     o.base_env = {"PATH=/usr/bin:/bin"};
     o.now = [] { return std::string("2026-01-01T00:00:00Z"); };
     o.orphan_sweep_ms = 50;
+    o.boot_id = "boot-1";
     auto k = std::make_unique<Kubelet>(api_, *devices_, launcher_, o);
     k->start();
     EXPECT_TRUE(k->wait_synced(5000));
@@ -270,6 +277,85 @@ TEST_F(KubeletTest, OrphanedPreparedClaimIsSwept) {
   ASSERT_TRUE(devices_->prepare(ref, a).has_value());
   auto k = kubelet();
   ASSERT_TRUE(api_.wait_for([&] { return devices_->prepared_claims().empty(); }));
+}
+
+// Whether `pid` runs (a zombie has ended).
+bool running(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.empty()) return false;
+  size_t close = text.rfind(')');
+  return close != std::string::npos && close + 2 < text.size() && text[close + 2] != 'Z';
+}
+
+TEST_F(KubeletTest, ARunningContainerIsRecordedUntilItEnds) {
+  std::string uid = put_pod("p9", "sleep 1000", R"(,"finalizers":["test/hold"])");
+  put_claim("claim-p9", "p9", uid);
+  auto k = kubelet();
+  ASSERT_TRUE(api_.wait_for([&] { return phase("p9") == "Running"; })) << phase("p9");
+  const std::string record_path = dir_.file("pods/default_p9_" + uid + "/main/process.json");
+  ASSERT_TRUE(std::filesystem::exists(record_path));
+  auto record = decode_process_record(read_file(record_path));
+  ASSERT_TRUE(record.has_value()) << record.error().message();
+  EXPECT_EQ(record->boot_id, "boot-1");
+  EXPECT_NE(pod("p9").status.containerStatuses.text.find("draplane://" + std::to_string(record->pid)), std::string::npos);
+  EXPECT_EQ(process_start_time(record->pid), record->start_time);
+  ASSERT_TRUE(api_.del("/api/v1/namespaces/default/pods/p9").has_value());
+  ASSERT_TRUE(api_.wait_for([&] { return any_request("DELETE /api/v1/namespaces/default/pods/p9?gracePeriodSeconds=0"); }));
+  EXPECT_FALSE(std::filesystem::exists(record_path));
+}
+
+TEST_F(KubeletTest, StartEndsTheContainersAnEarlierRunLeftBehind) {
+  // What a kill -9 of the agent leaves: containers still running, their
+  // records beside their logs. Started here as the dead agent would have.
+  auto start = [&](const std::string& script) {
+    ProcessSpec spec;
+    spec.argv = {"sh", "-c", script};
+    spec.env = {"PATH=/usr/bin:/bin"};
+    auto pid = launcher_.start(spec);
+    EXPECT_TRUE(pid.has_value());
+    return pid.value_or(0);
+  };
+  auto put_record = [&](const std::string& pod_dir, const ProcessRecord& r) {
+    std::filesystem::create_directories(dir_.file("pods/" + pod_dir + "/main"));
+    write_file(dir_.file("pods/" + pod_dir + "/main/process.json"), encode_process_record(r));
+  };
+  // 1. A container still leading its group, with a child of its own.
+  int leader = start("sleep 1000 & wait");
+  put_record("default_a_uid-a", {"boot-1", leader, *process_start_time(leader)});
+  // 2. A container whose first process ended, its child still in the group.
+  const std::string child_file = dir_.file("child.pid");
+  int gone = start("sleep 1000 & echo $! > " + child_file);
+  auto gone_start = process_start_time(gone);
+  ASSERT_TRUE(gone_start.has_value());
+  ASSERT_EQ(launcher_.wait(gone), 0);
+  int child = std::stoi(read_file(child_file));
+  ASSERT_TRUE(running(child));
+  put_record("default_b_uid-b", {"boot-1", gone, *gone_start});
+  // 3. A record whose pid now names another process (start time differs), and
+  // 4. one of another boot: neither is touched.
+  int other = start("sleep 1000");
+  put_record("default_c_uid-c", {"boot-1", other, *process_start_time(other) + 1});
+  int old_boot = start("sleep 1000");
+  put_record("default_d_uid-d", {"boot-0", old_boot, *process_start_time(old_boot)});
+
+  auto k = kubelet();
+  EXPECT_TRUE(api_.wait_for([&] { return !running(leader); }, 10000));
+  if (!running(leader)) {
+    EXPECT_EQ(launcher_.wait(leader), 128 + SIGKILL);
+  }
+  EXPECT_FALSE(running(child));
+  EXPECT_TRUE(running(other));
+  EXPECT_TRUE(running(old_boot));
+  for (const char* d : {"default_a_uid-a", "default_b_uid-b", "default_c_uid-c", "default_d_uid-d"}) {
+    EXPECT_FALSE(std::filesystem::exists(dir_.file(std::string("pods/") + d + "/main/process.json"))) << d;
+  }
+  for (int pid : {leader, child, other, old_boot}) {
+    if (running(pid)) ::kill(-::getpgid(pid), SIGKILL);
+  }
+  if (running(leader)) launcher_.wait(leader);
+  launcher_.wait(other);
+  launcher_.wait(old_boot);
 }
 
 }  // namespace

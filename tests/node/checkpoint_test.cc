@@ -76,6 +76,30 @@ TEST(Checkpoint, DecodeErrors) {
   }
 }
 
+TEST(Checkpoint, ProcessRecordRoundTripAndErrors) {
+  ProcessRecord r{"boot-1", 4242, 123456789012ull};
+  const std::string json = encode_process_record(r);
+  EXPECT_EQ(json, R"({"bootID":"boot-1","pid":4242,"startTime":123456789012})");
+  auto back = decode_process_record(json);
+  ASSERT_TRUE(back.has_value()) << back.error().message();
+  EXPECT_EQ(*back, r);
+  struct Case {
+    const char* json;
+    const char* want;
+  } cases[] = {
+      {"", "process record: not a JSON object"},
+      {R"({"pid":1,"startTime":1})", "process record: bootID: expected string"},
+      {R"({"bootID":"b","pid":0,"startTime":1})", "process record: pid: expected positive integer"},
+      {R"({"bootID":"b","pid":1,"startTime":-1})", "process record: startTime: expected unsigned integer"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.json);
+    auto d = decode_process_record(c.json);
+    ASSERT_FALSE(d.has_value());
+    EXPECT_EQ(d.error().message(), c.want);
+  }
+}
+
 TEST(Checkpoint, FileSaveLoadAndBootId) {
   TempDir dir("ckpt");
   CheckpointFile file(dir.file("plugin/checkpoint.json"), "boot-1");
