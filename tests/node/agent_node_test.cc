@@ -102,7 +102,7 @@ TEST(AgentNode, PublishSlicesKeepsGenerationUntilInventoryChanges) {
   EXPECT_EQ(s[0].spec.pool.generation, 2);
   EXPECT_EQ(s[0].spec.devices.size(), 3u);
   // Taints change the slice too.
-  so.taints = {{"gpu-0", {api::DeviceTaint{"gpu.nvidia.com/xid", "79", "NoSchedule", "t"}}}};
+  so.taints = {{"gpu-0", {api::DeviceTaint{"gpu.nvidia.com/xid", "79", "NoSchedule", "2026-01-01T00:00:00Z"}}}};
   ASSERT_TRUE(publish_slices(api, three, so, *log).ok());
   EXPECT_EQ(slices_of(api)[0].spec.pool.generation, 3);
   // Fewer slices: the extra one is deleted.

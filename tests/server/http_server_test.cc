@@ -332,8 +332,11 @@ TEST_F(HttpServerTest, UrlsUpToTheHeaderLimitAreServed) {
   start();  // default 1 MiB: long label selectors are fine (Beast's own default was 8 KiB)
   Conn c(port_);
   ASSERT_TRUE(c.ok());
-  ASSERT_TRUE(c.send("GET /api/v1/namespaces?labelSelector=a+notin+(" + std::string(100 * 1024, 'b') +
-                     ") HTTP/1.1\r\nHost: x\r\n" + admin() + "\r\n"));
+  // 100 KiB of valid label values (each at most 63 characters).
+  std::string values;
+  for (int i = 0; values.size() < 100 * 1024; ++i) values += (i ? "," : "") + std::string(50, 'b') + std::to_string(i);
+  ASSERT_TRUE(c.send("GET /api/v1/namespaces?labelSelector=a+notin+(" + values + ") HTTP/1.1\r\nHost: x\r\n" +
+                     admin() + "\r\n"));
   EXPECT_EQ(status_of(c.response()), 200);
 }
 
@@ -380,7 +383,8 @@ TEST_F(HttpServerTest, InflightOverflowIs429WithRetryAfterExceptForAdminAndWatch
   {
     // A watch is long-running: not counted, not refused.
     Conn c(port_);
-    c.send("GET /api/v1/namespaces?watch=true&timeoutSeconds=1 HTTP/1.1\r\nHost: x\r\n" + node() + "\r\n");
+    c.send("GET /apis/resource.k8s.io/v1/resourceslices?watch=true&timeoutSeconds=1&fieldSelector=spec.nodeName%3Dn1 "
+           "HTTP/1.1\r\nHost: x\r\n" + node() + "\r\n");
     std::string r = c.response();
     EXPECT_EQ(status_of(r), 200) << r;
   }
