@@ -11,11 +11,14 @@
 #include <rapidjson/writer.h>
 
 #include <array>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <limits>
+#include <mutex>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -82,45 +85,73 @@ std::string plain_error(http::status code) {
   return std::to_string(static_cast<int>(code)) + " " + std::string(http::obsolete_reason(code));
 }
 
-// A counting semaphore without waiting: kube-apiserver's max-inflight channels.
+// A counting semaphore without waiting: kube-apiserver's max-inflight channels,
+// plus a share per user, so that one identity (a node trickling its request
+// bodies, say) cannot take every slot and starve the others, as API Priority
+// and Fairness keeps one flow from taking a priority level's seats.
 class InflightLimit {
  public:
-  explicit InflightLimit(int limit) : limit_(limit) {}
-  bool try_acquire() {
+  InflightLimit(int limit, int per_user_percent)
+      : limit_(limit), per_user_(limit <= 0 || per_user_percent <= 0 || per_user_percent >= 100
+                                     ? 0
+                                     : std::max(1, limit * per_user_percent / 100)) {}
+  bool try_acquire(const std::string& user) {
     if (limit_ <= 0) return true;
     int n = used_.fetch_add(1, std::memory_order_relaxed);
-    if (n < limit_) return true;
-    used_.fetch_sub(1, std::memory_order_relaxed);
-    return false;
+    if (n >= limit_) {
+      used_.fetch_sub(1, std::memory_order_relaxed);
+      return false;
+    }
+    if (per_user_ > 0) {
+      std::lock_guard lock(mu_);
+      int& mine = by_user_[user];
+      if (mine >= per_user_) {
+        used_.fetch_sub(1, std::memory_order_relaxed);
+        return false;
+      }
+      ++mine;
+    }
+    return true;
   }
-  void release() {
-    if (limit_ > 0) used_.fetch_sub(1, std::memory_order_relaxed);
+  void release(const std::string& user) {
+    if (limit_ <= 0) return;
+    if (per_user_ > 0) {
+      std::lock_guard lock(mu_);
+      auto it = by_user_.find(user);
+      if (it != by_user_.end() && --it->second <= 0) by_user_.erase(it);
+    }
+    used_.fetch_sub(1, std::memory_order_relaxed);
   }
 
  private:
   const int limit_;
+  const int per_user_;  // 0: no share per user
   std::atomic<int> used_{0};
+  std::mutex mu_;
+  std::unordered_map<std::string, int> by_user_;
 };
 
 // An acquired in-flight slot, given back when the request's reply is written.
 class InflightSlot {
  public:
   InflightSlot() = default;
-  explicit InflightSlot(InflightLimit* l) : l_(l) {}
-  InflightSlot(InflightSlot&& o) noexcept : l_(std::exchange(o.l_, nullptr)) {}
+  InflightSlot(InflightLimit* l, std::string user) : l_(l), user_(std::move(user)) {}
+  InflightSlot(InflightSlot&& o) noexcept : l_(std::exchange(o.l_, nullptr)), user_(std::move(o.user_)) {}
   InflightSlot& operator=(InflightSlot&& o) noexcept {
     if (this != &o) {
-      if (l_) l_->release();
+      if (l_) l_->release(user_);
       l_ = std::exchange(o.l_, nullptr);
+      user_ = std::move(o.user_);
     }
     return *this;
   }
   ~InflightSlot() {
-    if (l_) l_->release();
+    if (l_) l_->release(user_);
   }
 
  private:
   InflightLimit* l_ = nullptr;
+  std::string user_;
 };
 
 const char kUnauthorized[] =
@@ -164,8 +195,8 @@ class HttpServer::Impl {
         tokens_(tokens),
         metrics_(metrics),
         opts_(std::move(o)),
-        readonly_(opts_.max_requests_inflight),
-        mutating_(opts_.max_mutating_requests_inflight),
+        readonly_(opts_.max_requests_inflight, opts_.max_inflight_percent_per_user),
+        mutating_(opts_.max_mutating_requests_inflight, opts_.max_inflight_percent_per_user),
         ssl_(ssl::context::tls_server) {}
 
   Result<uint16_t> start() {
@@ -434,8 +465,8 @@ class HttpServer::Impl {
     if (!long_running(r)) {
       bool mutating = r.method != "GET" && r.method != "HEAD";
       InflightLimit& limit = mutating ? mutating_ : readonly_;
-      if (limit.try_acquire()) {
-        slot = InflightSlot(&limit);
+      if (limit.try_acquire(r.identity.user)) {
+        slot = InflightSlot(&limit, r.identity.user);
       } else if (!r.identity.admin) {
         http::response<http::string_body> res{http::status::too_many_requests, version};
         res.set(http::field::content_type, "text/plain; charset=utf-8");

@@ -68,6 +68,10 @@ struct HttpServerOptions {
   // admin). 0 = no limit.
   int max_requests_inflight = 400;
   int max_mutating_requests_inflight = 200;
+  // The share of each of those limits one user (identity) may hold, in percent,
+  // so one identity cannot starve the others (kube-apiserver gets this from API
+  // Priority and Fairness). 0 or 100: no share per user.
+  int max_inflight_percent_per_user = 25;
   // Open connections; past it the server accepts no more until one closes
   // (Go's netutil.LimitListener; kube-apiserver has none). 0 = no limit.
   int max_connections = 10'000;

@@ -132,11 +132,12 @@ class HttpServerTest : public ::testing::Test {
                .string();
     fs::remove_all(dir_);
     fs::create_directories(dir_);
-    auto t = TokenTable::ensure(dir_, {"n1"});
+    auto t = TokenTable::ensure(dir_, {"n1", "n2"});
     ASSERT_TRUE(t.has_value()) << t.error().message();
     tokens_ = std::make_unique<TokenTable>(std::move(*t));
     for (const auto& [token, id] : tokens_->all()) {
       if (id.node == "n1") node_token_ = token;
+      if (id.node == "n2") node2_token_ = token;
     }
     store_ = store::new_memory_store();
     ApiServerOptions ao;
@@ -166,6 +167,7 @@ class HttpServerTest : public ::testing::Test {
   }
   std::string admin() const { return "Authorization: Bearer " + tokens_->admin_token() + "\r\n"; }
   std::string node() const { return "Authorization: Bearer " + node_token_ + "\r\n"; }
+  std::string node2() const { return "Authorization: Bearer " + node2_token_ + "\r\n"; }
   // The server still answers a new client.
   void expect_serving() {
     Conn c(port_);
@@ -177,6 +179,7 @@ class HttpServerTest : public ::testing::Test {
   std::string dir_;
   std::unique_ptr<TokenTable> tokens_;
   std::string node_token_;
+  std::string node2_token_;
   int uids_ = 0;
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<ApiServer> api_;
@@ -387,6 +390,40 @@ TEST_F(HttpServerTest, InflightOverflowIs429WithRetryAfterExceptForAdminAndWatch
            "HTTP/1.1\r\nHost: x\r\n" + node() + "\r\n");
     std::string r = c.response();
     EXPECT_EQ(status_of(r), 200) << r;
+  }
+}
+
+// One identity holds at most its share of a pool (a quarter by default): a node
+// that trickles its request bodies cannot starve the other nodes.
+TEST_F(HttpServerTest, OneUserCannotTakeEveryInflightSlot) {
+  opts_.max_requests_inflight = 8;
+  opts_.max_mutating_requests_inflight = 4;  // one slot per user
+  opts_.request_timeout = milliseconds(5000);
+  start();
+  Conn hold(port_);
+  ASSERT_TRUE(hold.ok());
+  ASSERT_TRUE(hold.send(std::string("POST ") + kClaims + " HTTP/1.1\r\nHost: x\r\n" + node() +
+                        "Content-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 100\r\n\r\n"));
+  ASSERT_EQ(status_of(hold.response()), 100);
+  {
+    // The same node again: over its share, although the pool has room.
+    Conn c(port_);
+    c.send(std::string("DELETE ") + kClaims + "/c1 HTTP/1.1\r\nHost: x\r\n" + node() + "\r\n");
+    std::string r = c.response();
+    EXPECT_EQ(status_of(r), 429) << r;
+    EXPECT_TRUE(has_header(r, "Retry-After: 1")) << r;
+  }
+  {
+    // Another node is served (403: nodes may not delete claims; not 429).
+    Conn c(port_);
+    c.send(std::string("DELETE ") + kClaims + "/c1 HTTP/1.1\r\nHost: x\r\n" + node2() + "\r\n");
+    EXPECT_EQ(status_of(c.response()), 403);
+  }
+  {
+    // Reads are a pool of their own.
+    Conn c(port_);
+    c.send("GET /apis/resource.k8s.io/v1/deviceclasses HTTP/1.1\r\nHost: x\r\n" + node() + "\r\n");
+    EXPECT_EQ(status_of(c.response()), 200);
   }
 }
 
