@@ -43,3 +43,10 @@ if(TARGET draplane)
   add_test(NAME up_restart_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_restart.py $<TARGET_FILE:draplane>)
   set_tests_properties(up_restart_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 300)
 endif()
+# The hostile-input probes of issue 22 against `draplane server` over TLS (alias
+# bomb, deep nesting, a node's delete-collection, 64 MB and unauthenticated
+# uploads, slowloris, text/plain, bad resourceVersion).
+if(TARGET draplane)
+  add_test(NAME server_hostile_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/server_hostile.py $<TARGET_FILE:draplane>)
+  set_tests_properties(server_hostile_e2e PROPERTIES LABELS "e2e;server" TIMEOUT 120)
+endif()
