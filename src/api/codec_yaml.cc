@@ -176,7 +176,9 @@ class Builder : public YAML::EventHandler {
     uint64_t cost = 1;  // go-yaml decode operations for this node so far (itself, its keys and values)
   };
 
-  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentStart(const YAML::Mark& mark) override { start_ = mark; }
+  // Where the document began (its first token).
+  const YAML::Mark& start() const { return start_; }
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     count(1, 0);
@@ -309,6 +311,7 @@ class Builder : public YAML::EventHandler {
 
   std::vector<Frame> stack_;
   std::map<YAML::anchor_t, Anchored> anchors_;
+  YAML::Mark start_ = YAML::Mark::null_mark();
   JsonValue root_;
   bool has_root_ = false;
   std::string error_;
@@ -563,9 +566,20 @@ std::vector<YamlDocument> parse_yaml_stream(std::string_view text) {
   std::istringstream in{std::string(text)};
   try {
     YAML::Parser parser(in);
+    int last_start = -1;
     while (true) {
       Builder builder;
       if (!parser.HandleNextDocument(builder)) break;
+      // yaml-cpp 0.7 reads a `,` outside a flow collection (`[a], b`, `- a\n,`)
+      // as an empty document without consuming it, and so again for ever: a
+      // document that starts where the previous one did made no progress.
+      if (builder.start().pos >= 0 && builder.start().pos <= last_start) {
+        docs.push_back({JsonValue(), Status(Code::kBadRequest, std::string(kYamlPrefix) + "line " +
+                                                                   std::to_string(builder.start().line + 1) +
+                                                                   ": did not find expected <document start>")});
+        break;
+      }
+      last_start = builder.start().pos;
       if (!builder.error().empty()) {
         docs.push_back({JsonValue(), Status(Code::kBadRequest, builder.error())});
         continue;

@@ -49,6 +49,29 @@ TEST(CodecHostileTest, YamlAliasesWithinBudgetExpand) {
   EXPECT_NE(json->find("\"b99\":[1,2,3]"), std::string::npos);
 }
 
+// yaml-cpp 0.7 reads a `,` outside a flow collection as an empty document
+// without consuming it, for ever (found by fuzz_yaml: one request pinned a
+// server thread). Each is a 400 now, and at once.
+TEST(CodecHostileTest, StrayFlowEntryIsRefusedNotLoopedOn) {
+  for (const char* y : {",\n", "[a], b\n", "\"a\", b\n", "- a\n,\n", "{a: b}\n,\n",
+                        "# c\n, \"a\"\napiVersion: v1\nkind: Namespace\n"}) {
+    SCOPED_TRACE(y);
+    Result<std::string> json = yaml_to_json(y);
+    ASSERT_FALSE(json.has_value());
+    EXPECT_NE(json.error().message().find("did not find expected <document start>"), std::string::npos)
+        << json.error().message();
+    EXPECT_EQ(json.error().code(), Code::kBadRequest);
+  }
+  // Several documents still decode.
+  std::vector<DecodedDocument> docs = decode_stream(
+      "kind: Namespace\napiVersion: v1\nmetadata: {name: a}\n---\n---\n"
+      "kind: Namespace\napiVersion: v1\nmetadata: {name: b}\n");
+  ASSERT_EQ(docs.size(), 2u);
+  EXPECT_EQ(docs[0].name, "a");
+  EXPECT_EQ(docs[1].name, "b");
+  EXPECT_TRUE(docs[1].object.has_value());
+}
+
 TEST(CodecHostileTest, DeepNestingIsRefused) {
   // 150,000 levels: encoding/json's "exceeded max depth" (limit 10000), not a stack overflow.
   std::string deep(150000, '[');

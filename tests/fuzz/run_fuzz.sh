@@ -27,7 +27,7 @@ case "$target" in
   protobuf) sources=("${api[@]}" "${server_json[@]}" "$src/src/server/protobuf_body.cc"
                      "$src/src/server/protobuf_wire.cc" "$src/src/server/api_util.cc" "$src/src/server/api_error.cc"
                      "$src/src/server/resources.cc") ;;
-  query|selectors) sources=("${api[@]}" "${server_json[@]}" "$src/src/server/selectors.cc"
+  query|selectors) sources=("${api[@]}" "${server_json[@]}" "$src/src/server/selectors.cc" "$src/src/server/query_params.cc" "$src/src/server/event_conversion.cc" "$src/src/server/api_error.cc"
                             "$src/src/server/resources.cc" "$src/src/server/query_string.cc") ;;
   *) echo "unknown fuzz target $target"; exit 2 ;;
 esac
