@@ -19,5 +19,7 @@ fi
 if compgen -G "$src/tests/cel/fuzz_regressions/*" >/dev/null; then
   "$bin" -runs=1 "$src"/tests/cel/fuzz_regressions/*
 fi
-"$bin" -max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+seed=()
+[ -n "${DRAPLANE_FUZZ_SEED:-}" ] && seed=(-seed="$DRAPLANE_FUZZ_SEED")  # fixed in scripts/test
+"$bin" "${seed[@]}" -max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
   "$out/corpus" "$src/tests/cel/fuzz_corpus"

@@ -100,4 +100,8 @@ common=(-rss_limit_mb="$rss" -malloc_limit_mb="$rss" -timeout=20 -max_len=16384 
 if compgen -G "$src/tests/fuzz/regressions/$target/*" >/dev/null; then
   "$bin" "${common[@]}" -runs=1 "$src"/tests/fuzz/regressions/"$target"/*
 fi
-"$bin" "${common[@]}" -max_total_time="$secs" -print_final_stats=1 "${dirs[@]}"
+# $DRAPLANE_FUZZ_SEED fixes libFuzzer's seed (scripts/test: CI explores the same
+# inputs each run, so a red CI is reproducible); unset: a new seed each run.
+seed=()
+[ -n "${DRAPLANE_FUZZ_SEED:-}" ] && seed=(-seed="$DRAPLANE_FUZZ_SEED")
+"$bin" "${common[@]}" "${seed[@]}" -max_total_time="$secs" -print_final_stats=1 "${dirs[@]}"
