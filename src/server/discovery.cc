@@ -144,18 +144,6 @@ std::string aggregated_discovery(bool core, const std::string& discovery_version
   return out + "]}";
 }
 
-std::string sha512_hex(const std::string& text) {
-  unsigned char md[SHA512_DIGEST_LENGTH];
-  SHA512(reinterpret_cast<const unsigned char*>(text.data()), text.size(), md);
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : md) {
-    out += hex[c >> 4];
-    out += hex[c & 15];
-  }
-  return out;
-}
-
 std::string trim(std::string_view s) {
   size_t b = s.find_first_not_of(" \t");
   if (b == std::string_view::npos) return "";
@@ -168,6 +156,18 @@ std::string lower(std::string s) {
 }
 
 }  // namespace
+
+std::string sha512_hex(const std::string& text) {
+  unsigned char md[SHA512_DIGEST_LENGTH];
+  SHA512(reinterpret_cast<const unsigned char*>(text.data()), text.size(), md);
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : md) {
+    out += hex[c >> 4];
+    out += hex[c & 15];
+  }
+  return out;
+}
 
 std::optional<std::string> negotiate_aggregated_discovery(const std::string& accept) {
   struct Option {

@@ -9,7 +9,6 @@
 // hex), also its ETag; a URL with the current hash is immutable
 // (Cache-Control: public, immutable; Expires a year ahead), one with another
 // hash is redirected (301) to the current one.
-#include <openssl/sha.h>
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -128,18 +127,6 @@ std::string to_json(const Value& v) {
   return std::string(buf.GetString(), buf.GetSize());
 }
 
-std::string sha512_upper_hex(const std::string& text) {
-  unsigned char md[SHA512_DIGEST_LENGTH];
-  SHA512(reinterpret_cast<const unsigned char*>(text.data()), text.size(), md);
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : md) {
-    out += hex[c >> 4];
-    out += hex[c & 15];
-  }
-  return out;
-}
-
 // "api/v1", "apis/resource.k8s.io/v1".
 std::string gv_path(const std::string& group, const std::string& version) {
   return group.empty() ? "api/" + version : "apis/" + group + "/" + version;
@@ -167,7 +154,7 @@ const std::vector<Served>& documents(const std::string& server_version) {
   for (const auto& [group, version] : gvs) {
     std::string json = openapi_v3_json(group, version, server_version);
     if (json.empty()) continue;
-    out.push_back({gv_path(group, version), json, sha512_upper_hex(json)});
+    out.push_back({gv_path(group, version), json, sha512_hex(json)});
   }
   return cache.emplace(server_version, std::move(out)).first->second;
 }
@@ -265,7 +252,7 @@ std::optional<Reply> openapi_v3(const Request& req, const ApiServerOptions& opts
     }
     out += "}}";
     Reply r = json_reply(200, out);
-    std::string etag = "\"" + sha512_upper_hex(out) + "\"";
+    std::string etag = "\"" + sha512_hex(out) + "\"";
     r.headers = {{"Etag", etag}};
     if (req.if_none_match == etag) {
       r.code = 304;

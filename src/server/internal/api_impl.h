@@ -96,6 +96,10 @@ std::optional<Reply> openapi_v3(const Request& req, const ApiServerOptions& opts
 // nullopt for the legacy APIVersions / APIGroupList.
 std::optional<std::string> negotiate_aggregated_discovery(const std::string& accept);
 
+// SHA-512 of `text` in upper-case hex (discovery ETags, OpenAPI v3 hashes, as
+// kube-apiserver and kube-openapi write them).
+std::string sha512_hex(const std::string& text);
+
 // Discovery and OpenAPI documents; nullopt when `path` is not a discovery path.
 std::optional<Reply> discovery(const Request& req, const ApiServerOptions& opts);
 
