@@ -200,22 +200,6 @@ std::string i128_to_string(i128 v) {
 }
 
 
-std::string_view decimal_si_suffix(int exponent) {
-  switch (exponent) {
-    case -9: return "n";
-    case -6: return "u";
-    case -3: return "m";
-    case 0: return "";
-    case 3: return "k";
-    case 6: return "M";
-    case 9: return "G";
-    case 12: return "T";
-    case 15: return "P";
-    case 18: return "E";
-    default: return "?";
-  }
-}
-
 // AsCanonicalBytes + decimal suffix: mantissa with trailing zeros moved into an
 // exponent that is then lowered to a multiple of 3. DecimalSI exponents without a
 // suffix (past E) fall back to exponent notation, as current Kubernetes does.
@@ -292,6 +276,22 @@ Status out_of_range(std::string_view text) {
 bool mul_overflow(i128 a, i128 b, i128& out) { return __builtin_mul_overflow(a, b, &out); }
 
 }  // namespace
+
+std::string_view decimal_si_suffix(int exponent) {
+  switch (exponent) {
+    case -9: return "n";
+    case -6: return "u";
+    case -3: return "m";
+    case 0: return "";
+    case 3: return "k";
+    case 6: return "M";
+    case 9: return "G";
+    case 12: return "T";
+    case 15: return "P";
+    case 18: return "E";
+    default: return "?";
+  }
+}
 
 Result<Quantity> Quantity::parse(std::string_view text) {
   if (text.empty()) return invalid_error(std::string(kErrFormatWrong));

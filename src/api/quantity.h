@@ -97,4 +97,8 @@ class Quantity {
   std::string kept_;
 };
 
+// The DecimalSI suffix of a power-of-ten exponent that is a multiple of 3 in
+// [-9, 18] ("n" ... "E", "" for 0); "?" otherwise.
+std::string_view decimal_si_suffix(int exponent);
+
 }  // namespace draplane::api

@@ -99,22 +99,6 @@ std::string decimal(Limbs v) {
   return out;
 }
 
-std::string_view decimal_si_suffix(int64_t exponent) {
-  switch (exponent) {
-    case -9: return "n";
-    case -6: return "u";
-    case -3: return "m";
-    case 0: return "";
-    case 3: return "k";
-    case 6: return "M";
-    case 9: return "G";
-    case 12: return "T";
-    case 15: return "P";
-    case 18: return "E";
-    default: return "?";
-  }
-}
-
 // AsCanonicalBytes + suffix for decimal formats, from the decimal digits of
 // the nanos (api::Quantity's decimal_string, on any number of digits).
 std::string decimal_form(std::string digits, bool negative, Format format) {
@@ -130,7 +114,7 @@ std::string decimal_form(std::string digits, bool negative, Format format) {
   }
   std::string out = negative ? "-" + digits : digits;
   if (format == Format::kDecimalSI) {
-    std::string_view suffix = decimal_si_suffix(exp);
+    std::string_view suffix = api::decimal_si_suffix(static_cast<int>(exp));
     if (suffix != "?") return out.append(suffix);
   }
   if (exp != 0) out.append("e").append(std::to_string(exp));
