@@ -170,14 +170,7 @@ Result<std::string> ProcessRunner::run(const Command& command) {
   posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
   // Nothing of the agent's beyond stdin/stdout/stderr, whatever its flags.
   posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-  // Default signal mask and dispositions (the agent blocks SIGTERM/SIGINT for
-  // sigwait and ignores SIGPIPE; the command must not inherit that).
-  sigset_t empty, all;
-  sigemptyset(&empty);
-  sigfillset(&all);
-  posix_spawnattr_setsigmask(&attr, &empty);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  set_child_signal_defaults(attr, /*own_process_group=*/false);
   pid_t pid = 0;
   int rc = ::posix_spawn(&pid, exe.c_str(), &fa, &attr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);

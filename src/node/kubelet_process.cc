@@ -18,6 +18,20 @@
 #include <thread>
 
 namespace draplane::node {
+
+void set_child_signal_defaults(posix_spawnattr_t& attr, bool own_process_group) {
+  sigset_t empty, all;
+  sigemptyset(&empty);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&attr, &empty);
+  posix_spawnattr_setsigdefault(&attr, &all);
+  short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+  if (own_process_group) {
+    posix_spawnattr_setpgroup(&attr, 0);
+    flags |= POSIX_SPAWN_SETPGROUP;
+  }
+  posix_spawnattr_setflags(&attr, flags);
+}
 // argv[0] without a slash is searched in the child's PATH (posix_spawnp would
 // search the agent's PATH instead).
 std::string resolve_program(const std::string& prog, const std::vector<std::string>& env) {
@@ -62,15 +76,7 @@ Result<int> PosixLauncher::start(const ProcessSpec& spec) {
   // socket() and our fcntl) would otherwise outlive the agent in the
   // container, e.g. the API server's listening socket after a kill -9.
   posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-  // Own process group, default signal mask and dispositions (the agent blocks
-  // SIGTERM/SIGINT for sigwait; the container must not inherit that).
-  sigset_t empty, all;
-  sigemptyset(&empty);
-  sigfillset(&all);
-  posix_spawnattr_setsigmask(&attr, &empty);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  set_child_signal_defaults(attr, /*own_process_group=*/true);
   std::vector<char*> argv, envp;
   for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);

@@ -9,6 +9,8 @@
 // Thread-safety: implementations are safe for concurrent calls.
 #pragma once
 
+#include <spawn.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -77,5 +79,11 @@ class PosixLauncher final : public ProcessLauncher {
   std::optional<uint64_t> start_time(int pid) override { return process_start_time(pid); }
   int end_previous(int pgid, uint64_t start_time) override { return end_process_group(pgid, start_time); }
 };
+
+// Sets `attr` so the child starts with an empty signal mask and default
+// dispositions (the agent blocks SIGTERM/SIGINT for sigwait and ignores
+// SIGPIPE; a child must not inherit that), in a process group of its own when
+// `own_process_group` (containers: killed as a group).
+void set_child_signal_defaults(posix_spawnattr_t& attr, bool own_process_group);
 
 }  // namespace draplane::node
