@@ -414,6 +414,37 @@ struct ResourceClaimTemplate {
   bool operator==(const ResourceClaimTemplate&) const = default;
 };
 
+// ---------------------------------------------------------------- resource.k8s.io/v1: DeviceTaintRule
+
+// Which devices a DeviceTaintRule taints: each set field must match (an empty
+// selector matches every device; a rule without one matches none).
+struct DeviceTaintSelector {
+  std::optional<std::string> driver;
+  std::optional<std::string> pool;
+  std::optional<std::string> device;
+  bool operator==(const DeviceTaintSelector&) const = default;
+};
+
+struct DeviceTaintRuleSpec {
+  std::optional<DeviceTaintSelector> deviceSelector;
+  DeviceTaint taint;
+  bool operator==(const DeviceTaintRuleSpec&) const = default;
+};
+
+struct DeviceTaintRuleStatus {
+  std::vector<Condition> conditions;  // EvictionInProgress, at most 8
+  bool operator==(const DeviceTaintRuleStatus&) const = default;
+};
+
+// Adds one taint to every matching device, as if the driver had published it.
+struct DeviceTaintRule {
+  TypeMeta typeMeta;
+  ObjectMeta metadata;
+  DeviceTaintRuleSpec spec;
+  DeviceTaintRuleStatus status;
+  bool operator==(const DeviceTaintRule&) const = default;
+};
+
 // ---------------------------------------------------------------- core/v1: Pod
 
 struct ResourceClaimRef {  // core/v1 ResourceClaim (container claim reference)

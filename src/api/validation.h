@@ -59,6 +59,7 @@ inline constexpr int kAllocatedDeviceStatusDataMaxLength = 10 * 1024;
 inline constexpr int kNetworkDeviceDataInterfaceNameMaxLength = 256;
 inline constexpr int kNetworkDeviceDataHardwareAddressMaxLength = 128;
 inline constexpr int kNetworkDeviceDataMaxIPs = 16;
+inline constexpr int kDeviceTaintRuleStatusMaxConditions = 8;
 
 // The namespace label that allows adminAccess requests.
 inline constexpr const char* kAdminAccessNamespaceLabel = "resource.kubernetes.io/admin-access";
@@ -87,6 +88,13 @@ FieldErrorList validate_resource_claim_template(const ResourceClaimTemplate& t,
 FieldErrorList validate_pod(const Pod& p, const ValidationOptions& options = {});
 FieldErrorList validate_node(const Node& n, const ValidationOptions& options = {});
 FieldErrorList validate_namespace(const Namespace& n, const ValidationOptions& options = {});
+// DeviceTaintRule (upstream ValidateDeviceTaintRule / ...Update / ...StatusUpdate): the
+// selector's driver, pool and device names; the taint's key, value and effect (on
+// update the effect is checked only when it changes, so a stored rule stays
+// updatable); status conditions as metav1 conditions, at most 8.
+FieldErrorList validate_device_taint_rule(const DeviceTaintRule& rule);
+FieldErrorList validate_device_taint_rule_update(const DeviceTaintRule& rule, const DeviceTaintRule& old);
+FieldErrorList validate_device_taint_rule_status_update(const DeviceTaintRule& rule, const DeviceTaintRule& old);
 
 // Validation of an update (`new_object` replaces `old_object`, same kind; a kind
 // mismatch is one Internal error). Checks metadata immutability (name, namespace,

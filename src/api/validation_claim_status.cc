@@ -37,8 +37,10 @@ bool is_condition_reason(std::string_view r) {
   return true;
 }
 
+}  // namespace
+
 // metav1validation.ValidateConditions.
-FieldErrorList validate_conditions(const std::vector<Condition>& conditions, const FieldPath& path) {
+FieldErrorList vcore::validate_conditions(const std::vector<Condition>& conditions, const FieldPath& path) {
   FieldErrorList errs;
   std::set<std::string> types;
   for (size_t i = 0; i < conditions.size(); ++i) {
@@ -71,6 +73,8 @@ FieldErrorList validate_conditions(const std::vector<Condition>& conditions, con
   }
   return errs;
 }
+
+namespace {
 
 bool is_cidr(std::string_view s) {
   size_t slash = s.find('/');
@@ -174,7 +178,7 @@ FieldErrorList validate_device_status(const AllocatedDeviceStatus& d, const Fiel
     errs.push_back(field_too_many(path.child("conditions"), static_cast<int64_t>(d.conditions.size()),
                                   kAllocatedDeviceStatusMaxConditions));
   }
-  append_errors(errs, validate_conditions(d.conditions, path.child("conditions")));
+  append_errors(errs, vcore::validate_conditions(d.conditions, path.child("conditions")));
   if (!d.data.empty()) {
     append_errors(errs, vcore::validate_raw_json_object(d.data, path.child("data"), false,
                                                         kAllocatedDeviceStatusDataMaxLength));

@@ -219,9 +219,15 @@ FieldErrorList validate_device_toleration(const DeviceToleration& t, const Field
 }
 
 FieldErrorList validate_device_taint(const DeviceTaint& t, const FieldPath& path) {
+  return validate_device_taint(t, nullptr, path);
+}
+
+FieldErrorList validate_device_taint(const DeviceTaint& t, const DeviceTaint* old, const FieldPath& path) {
   FieldErrorList errs = validate_label_name(t.key, path.child("key"));
   if (!t.value.empty()) append_errors(errs, validate_label_value(t.value, path.child("value")));
-  if (t.effect.empty()) {
+  if (old != nullptr && old->effect == t.effect) {
+    // unchanged: valid when stored
+  } else if (t.effect.empty()) {
     errs.push_back(field_required(path.child("effect")));
   } else if (!is_device_taint_effect(t.effect)) {
     errs.push_back(field_not_supported(path.child("effect"), t.effect, device_taint_effects()));

@@ -87,6 +87,12 @@ FieldErrorList validate_selectors(const std::vector<DeviceSelector>& selectors, 
                                   const ValidationOptions& options, bool stored);
 FieldErrorList validate_device_toleration(const DeviceToleration& t, const FieldPath& path);
 FieldErrorList validate_device_taint(const DeviceTaint& t, const FieldPath& path);
+// As above on an update from `old` (null on create): the effect is checked only when
+// it changed (upstream validateDeviceTaint with its oldTaint).
+FieldErrorList validate_device_taint(const DeviceTaint& t, const DeviceTaint* old, const FieldPath& path);
+// metav1validation.ValidateConditions: type (label name, unique), status, observedGeneration,
+// lastTransitionTime, reason and message.
+FieldErrorList validate_conditions(const std::vector<Condition>& conditions, const FieldPath& path);
 FieldErrorList validate_binding_parameters(const std::vector<std::string>& conditions,
                                            const std::vector<std::string>& failure_conditions,
                                            const FieldPath& path);
