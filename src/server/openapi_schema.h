@@ -48,6 +48,9 @@ struct Definition {
   std::string type;
   std::string format;
   std::vector<std::string> one_of_v3;  // OpenAPI v3 oneOf types (Quantity, IntOrString)
+  // Quantity and RawExtension: kube-apiserver's apply schema takes them as
+  // untyped scalars (kube-openapi's schemaconv), so apply owns them whole.
+  bool untyped = false;
 };
 
 struct Gvk {
