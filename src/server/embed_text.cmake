@@ -1,8 +1,8 @@
 # Writes OUT, a C++ source whose function NAMESPACE::NAME() returns the bytes
 # of the text file IN: data the build embeds in the binary (no generator beyond
 # CMake). The text becomes raw string literals of at most 16,000 bytes each,
-# cut at line ends (compilers limit a single literal's length), joined on the
-# first call.
+# cut at line ends (compilers limit a single literal's length), joined into a
+# new string on each call (callers parse it once and drop it).
 #
 #   cmake -DIN=data.json -DOUT=data.cc -DNAME=data_text -DNAMESPACE=a::b -P embed_text.cmake
 foreach(v IN ITEMS IN OUT NAME NAMESPACE)
@@ -18,7 +18,8 @@ if(NOT clash EQUAL -1)
 endif()
 
 set(chunks "")
-string(LENGTH "${text}" left)
+string(LENGTH "${text}" size)
+set(left ${size})
 while(left GREATER 0)
   set(cut ${left})
   if(left GREATER 16000)
@@ -45,13 +46,11 @@ const char* const kChunks[] = {
 ${chunks}};
 }  // namespace
 
-const std::string& ${NAME}() {
-  static const std::string kText = [] {
-    std::string s;
-    for (const char* c : kChunks) s += c;
-    return s;
-  }();
-  return kText;
+std::string ${NAME}() {
+  std::string s;
+  s.reserve(${size});
+  for (const char* c : kChunks) s += c;
+  return s;
 }
 
 }  // namespace ${NAMESPACE}

@@ -10,8 +10,8 @@
 
 namespace draplane::server::openapi {
 
-// The text of openapi_types.json (generated at build time).
-const std::string& openapi_types_json();
+// The text of openapi_types.json (generated at build time), a new copy.
+std::string openapi_types_json();
 
 namespace {
 
@@ -44,8 +44,8 @@ Field field_of(const rapidjson::Value& f) {
 
 std::vector<Definition> parse() {
   rapidjson::Document doc;
-  const std::string& text = openapi_types_json();
-  doc.Parse(text.data(), text.size());
+  std::string text = openapi_types_json();
+  doc.ParseInsitu(text.data());  // the copy is ours: no second copy of its strings
   if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("definitions")) {
     // Built in: only a broken build gets here.
     std::fprintf(stderr, "openapi_types.json does not parse at offset %zu\n", doc.GetErrorOffset());
