@@ -417,13 +417,11 @@ std::string sha256_hex(const std::string& s) {
 
 class OpenApiGolden : public ::testing::Test {
  protected:
-  OpenApiGolden() {
-    store_ = store::new_memory_store();
-    ApiServerOptions o;
-    o.now = [] { return int64_t{1767225600}; };
-    o.new_uid = [] { return std::string("uid"); };
-    o.random_suffix = [] { return "xyz12"; };
-    api_ = std::make_unique<ApiServer>(*store_, o);
+  OpenApiGolden()
+      : store_(store::new_memory_store()),
+        api_(std::make_unique<ApiServer>(*store_, ApiServerOptions{.now = [] { return int64_t{1767225600}; },
+                                                                   .new_uid = [] { return std::string("uid"); },
+                                                                   .random_suffix = [] { return std::string("s"); }})) {
     EXPECT_TRUE(api_->bootstrap().ok());
   }
   Response get(const std::string& path, const std::string& accept = "application/json") {
