@@ -1,93 +1,100 @@
+// The apply schema of a kind, derived from its OpenAPI definition as
+// kube-apiserver derives its structured-merge-diff type converter from the
+// OpenAPI document (kube-openapi's schemaconv):
+//   - an array is an atomic list unless x-kubernetes-list-type says "set" or
+//     "map" (an associative list keyed by x-kubernetes-list-map-keys);
+//   - an object with additionalProperties is a granular map, one with
+//     properties a struct, unless x-kubernetes-map-type (on the field or on
+//     the referenced type) says "atomic";
+//   - RawExtension and Quantity are untyped scalars there: atomic.
+// Objects without properties (FieldsV1) are deduced as our default does.
 #include "server/field_schema.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "server/openapi_schema.h"
+#include "server/resources.h"
 
 namespace draplane::server::ssa {
 namespace {
 
 using Nodes = std::unordered_map<std::string, NodeType>;
 
-NodeType map() { return {NodeKind::kMap, {}}; }
-NodeType atomic() { return {NodeKind::kAtomic, {}}; }
-NodeType set() { return {NodeKind::kSet, {}}; }
-NodeType assoc(std::vector<std::string> keys) { return {NodeKind::kAssociative, std::move(keys)}; }
+const char* kObjectMeta = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
 
-// ObjectMeta at `prefix` ("metadata", or "spec.metadata" of a template).
-void object_meta(Nodes& n, const std::string& prefix) {
-  n[field_path(prefix, "labels")] = map();
-  n[field_path(prefix, "annotations")] = map();
-  n[field_path(prefix, "finalizers")] = set();
-  n[field_path(prefix, "ownerReferences")] = assoc({"uid"});
-  n[field_path(prefix, "managedFields")] = atomic();
+NodeType list_node(const openapi::Field& f) {
+  if (f.list_type == "set") return {NodeKind::kSet, {}};
+  if (f.list_type == "map") return {NodeKind::kAssociative, f.list_map_keys};
+  return {NodeKind::kAtomic, {}};
 }
 
-void container(Nodes& n, const std::string& c) {
-  n[field_path(c, "ports")] = assoc({"containerPort", "protocol"});
-  n[field_path(c, "env")] = assoc({"name"});
-  n[field_path(c, "volumeMounts")] = assoc({"mountPath"});
-  n[field_path(c, "volumeDevices")] = assoc({"devicePath"});
-  n[field_path(c, "resources.limits")] = map();
-  n[field_path(c, "resources.requests")] = map();
-  n[field_path(c, "resources.claims")] = assoc({"name"});
-}
+class Walker {
+ public:
+  explicit Walker(Nodes& nodes) : nodes_(nodes) {}
 
-Nodes common() {
-  Nodes n;
-  object_meta(n, "metadata");
-  return n;
-}
-
-Nodes resource_claim() {
-  // spec.devices.requests, constraints and config are +listType=atomic: the default.
-  Nodes n = common();
-  n["status.reservedFor"] = assoc({"uid"});
-  n["status.devices"] = assoc({"driver", "device", "pool", "shareID"});
-  n["status.devices[].conditions"] = assoc({"type"});
-  n["status.devices[].data"] = atomic();  // runtime.RawExtension
-  n["status.devices[].networkData.ips"] = atomic();
-  return n;
-}
-
-Nodes resource_claim_template() {
-  Nodes n = common();
-  object_meta(n, "spec.metadata");
-  return n;
-}
-
-Nodes pod() {
-  Nodes n = common();
-  for (const char* list : {"spec.containers", "spec.initContainers", "spec.ephemeralContainers"}) {
-    n[list] = assoc({"name"});
-    container(n, item_path(list));
+  // The value of type expression `type` (openapi_schema.h) at schema path
+  // `sp`; `field` is the property it is the value of (its markers), if any.
+  void walk(const std::string& type, const std::string& sp, const openapi::Field* field) {
+    if (type.rfind("[]", 0) == 0) {
+      NodeType t = field ? list_node(*field) : NodeType{NodeKind::kAtomic, {}};
+      bool granular = t.kind != NodeKind::kAtomic;
+      nodes_[sp] = std::move(t);
+      if (granular) walk(type.substr(2), item_path(sp), nullptr);
+      return;
+    }
+    if (type.rfind("map[]", 0) == 0) {
+      if (field && field->map_type == "atomic") {
+        nodes_[sp] = {NodeKind::kAtomic, {}};
+        return;
+      }
+      nodes_[sp] = {NodeKind::kMap, {}};
+      return walk(type.substr(5), entry_path(sp), nullptr);
+    }
+    const openapi::Definition* d = openapi::find_definition(type);
+    if (d == nullptr) return;  // a primitive
+    if (d->untyped || d->map_type == "atomic" || (field && field->map_type == "atomic")) {
+      nodes_[sp] = {NodeKind::kAtomic, {}};
+      return;
+    }
+    if (!d->type.empty() && d->type != "object") return;  // a scalar (Time, IntOrString)
+    // A struct: the default. Recursive types stop at their second level.
+    for (const auto& open : stack_) {
+      if (open == type) return;
+    }
+    stack_.push_back(type);
+    for (const auto& f : d->fields) walk(f.type, field_path(sp, f.name), &f);
+    stack_.pop_back();
   }
-  n["spec.volumes"] = assoc({"name"});
-  n["spec.nodeSelector"] = map();
-  n["spec.overhead"] = map();
-  n["spec.resourceClaims"] = assoc({"name"});
-  n["spec.imagePullSecrets"] = assoc({"name"});
-  n["spec.schedulingGates"] = assoc({"name"});
-  n["spec.hostAliases"] = assoc({"ip"});
-  n["spec.resources.limits"] = map();
-  n["spec.resources.requests"] = map();
-  n["status.conditions"] = assoc({"type"});
-  n["status.resourceClaimStatuses"] = assoc({"name"});
-  n["status.podIPs"] = assoc({"ip"});
-  n["status.hostIPs"] = assoc({"ip"});
-  return n;
+
+ private:
+  Nodes& nodes_;
+  std::vector<std::string> stack_;
+};
+
+// The served resource of a kind: its storage version, or (events.k8s.io, whose
+// objects are stored as core Events) the first version discovery lists.
+const ResourceInfo* resource_of(std::string_view group, std::string_view kind) {
+  if (const ResourceInfo* r = find_kind(group, kind)) return r;
+  for (const auto& r : all_resources()) {
+    if (r.group == group && r.kind == kind) return &r;
+  }
+  return nullptr;
 }
 
-Nodes node() {
-  Nodes n = common();
-  n["spec.podCIDRs"] = set();
-  n["status.capacity"] = map();
-  n["status.allocatable"] = map();
-  n["status.conditions"] = assoc({"type"});
-  n["status.addresses"] = assoc({"type"});
-  return n;
-}
-
-Nodes namespace_() {
-  Nodes n = common();
-  n["status.conditions"] = assoc({"type"});
-  return n;
+// The walk from the kind's definition; a kind without one gets its metadata's schema.
+Nodes derive(std::string_view group, std::string_view kind) {
+  Nodes nodes;
+  Walker w(nodes);
+  const ResourceInfo* r = resource_of(group, kind);
+  std::string root = r ? openapi::definition_name(r->group, r->version, r->kind) : "";
+  if (r && openapi::find_definition(root)) {
+    w.walk(root, "", nullptr);
+  } else {
+    w.walk(kObjectMeta, "metadata", nullptr);
+  }
+  return nodes;
 }
 
 }  // namespace
@@ -99,23 +106,13 @@ const NodeType& Schema::at(const std::string& schema_path) const {
 }
 
 const Schema& schema_for(std::string_view group, std::string_view kind) {
-  static const Schema kCommon(common());
-  static const Schema kClaim(resource_claim());
-  static const Schema kTemplate(resource_claim_template());
-  static const Schema kPod(pod());
-  static const Schema kNode(node());
-  static const Schema kNamespace(namespace_());
-  if (group == "resource.k8s.io") {
-    if (kind == "ResourceClaim") return kClaim;
-    if (kind == "ResourceClaimTemplate") return kTemplate;
-    return kCommon;
-  }
-  if (group.empty()) {
-    if (kind == "Pod") return kPod;
-    if (kind == "Node") return kNode;
-    if (kind == "Namespace") return kNamespace;
-  }
-  return kCommon;
+  static std::mutex mu;
+  static std::map<std::pair<std::string, std::string>, std::unique_ptr<const Schema>, std::less<>> cache;
+  std::lock_guard lock(mu);
+  auto key = std::make_pair(std::string(group), std::string(kind));
+  auto it = cache.find(key);
+  if (it == cache.end()) it = cache.emplace(key, std::make_unique<const Schema>(derive(group, kind))).first;
+  return *it->second;
 }
 
 }  // namespace draplane::server::ssa

@@ -3,17 +3,18 @@
 // which lists are sets or associative lists with merge keys (containers by
 // name, reservedFor by uid) rather than atomic lists - the
 // x-kubernetes-map-type / list-type / list-map-keys markers of the upstream
-// OpenAPI. resource.k8s.io/v1 marks nearly every list atomic
-// (spec.devices.requests, constraints, config, slice devices, allocation
-// results); its associative lists are a claim's status.reservedFor (uid) and
-// status.devices (driver, device, pool, shareID).
+// OpenAPI. The schema is derived from the kind's OpenAPI definition
+// (openapi_schema.h, generated from the Kubernetes API's Go types and their
+// markers) as kube-apiserver derives its structured-merge-diff type converter
+// from its OpenAPI document; there is no table per kind.
 //
 // Nodes are named by schema paths: fields joined by '.', `[]` for a list item,
 // `*` for a map entry ("spec.containers[].ports", "metadata.labels.*").
-// Anything not listed is a struct when it is a JSON object and an atomic list
-// when it is an array.
+// Anything the definition does not give is a struct when it is a JSON object
+// and an atomic list when it is an array.
 //
-// Thread-safety: immutable tables.
+// Thread-safety: schema_for derives a kind's schema on first use under a lock;
+// schemas are immutable and live as long as the process.
 #pragma once
 
 #include <string>
@@ -45,8 +46,8 @@ class Schema {
   std::unordered_map<std::string, NodeType> nodes_;
 };
 
-// The schema of a kind (group "" for core); kinds without entries of their own
-// get the common metadata ones.
+// The schema of a kind (group "" for core), from its definition in the version
+// its objects are stored in; a kind without a definition gets its metadata's.
 const Schema& schema_for(std::string_view group, std::string_view kind);
 
 // Schema paths of children.

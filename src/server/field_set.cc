@@ -226,40 +226,27 @@ FieldSet FieldSet::intersection(const FieldSet& other) const {
   return out;
 }
 
-FieldSet FieldSet::difference(const FieldSet& other) const {
+FieldSet FieldSet::subtract(const FieldSet& other, bool recursive) const {
   FieldSet out;
   for (const auto& m : members_) {
     if (!other.members_.count(m)) out.members_.insert(m);
   }
   for (const auto& [pe, sub] : children_) {
+    if (recursive && other.members_.count(pe)) continue;
     const FieldSet* o = other.child(pe);
     if (o == nullptr) {
       out.children_.emplace(pe, sub);
       continue;
     }
-    FieldSet d = sub.difference(*o);
+    FieldSet d = sub.subtract(*o, recursive);
     if (!d.empty()) out.children_.emplace(pe, std::move(d));
   }
   return out;
 }
 
-FieldSet FieldSet::recursive_difference(const FieldSet& other) const {
-  FieldSet out;
-  for (const auto& m : members_) {
-    if (!other.members_.count(m)) out.members_.insert(m);
-  }
-  for (const auto& [pe, sub] : children_) {
-    if (other.members_.count(pe)) continue;
-    const FieldSet* o = other.child(pe);
-    if (o == nullptr) {
-      out.children_.emplace(pe, sub);
-      continue;
-    }
-    FieldSet d = sub.recursive_difference(*o);
-    if (!d.empty()) out.children_.emplace(pe, std::move(d));
-  }
-  return out;
-}
+FieldSet FieldSet::difference(const FieldSet& other) const { return subtract(other, false); }
+
+FieldSet FieldSet::recursive_difference(const FieldSet& other) const { return subtract(other, true); }
 
 void FieldSet::iterate_prefix(Path& prefix, const std::function<void(const Path&)>& f) const {
   for (const auto& m : members_) {

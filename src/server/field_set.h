@@ -79,6 +79,8 @@ class FieldSet {
   static Result<FieldSet> from_fields_v1(const JsonValue& fields);
 
  private:
+  // difference, or with `recursive` recursive_difference.
+  FieldSet subtract(const FieldSet& other, bool recursive) const;
   void iterate_prefix(Path& prefix, const std::function<void(const Path&)>& f) const;
   std::set<PathElement> members_;
   std::map<PathElement, FieldSet> children_;  // never holds empty sets

@@ -341,6 +341,35 @@ JsonValue merge(const Schema& schema, const std::string& sp, const JsonValue* lh
 
 // ---------------------------------------------------------------- removal
 
+// The members of an object and the items of an array, for erase_where.
+struct Members {
+  JsonValue& v;
+  JsonValue::MemberIterator begin() { return v.MemberBegin(); }
+  JsonValue::MemberIterator end() { return v.MemberEnd(); }
+  JsonValue::MemberIterator erase(JsonValue::MemberIterator it) { return v.EraseMember(it); }  // keeps the order
+};
+struct Items {
+  JsonValue& v;
+  JsonValue::ValueIterator begin() { return v.Begin(); }
+  JsonValue::ValueIterator end() { return v.End(); }
+  JsonValue::ValueIterator erase(JsonValue::ValueIterator it) { return v.Erase(it); }
+};
+
+// Erases the elements of `c` that `drop` picks; true when any went.
+template <typename Container, typename Drop>
+bool erase_where(Container c, Drop drop) {
+  bool removed = false;
+  for (auto it = c.begin(); it != c.end();) {
+    if (drop(*it)) {
+      it = c.erase(it);
+      removed = true;
+    } else {
+      ++it;
+    }
+  }
+  return removed;
+}
+
 // Removes the members of `set` from `v`; containers emptied by the removal go too.
 // A struct field that `owned` still owns something under is kept (its own
 // removals inside it still happen), as structured-merge-diff keeps named fields
@@ -348,41 +377,24 @@ JsonValue merge(const Schema& schema, const std::string& sp, const JsonValue* lh
 bool remove_items(const Schema& schema, const std::string& sp, JsonValue& v, const FieldSet& set, const FieldSet* owned) {
   const NodeType* t = nullptr;
   Shape shape = shape_of(schema, sp, v, &t);
-  bool removed = false;
   if (shape == Shape::kStruct || shape == Shape::kMap) {
-    for (auto m = v.MemberBegin(); m != v.MemberEnd();) {
-      PathElement pe = PathElement::field(std::string(sv(m->name)));
+    bool removed = erase_where(Members{v}, [&](JsonValue::Member& m) {
+      PathElement pe = PathElement::field(std::string(sv(m.name)));
       const FieldSet* owned_sub = owned ? owned->child(pe) : nullptr;
-      bool drop = set.has_member(pe) && !(shape == Shape::kStruct && owned_sub != nullptr);
-      if (!drop) {
-        if (const FieldSet* sub = set.child(pe)) {
-          drop = remove_items(schema, child_sp(sp, shape, sv(m->name)), m->value, *sub, owned_sub);
-        }
-      }
-      if (drop) {
-        m = v.EraseMember(m);
-        removed = true;
-      } else {
-        ++m;
-      }
-    }
+      if (set.has_member(pe) && !(shape == Shape::kStruct && owned_sub != nullptr)) return true;
+      const FieldSet* sub = set.child(pe);
+      return sub != nullptr && remove_items(schema, child_sp(sp, shape, sv(m.name)), m.value, *sub, owned_sub);
+    });
     return removed && v.ObjectEmpty();
   }
   if (shape == Shape::kList) {
     std::string isp = item_path(sp);
-    for (auto it = v.Begin(); it != v.End();) {
-      PathElement pe = item_element(*t, *it);
-      bool drop = set.has_member(pe);
-      if (!drop) {
-        if (const FieldSet* sub = set.child(pe)) drop = remove_items(schema, isp, *it, *sub, owned ? owned->child(pe) : nullptr);
-      }
-      if (drop) {
-        it = v.Erase(it);
-        removed = true;
-      } else {
-        ++it;
-      }
-    }
+    bool removed = erase_where(Items{v}, [&](JsonValue& item) {
+      PathElement pe = item_element(*t, item);
+      if (set.has_member(pe)) return true;
+      const FieldSet* sub = set.child(pe);
+      return sub != nullptr && remove_items(schema, isp, item, *sub, owned ? owned->child(pe) : nullptr);
+    });
     return removed && v.Empty();
   }
   return false;

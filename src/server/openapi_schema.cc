@@ -30,6 +30,10 @@ std::vector<Definition> hand_written() {
     x.one_of_v3 = std::move(one_of);
     return x;
   };
+  auto untyped = [](Definition x) {
+    x.untyped = true;
+    return x;
+  };
   return {
       d(std::string(kMeta) + "Time",
         "Time is a wrapper around time.Time which supports correct marshaling to YAML and JSON. Wrappers are provided "
@@ -46,7 +50,7 @@ std::vector<Definition> hand_written() {
         "item's key fields to their unique values If a key maps to an empty Fields value, the field that key "
         "represents is part of the set.\n\nThe exact format is defined in sigs.k8s.io/structured-merge-diff",
         "object", ""),
-      d("io.k8s.apimachinery.pkg.api.resource.Quantity",
+      untyped(d("io.k8s.apimachinery.pkg.api.resource.Quantity",
         "Quantity is a fixed-point representation of a number. It provides convenient marshaling/unmarshaling in "
         "JSON and YAML, in addition to String() and AsInt64() accessors.\n\nThe serialization format is:\n\n"
         "``` <quantity>        ::= <signedNumber><suffix>\n\n\t(Note that <suffix> may be empty, from the \"\" case "
@@ -62,16 +66,16 @@ std::vector<Definition> hand_written() {
         "This may be extended in the future if we require larger or smaller quantities.\n\nWhen a Quantity is "
         "parsed from a string, it will remember the type of suffix it had, and will use the same type again when "
         "it is serialized.",
-        "string", "", {"string", "number"}),
+        "string", "", {"string", "number"})),
       d("io.k8s.apimachinery.pkg.util.intstr.IntOrString",
         "IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML marshalling and "
         "unmarshalling, it produces or consumes the inner type.  This allows you to have, for example, a JSON field "
         "that can accept a name or number.",
         "string", "int-or-string", {"integer", "string"}),
-      d("io.k8s.apimachinery.pkg.runtime.RawExtension",
+      untyped(d("io.k8s.apimachinery.pkg.runtime.RawExtension",
         "RawExtension is used to hold extensions in external versions. It holds any JSON object: an embedded "
         "object of some kind (with its apiVersion and kind), or a driver's opaque parameters.",
-        "object", ""),
+        "object", "")),
   };
 }
 

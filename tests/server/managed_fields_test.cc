@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 namespace draplane::server::ssa {
 namespace {
 
@@ -366,6 +368,41 @@ TEST(ManagedFields, KubectlUpgradesFromClientSideApply) {
   ASSERT_TRUE(r.has_value());
   ASSERT_EQ(r->conflicts.size(), 1u);
   EXPECT_EQ(path_string(r->conflicts[0].path), ".metadata.labels.z");
+}
+
+// The apply schema is the OpenAPI definitions' markers (k8s.io/api release-1.36),
+// including those the former hand-written tables missed.
+TEST(FieldSchema, FollowsTheUpstreamMarkers) {
+  auto keys = [](const Schema& s, const std::string& path) {
+    const NodeType& t = s.at(path);
+    return t.kind == NodeKind::kAssociative ? t.keys : std::vector<std::string>{"<not associative>"};
+  };
+  EXPECT_EQ(keys(pods(), "spec.topologySpreadConstraints"),
+            (std::vector<std::string>{"topologyKey", "whenUnsatisfiable"}));   // +listType=map
+  EXPECT_EQ(pods().at("spec.nodeSelector").kind, NodeKind::kAtomic);           // +mapType=atomic
+  EXPECT_EQ(pods().at("status.hostIPs").kind, NodeKind::kAtomic);              // +listType=atomic
+  EXPECT_EQ(pods().at("spec.imagePullSecrets[]").kind, NodeKind::kAtomic);     // LocalObjectReference
+  EXPECT_EQ(pods().at("status.resources.limits").kind, NodeKind::kMap);        // map[string]Quantity
+  EXPECT_EQ(claims().at("metadata.ownerReferences[]").kind, NodeKind::kAtomic);  // +structType=atomic
+  EXPECT_EQ(claims().at("status.allocation.nodeSelector").kind, NodeKind::kAtomic);
+  EXPECT_EQ(claims().at("status.devices[].data").kind, NodeKind::kAtomic);  // RawExtension: untyped
+  EXPECT_EQ(keys(claims(), "status.devices"), (std::vector<std::string>{"driver", "device", "pool", "shareID"}));
+  EXPECT_EQ(claims().at("spec.devices.requests").kind, NodeKind::kAtomic);
+  EXPECT_EQ(schema_for("events.k8s.io", "Event").at("regarding").kind, NodeKind::kAtomic);
+  // A kind without a definition: its metadata's schema.
+  EXPECT_EQ(schema_for("example.com", "Widget").at("metadata.labels").kind, NodeKind::kMap);
+  EXPECT_EQ(schema_for("example.com", "Widget").at("spec.x").kind, NodeKind::kDefault);
+}
+
+TEST(FieldSchema, DerivedOncePerKindUnderConcurrentUse) {
+  std::vector<const Schema*> seen(8);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < seen.size(); ++i) {
+    threads.emplace_back([&seen, i] { seen[i] = &schema_for("coordination.k8s.io", "Lease"); });
+  }
+  for (auto& t : threads) t.join();
+  for (const Schema* s : seen) EXPECT_EQ(s, seen[0]);
+  EXPECT_EQ(seen[0]->at("metadata.finalizers").kind, NodeKind::kSet);
 }
 
 TEST(ManagedFields, ManagerFromUserAgent) {
