@@ -50,7 +50,8 @@ PRIMITIVE = {"string": "string", "bool": "boolean", "int32": "int32", "int64": "
 ROOTS = {
     "core/v1": ["Pod", "PodList", "Node", "NodeList", "Namespace", "NamespaceList", "Event", "EventList", "Binding"],
     "resource/v1": ["DeviceClass", "DeviceClassList", "ResourceClaim", "ResourceClaimList", "ResourceClaimTemplate",
-                    "ResourceClaimTemplateList", "ResourceSlice", "ResourceSliceList"],
+                    "ResourceClaimTemplateList", "ResourceSlice", "ResourceSliceList", "DeviceTaintRule",
+                    "DeviceTaintRuleList"],
     "resource/v1beta1": ["DeviceClass", "DeviceClassList", "ResourceClaim", "ResourceClaimList",
                          "ResourceClaimTemplate", "ResourceClaimTemplateList", "ResourceSlice", "ResourceSliceList"],
     "resource/v1beta2": ["DeviceClass", "DeviceClassList", "ResourceClaim", "ResourceClaimList",
@@ -74,35 +75,50 @@ DOC_OVERRIDES = {
 }
 
 
-def git_show(gitdir, path):
+# Types newer than REF, read from a later ref of their package: package -> (ref, names).
+# DeviceTaintRule went GA in resource.k8s.io/v1 with 1.37 (no release branch in the
+# mirrors yet); the rest of resource/v1 stays at REF, whose fields the codec models.
+LATER_TYPES = {
+    "resource/v1": ("master", ["DeviceTaintRule", "DeviceTaintRuleList", "DeviceTaintRuleSpec",
+                               "DeviceTaintSelector", "DeviceTaintRuleStatus"]),
+}
+
+
+def git_show(gitdir, path, ref=None):
     try:
-        return subprocess.run(["git", "-C", gitdir, "show", f"{REF}:{path}"], check=True, capture_output=True,
-                              text=True).stdout
+        return subprocess.run(["git", "-C", gitdir, "show", f"{ref or REF}:{path}"], check=True,
+                              capture_output=True, text=True).stdout
     except subprocess.CalledProcessError:
         return ""
 
 
-def list_files(gitdir, path):
-    out = subprocess.run(["git", "-C", gitdir, "ls-tree", "--name-only", REF, path + "/"], check=True,
+def list_files(gitdir, path, ref=None):
+    out = subprocess.run(["git", "-C", gitdir, "ls-tree", "--name-only", ref or REF, path + "/"], check=True,
                          capture_output=True, text=True).stdout.split()
     return [f for f in out if f.endswith(".go") and not f.endswith("_test.go") and "zz_generated" not in f
             and "generated.pb" not in f]
 
 
 class Pkg:
-    def __init__(self, key):
+    def __init__(self, key, ref=None):
         self.key = key
         gitdir, path, self.prefix = PACKAGES[key]
         self.structs = {}  # name -> (markers, [(goname, gotype, jsontag, markers)])
         self.aliases = {}  # name -> (gotype, markers)
         self.consts = {}  # type -> [values]
         self.docs = {}  # type -> {field: doc}
-        for f in list_files(gitdir, path):
-            text = git_show(gitdir, f)
+        for f in list_files(gitdir, path, ref):
+            text = git_show(gitdir, f, ref)
             if f.endswith("types_swagger_doc_generated.go"):
                 self.parse_docs(text)
             else:
                 self.parse_types(text)
+        if ref is None and key in LATER_TYPES:
+            later_ref, names = LATER_TYPES[key]
+            later = Pkg(key, later_ref)
+            for name in names:
+                self.structs[name] = later.structs[name]
+                self.docs[name] = later.docs.get(name, {})
 
     def parse_docs(self, text):
         for m in re.finditer(r"var map_(\w+) = map\[string\]string\{\n(.*?)\n\}", text, re.S):
