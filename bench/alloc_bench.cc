@@ -85,12 +85,13 @@ api::ResourceClaim in_use(const std::string& pool, std::vector<std::string> devi
 
 struct Fixture {
   std::shared_ptr<const Snapshot> snap;
+  std::optional<AllocatedState> allocated;  // of snap
   api::Node node;
   std::optional<NodeView> view;
   api::ResourceClaim pod_claim;
 
   void finish() {
-    auto v = NodeView::build(*snap, node);
+    auto v = NodeView::build(*snap, *allocated, node);
     view.emplace(std::move(v).value());
   }
 };
@@ -98,7 +99,7 @@ struct Fixture {
 void run(benchmark::State& state, Fixture& f, bool want_fit, bool reuse_view = true) {
   std::vector<const api::ResourceClaim*> claims{&f.pod_claim};
   for (auto _ : state) {
-    auto got = reuse_view ? allocate(*f.view, claims) : allocate(*f.snap, claims, f.node);
+    auto got = reuse_view ? allocate(*f.view, claims) : allocate(*f.snap, *f.allocated, claims, f.node);
     if (!got.has_value() || got->fits != want_fit) {
       state.SkipWithError(got.has_value() ? "unexpected fit answer" : got.error().message().c_str());
       break;
@@ -114,8 +115,8 @@ void BM_OneOfTen(benchmark::State& state) {
   std::vector<api::Device> ds;
   for (int i = 0; i < 10; ++i) ds.push_back(gpu(i));
   f.node.metadata.name = "node-1";
-  f.snap = Snapshot::build({node_slice("node-1-gpus", "node-1", ds)}, {gpu_class("gpu.nvidia.com", "gpu")},
-                           {in_use("node-1", {"gpu-0", "gpu-1", "gpu-2"})});
+  f.snap = Snapshot::build({node_slice("node-1-gpus", "node-1", ds)}, {gpu_class("gpu.nvidia.com", "gpu")});
+  f.allocated.emplace(*f.snap, std::vector<api::ResourceClaim>{in_use("node-1", {"gpu-0", "gpu-1", "gpu-2"})});
   f.finish();
   f.pod_claim = claim({req("gpu", "gpu.nvidia.com", 1)});
   run(state, f, true, state.range(0) == 1);
@@ -128,8 +129,8 @@ void BM_NVLinkEight(benchmark::State& state) {
   std::vector<api::Device> ds;
   for (int i = 0; i < 16; ++i) ds.push_back(gpu(i, i < 8 ? "cluster.0" : "cluster.1"));
   f.node.metadata.name = "node-1";
-  f.snap = Snapshot::build({node_slice("node-1-gpus", "node-1", ds)}, {gpu_class("gpu.nvidia.com", "gpu")},
-                           {in_use("node-1", {"gpu-3"})});
+  f.snap = Snapshot::build({node_slice("node-1-gpus", "node-1", ds)}, {gpu_class("gpu.nvidia.com", "gpu")});
+  f.allocated.emplace(*f.snap, std::vector<api::ResourceClaim>{in_use("node-1", {"gpu-3"})});
   f.finish();
   api::DeviceConstraint c;
   c.matchAttribute = "gpu.nvidia.com/cliqueID";
@@ -179,7 +180,8 @@ void BM_MigEightH100(benchmark::State& state) {
     slices.push_back(node_slice("node-1-gpu-" + std::to_string(g), "node-1", ds, 9));
   }
   slices.push_back(counters);
-  f.snap = Snapshot::build(slices, {gpu_class("mig.nvidia.com", "mig")}, {in_use("node-1", used)});
+  f.snap = Snapshot::build(slices, {gpu_class("mig.nvidia.com", "mig")});
+  f.allocated.emplace(*f.snap, std::vector<api::ResourceClaim>{in_use("node-1", used)});
   f.finish();
   auto profile = [](const char* p) { return std::string("device.attributes['gpu.nvidia.com'].profile == '") + p + "'"; };
   f.pod_claim = claim({req("small", "mig.nvidia.com", 2, {profile("1g.10gb")}), req("mid", "mig.nvidia.com", 1, {profile("2g.20gb")}),
@@ -194,7 +196,8 @@ void BM_All128(benchmark::State& state) {
   std::vector<api::Device> ds;
   for (int i = 0; i < 128; ++i) ds.push_back(gpu(i));
   f.node.metadata.name = "node-1";
-  f.snap = Snapshot::build({node_slice("node-1-gpus", "node-1", ds)}, {gpu_class("gpu.nvidia.com", "gpu")}, {});
+  f.snap = Snapshot::build({node_slice("node-1-gpus", "node-1", ds)}, {gpu_class("gpu.nvidia.com", "gpu")});
+  f.allocated.emplace(*f.snap);
   f.finish();
   f.pod_claim = claim({req("all", "gpu.nvidia.com", 0)});
   // 128 matching devices exceed the 32-result limit: upstream's answer is an
@@ -219,7 +222,8 @@ void BM_All32Of128(benchmark::State& state) {
   std::vector<api::Device> ds;
   for (int i = 0; i < 128; ++i) ds.push_back(gpu(i, i < 32 ? "cluster.0" : "cluster.1"));
   f.node.metadata.name = "node-1";
-  f.snap = Snapshot::build({node_slice("node-1-gpus", "node-1", ds)}, {gpu_class("gpu.nvidia.com", "gpu")}, {});
+  f.snap = Snapshot::build({node_slice("node-1-gpus", "node-1", ds)}, {gpu_class("gpu.nvidia.com", "gpu")});
+  f.allocated.emplace(*f.snap);
   f.finish();
   f.pod_claim = claim({req("all", "gpu.nvidia.com", 0, {"device.attributes['gpu.nvidia.com'].cliqueID == 'cluster.0'"})});
   run(state, f, true);
@@ -233,7 +237,8 @@ void BM_Unsatisfiable131730(benchmark::State& state) {
   std::vector<api::Device> ds;
   for (int i = 0; i < 32; ++i) ds.push_back(gpu(i, "island-" + std::to_string(i / 3)));
   f.node.metadata.name = "node-1";
-  f.snap = Snapshot::build({node_slice("node-1-gpus", "node-1", ds)}, {gpu_class("gpu.nvidia.com", "gpu")}, {});
+  f.snap = Snapshot::build({node_slice("node-1-gpus", "node-1", ds)}, {gpu_class("gpu.nvidia.com", "gpu")});
+  f.allocated.emplace(*f.snap);
   f.finish();
   api::DeviceConstraint c;
   c.matchAttribute = "gpu.nvidia.com/cliqueID";

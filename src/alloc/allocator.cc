@@ -16,9 +16,10 @@ Result<Allocation> allocate(const NodeView& view, const std::vector<const api::R
   return search.run();
 }
 
-Result<Allocation> allocate(const Snapshot& snapshot, const std::vector<const api::ResourceClaim*>& claims,
-                            const api::Node& node, const Options& options) {
-  ASSIGN_OR_RETURN(NodeView view, NodeView::build(snapshot, node));
+Result<Allocation> allocate(const Snapshot& snapshot, const AllocatedState& allocated,
+                            const std::vector<const api::ResourceClaim*>& claims, const api::Node& node,
+                            const Options& options) {
+  ASSIGN_OR_RETURN(NodeView view, NodeView::build(snapshot, allocated, node));
   return allocate(view, claims, options);
 }
 

@@ -2,7 +2,8 @@
 // of them or none, with the semantics of the upstream Kubernetes 1.36 allocator
 // ("incubating" variant, every DRA feature on).
 //
-// allocate() is a pure function of (snapshot, node, claims, options):
+// allocate() is a pure function of (snapshot, allocated state, node, claims,
+// options) -- the NodeView carries the first three -- and changes none of them:
 // - fit: one AllocationResult per claim, in claim order;
 // - does not fit: Allocation::fits == false with one explanation line per
 //   request that a person can act on (or a note that the search ran out of
@@ -23,8 +24,8 @@
 // 64-bit Zobrist hash of what is allocated so far), and a step budget / stop
 // callback that turns a pathological search into a clear "did not finish" no-fit.
 //
-// Thread-safety: allocate() only reads the snapshot and view; concurrent calls
-// are safe.
+// Thread-safety: allocate() only reads the snapshot, the allocated state and the
+// view; concurrent calls are safe while their owner changes none of them.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "alloc/allocated.h"
 #include "alloc/node_view.h"
 #include "alloc/snapshot.h"
 #include "api/types.h"
@@ -57,7 +59,7 @@ struct Options {
   // (the scheduler plugs its deadline or cancellation in here).
   std::function<bool()> should_stop;
   // Seed of the shareID generator. IDs are UUID-shaped, unique per device
-  // among the snapshot's shares and this call's.
+  // among the allocated state's shares and this call's.
   uint64_t share_id_seed = 0;
   // Build explanation lines when a claim does not fit.
   bool explain = true;
@@ -73,12 +75,15 @@ struct Allocation {
   int64_t score = 0;
 };
 
-// Allocates `claims` (pending; spec only is read) on the view's node.
+// Allocates `claims` (pending; spec only is read) on the view's node, next to
+// what the view's AllocatedState holds.
 Result<Allocation> allocate(const NodeView& view, const std::vector<const api::ResourceClaim*>& claims,
                             const Options& options = {});
 
-// Convenience: builds the NodeView for `node` first.
-Result<Allocation> allocate(const Snapshot& snapshot, const std::vector<const api::ResourceClaim*>& claims,
-                            const api::Node& node, const Options& options = {});
+// Convenience: builds the NodeView for `node` first. `allocated` must be a state
+// of `snapshot`'s devices.
+Result<Allocation> allocate(const Snapshot& snapshot, const AllocatedState& allocated,
+                            const std::vector<const api::ResourceClaim*>& claims, const api::Node& node,
+                            const Options& options = {});
 
 }  // namespace draplane::alloc

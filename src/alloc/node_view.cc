@@ -12,17 +12,16 @@ namespace {
 
 using PoolKey = std::pair<std::string, std::string>;
 
-bool is_allocated(const Snapshot& s, uint32_t device) {
-  const auto* u = s.in_use(s.devices()[device].key);
-  return u != nullptr && (u->dedicated || u->shared || u->has_capacity);
+bool is_allocated(const AllocatedState& a, uint32_t device) {
+  return a.in_use(a.snapshot().devices()[device].key) != nullptr;
 }
 
 // available = total minus what allocated devices of the pool consume (a shared
 // device once); overdrawn when any counter goes negative.
-void count_consumption(const Snapshot& s, PoolView& p) {
+void count_consumption(const AllocatedState& a, PoolView& p) {
   p.available = p.total;
   for (const auto& c : p.consumers) {
-    if (!is_allocated(s, c.device)) continue;
+    if (!is_allocated(a, c.device)) continue;
     for (uint32_t k = c.begin; k < c.end; ++k) p.available[p.consumer_uses[k].counter] -= p.consumer_uses[k].amount;
   }
   p.overdrawn = false;
@@ -31,8 +30,9 @@ void count_consumption(const Snapshot& s, PoolView& p) {
 
 // Builds one complete pool from the node's slices (and, when the node's slices
 // alone were not complete, every slice of the pool at that generation).
-void build_pool(const Snapshot& s, PoolView& p, std::vector<uint32_t> targeting,
+void build_pool(const AllocatedState& a, PoolView& p, std::vector<uint32_t> targeting,
                 const std::vector<uint32_t>* all_at_generation) {
+  const Snapshot& s = a.snapshot();
   const auto& slices = s.slices();
   auto by_name = [&](uint32_t a, uint32_t b) { return slices[a].metadata.name < slices[b].metadata.name; };
   std::stable_sort(targeting.begin(), targeting.end(), by_name);
@@ -118,7 +118,7 @@ void build_pool(const Snapshot& s, PoolView& p, std::vector<uint32_t> targeting,
       }
     }
   }
-  count_consumption(s, p);
+  count_consumption(a, p);
   for (uint32_t si : p.slices) {
     for (const auto& d : slices[si].spec.devices) {
       p.binding_conditions = p.binding_conditions || !d.bindingConditions.empty();
@@ -131,11 +131,12 @@ void build_pool(const Snapshot& s, PoolView& p, std::vector<uint32_t> targeting,
 // else from every slice of the pool at that generation. False when a newer
 // generation exists elsewhere (the pool is ignored); incomplete when slices are
 // missing.
-bool gather_pool(const Snapshot& s, PoolView& p, int64_t gen, const std::vector<uint32_t>& targeting) {
+bool gather_pool(const AllocatedState& a, PoolView& p, int64_t gen, const std::vector<uint32_t>& targeting) {
+  const Snapshot& s = a.snapshot();
   const auto& slices = s.slices();
   const int64_t want = slices[targeting.front()].spec.pool.resourceSliceCount;
   if (static_cast<int64_t>(targeting.size()) == want) {
-    build_pool(s, p, targeting, nullptr);
+    build_pool(a, p, targeting, nullptr);
     return true;
   }
   std::vector<uint32_t> all;
@@ -147,7 +148,7 @@ bool gather_pool(const Snapshot& s, PoolView& p, int64_t gen, const std::vector<
   if (static_cast<int64_t>(all.size()) != want) {
     p.incomplete = true;
   } else {
-    build_pool(s, p, targeting, &all);
+    build_pool(a, p, targeting, &all);
   }
   return true;
 }
@@ -156,7 +157,7 @@ bool gather_pool(const Snapshot& s, PoolView& p, int64_t gen, const std::vector<
 
 void NodeView::refresh_allocations() {
   for (auto& p : pools_) {
-    if (!p.foreign && !p.invalid && !p.incomplete && !p.total.empty()) count_consumption(*snapshot_, p);
+    if (!p.foreign && !p.invalid && !p.incomplete && !p.total.empty()) count_consumption(*allocated_, p);
   }
   order_packing();
 }
@@ -180,7 +181,7 @@ void NodeView::order_packing() {
   std::vector<int> score(candidates_.size(), 2);
   for (uint32_t c = 0; c < candidates_.size(); ++c) {
     const auto& d = s.device(candidates_[c].device);
-    const auto* u = s.in_use(s.devices()[candidates_[c].device].key);
+    const auto* u = allocated_->in_use(s.devices()[candidates_[c].device].key);
     bool multi = d.allowMultipleAllocations.value_or(false);
     if (multi) {
       score[c] = (u != nullptr && (u->shared || u->has_capacity)) ? 0 : 3;
@@ -199,9 +200,14 @@ void NodeView::order_packing() {
                    [&](uint32_t a, uint32_t b) { return score[a] < score[b]; });
 }
 
-Result<NodeView> NodeView::build(const Snapshot& snapshot, const api::Node& node, ForeignPoolStates* foreign) {
+Result<NodeView> NodeView::build(const Snapshot& snapshot, const AllocatedState& allocated, const api::Node& node,
+                                 ForeignPoolStates* foreign) {
+  // Identities are dense per snapshot: another snapshot's state would silently
+  // mark the wrong devices in use.
+  if (&allocated.snapshot() != &snapshot) return internal_error("allocated state belongs to another snapshot");
   NodeView v;
   v.snapshot_ = &snapshot;
+  v.allocated_ = &allocated;
   v.node_ = &node;
   const auto& slices = snapshot.slices();
   // Per pool: newest generation seen among the node's slices, and those slices.
@@ -256,7 +262,7 @@ Result<NodeView> NodeView::build(const Snapshot& snapshot, const api::Node& node
     bool offers_devices = false;
     for (uint32_t si : entry.second) offers_devices = offers_devices || slices[si].spec.sharedCounters.empty();
     if (offers_devices) {
-      if (!gather_pool(snapshot, p, entry.first, entry.second)) continue;
+      if (!gather_pool(allocated, p, entry.first, entry.second)) continue;
     } else {
       // Only the pool's state matters here (see ForeignPoolStates).
       p.foreign = true;
@@ -268,7 +274,7 @@ Result<NodeView> NodeView::build(const Snapshot& snapshot, const api::Node& node
         PoolView full;
         full.driver = p.driver;
         full.pool = p.pool;
-        st.obsolete = !gather_pool(snapshot, full, entry.first, entry.second);
+        st.obsolete = !gather_pool(allocated, full, entry.first, entry.second);
         st.incomplete = full.incomplete;
         st.invalid = full.invalid;
         st.reason = full.invalid_reason;

@@ -3,11 +3,13 @@
 // their newest generation, complete or not, valid or not; pools sorted by
 // (driver, pool) with pools that have binding conditions last; slices by name;
 // devices in slice order. Also each pool's shared counters with what allocated
-// devices (in any slice of the pool) already consume.
+// devices (in any slice of the pool, per the AllocatedState) already consume.
 //
-// A NodeView borrows the Snapshot and the Node: both must outlive it. The
-// scheduler may build one per (snapshot, node) and reuse it for many pods.
-// Thread-safety: immutable after build() except for refresh_allocations().
+// A NodeView borrows the Snapshot, the AllocatedState and the Node: all must
+// outlive it. The scheduler may build one per (snapshot, node) and reuse it for
+// many pods, calling refresh_allocations() after it changed the AllocatedState.
+// Thread-safety: immutable after build() except for refresh_allocations(),
+// which, like changes to the AllocatedState, needs the owner to be its only user.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "alloc/allocated.h"
 #include "alloc/snapshot.h"
 #include "api/types.h"
 #include "common/result.h"
@@ -88,18 +91,21 @@ class ForeignPoolStates {
 
 class NodeView {
  public:
-  // Gathers the pools for `node`. Error (kInvalid) only for a node selector
-  // that cannot be parsed, as upstream ("failed to perform node selection ...").
-  // `foreign` (optional) memoizes the state of pools offering the node no devices.
-  static Result<NodeView> build(const Snapshot& snapshot, const api::Node& node,
+  // Gathers the pools for `node`, counting what `allocated` (a state of this
+  // snapshot's devices) holds. Error (kInvalid) for a node selector that cannot
+  // be parsed, as upstream ("failed to perform node selection ..."); kInternal
+  // when `allocated` belongs to another snapshot. `foreign` (optional)
+  // memoizes the state of pools offering the node no devices.
+  static Result<NodeView> build(const Snapshot& snapshot, const AllocatedState& allocated, const api::Node& node,
                                 ForeignPoolStates* foreign = nullptr);
 
-  // Recounts the pools' available counters after allocations in the snapshot
-  // changed (the candidates do not depend on them): cheaper than a rebuild.
+  // Recounts the pools' available counters after the AllocatedState changed
+  // (the candidates do not depend on it): cheaper than a rebuild.
   // Not thread-safe against concurrent readers of this view.
   void refresh_allocations();
 
   const Snapshot& snapshot() const { return *snapshot_; }
+  const AllocatedState& allocated() const { return *allocated_; }
   const api::Node& node() const { return *node_; }
   const std::vector<PoolView>& pools() const { return pools_; }
   // Devices of complete, valid pools in search order.
@@ -115,6 +121,7 @@ class NodeView {
   void order_packing();
 
   const Snapshot* snapshot_ = nullptr;
+  const AllocatedState* allocated_ = nullptr;
   const api::Node* node_ = nullptr;
   std::vector<PoolView> pools_;
   std::vector<Candidate> candidates_;

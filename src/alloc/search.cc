@@ -50,6 +50,7 @@ Search::Search(const NodeView& view, const std::vector<const api::ResourceClaim*
                bool nested)
     : view_(view),
       snap_(view.snapshot()),
+      allocated_(view.allocated()),
       claims_(claims),
       options_(options),
       share_rng_(options.share_id_seed),
@@ -254,7 +255,7 @@ Outcome Search::selectable(ReqData& r, uint32_t c, bool& ok) {
 
 bool Search::in_use(uint32_t c) const {
   if (allocating_[c] > 0) return true;
-  const auto* u = snap_.in_use(snap_.devices()[view_.candidates()[c].device].key);
+  const auto* u = allocated_.in_use(snap_.devices()[view_.candidates()[c].device].key);
   return u != nullptr && u->dedicated;
 }
 
@@ -269,7 +270,7 @@ bool Search::capacity_ok(const ReqData& r, uint32_t c) const {
   uint32_t dev = view_.candidates()[c].device;
   const auto& d = snap_.device(dev);
   if (d.capacity.empty() && (r.capacity == nullptr || r.capacity->requests.empty())) return true;
-  const auto* u = snap_.in_use(snap_.devices()[dev].key);
+  const auto* u = allocated_.in_use(snap_.devices()[dev].key);
   const std::map<std::string, __int128>* allocated = (u != nullptr && u->has_capacity) ? &u->capacity : nullptr;
   auto it = sharing_capacity_.find(c);
   return capacity_fits(d, r.capacity, allocated, it == sharing_capacity_.end() ? nullptr : &it->second);
@@ -372,7 +373,7 @@ int Search::allocate_device(int req_index, uint32_t c, bool must) {
   bool multi = d.allowMultipleAllocations.value_or(false);
   if (!multi && r.admin && allocating_for_claim(c, r.claim)) return 0;
   if (!r.admin && in_use(c)) return 0;
-  const auto* u = snap_.in_use(snap_.devices()[cand.device].key);
+  const auto* u = allocated_.in_use(snap_.devices()[cand.device].key);
   bool skip_counters = multi && ((u != nullptr && u->has_capacity) || sharing_[c] > 0);
   bool counters_added = false;
   auto& consumed = counters_[cand.pool];
@@ -581,7 +582,7 @@ int Search::usable_alone(ReqData& r, uint32_t c) {
 
 std::string Search::new_share_id(uint32_t c) {
   uint32_t dev = view_.candidates()[c].device;
-  const auto* u = snap_.in_use(snap_.devices()[dev].key);
+  const auto* u = allocated_.in_use(snap_.devices()[dev].key);
   auto& mine = new_shares_[c];
   for (;;) {
     uint64_t a = mix(share_rng_++), b = mix(share_rng_++ ^ 0xA5A5A5A5A5A5A5A5ULL);

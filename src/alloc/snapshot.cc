@@ -27,13 +27,11 @@ std::string pool_key(std::string_view driver, std::string_view pool) {
 
 std::shared_ptr<const Snapshot> Snapshot::build(std::vector<api::ResourceSlice> slices,
                                                 std::vector<api::DeviceClass> classes,
-                                                const std::vector<api::ResourceClaim>& allocated,
                                                 std::shared_ptr<cel::ProgramCache> programs) {
   std::shared_ptr<Snapshot> s(new Snapshot());
   s->slices_ = std::move(slices);
   s->programs_ = programs ? std::move(programs) : std::make_shared<cel::ProgramCache>();
   s->index_slices();
-  s->record_allocations(allocated);
   for (auto& c : classes) {
     std::string name = c.metadata.name;
     ClassEntry e;
@@ -71,58 +69,11 @@ void Snapshot::index_slices() {
   }
 }
 
-void Snapshot::record_allocations(const std::vector<api::ResourceClaim>& allocated) {
-  // Mirrors the scheduler's foreachAllocatedDevice: admin-access results do not
-  // count as allocated; shares are recorded by shareID with their capacity.
-  for (const auto& claim : allocated) {
-    if (!claim.status.allocation) continue;
-    for (const auto& r : claim.status.allocation->devices.results) {
-      if (r.adminAccess.value_or(false)) continue;
-      auto it = keys_.find(key_of(r.driver, r.pool, r.device));
-      if (it == keys_.end()) continue;  // not published: cannot affect allocation
-      if (in_use_.size() < keys_.size()) in_use_.resize(keys_.size());
-      InUse& u = in_use_[it->second];
-      if (r.shareID) {
-        u.shared = true;
-        u.share_ids.insert(*r.shareID);
-        if (!r.consumedCapacity.empty()) {
-          u.has_capacity = true;
-          for (const auto& [name, q] : r.consumedCapacity) u.capacity[name] += q.nanos();
-        }
-        continue;
-      }
-      u.dedicated = true;
-    }
-  }
-}
-
-void Snapshot::add_allocation(const api::AllocationResult& allocation) {
-  api::ResourceClaim claim;
-  claim.status.allocation = allocation;
-  record_allocations({claim});
-}
-
-void Snapshot::remove_allocation(const api::AllocationResult& allocation) {
-  for (const auto& r : allocation.devices.results) {
-    if (r.adminAccess.value_or(false)) continue;
-    auto it = keys_.find(key_of(r.driver, r.pool, r.device));
-    if (it == keys_.end()) continue;
-    if (it->second >= in_use_.size()) continue;
-    InUse& u = in_use_[it->second];
-    if (r.shareID) {
-      u.share_ids.erase(*r.shareID);
-      for (const auto& [name, q] : r.consumedCapacity) {
-        auto c = u.capacity.find(name);
-        if (c == u.capacity.end()) continue;
-        c->second -= q.nanos();
-        if (c->second == 0) u.capacity.erase(c);
-      }
-      u.shared = !u.share_ids.empty();
-      u.has_capacity = !u.capacity.empty();
-    } else {
-      u.dedicated = false;
-    }
-  }
+std::optional<uint32_t> Snapshot::find_key(std::string_view driver, std::string_view pool,
+                                           std::string_view device) const {
+  auto it = keys_.find(key_of(driver, pool, device));
+  if (it == keys_.end()) return std::nullopt;
+  return it->second;
 }
 
 void Snapshot::evaluate_classes() {

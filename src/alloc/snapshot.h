@@ -1,25 +1,28 @@
 // Snapshot: the immutable device inventory the allocator searches.
 //
-// Built once from ResourceSlices, DeviceClasses and the claims that are already
-// allocated; the scheduler reuses one snapshot for many pods and nodes. It holds
+// Built once from ResourceSlices and DeviceClasses (as published); the
+// scheduler reuses one snapshot for many pods and nodes. It holds
 // - the slices (owned copies) indexed by node name, node-independent slices, and
 //   every slice of each (driver, pool) for completeness checks;
 // - one entry per device with a dense identity (driver/pool/device) and a CEL
 //   binding built once;
-// - what is in use: dedicated devices, shares (with their shareIDs) and the sum
-//   of consumed capacity per device, as the scheduler's AllocatedState;
 // - per class, the result of its selectors on every device (yes / no / CEL
 //   error with upstream's message), so requests that only name a class cost no
 //   CEL evaluation at allocation time.
+// What is allocated is not part of it: that is an AllocatedState
+// (alloc/allocated.h), owned by the caller and keyed by this snapshot's device
+// identities, passed to the allocator beside the snapshot (as upstream's
+// NewAllocator takes the allocated devices apart from the slices).
 //
-// Thread-safety: immutable after build(); share it as shared_ptr<const Snapshot>
-// between threads. programs() is internally synchronized.
+// Immutable after build(): no member changes it, so one snapshot may be read by
+// any number of threads at once; share it as shared_ptr<const Snapshot>.
+// programs() is a cache and internally synchronized.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <set>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -37,15 +40,7 @@ class Snapshot {
     uint32_t slice = 0;  // index into slices()
     uint32_t index = 0;  // index into that slice's spec.devices
     uint32_t key = 0;    // dense identity of (driver, pool, device name)
-  };
-
-  // What allocated claims hold of one device (upstream AllocatedState).
-  struct InUse {
-    bool dedicated = false;     // a result without shareID and without adminAccess
-    bool shared = false;        // at least one result with a shareID
-    bool has_capacity = false;  // some share recorded consumedCapacity
-    std::map<std::string, __int128> capacity;  // summed consumedCapacity, nano units
-    std::set<std::string> share_ids;
+    bool operator==(const DeviceEntry&) const = default;
   };
 
   enum Match : uint8_t { kNo = 0, kYes = 1, kError = 2 };
@@ -54,15 +49,14 @@ class Snapshot {
     api::DeviceClass cls;
     std::vector<uint8_t> match;                    // per device: Match
     std::unordered_map<uint32_t, std::string> errors;  // device -> upstream error text
+    bool operator==(const ClassEntry&) const = default;
   };
 
-  // Builds the snapshot. `allocated` are claims with status.allocation (others
-  // are ignored). Never fails: broken selectors and pools become data that the
-  // allocator reports when a claim needs them. `programs` may be shared with
-  // other users; a private cache is made when null.
+  // Builds the snapshot. Never fails: broken selectors and pools become data
+  // that the allocator reports when a claim needs them. `programs` may be
+  // shared with other users; a private cache is made when null.
   static std::shared_ptr<const Snapshot> build(std::vector<api::ResourceSlice> slices,
                                                std::vector<api::DeviceClass> classes,
-                                               const std::vector<api::ResourceClaim>& allocated,
                                                std::shared_ptr<cel::ProgramCache> programs = nullptr);
 
   const std::vector<api::ResourceSlice>& slices() const { return slices_; }
@@ -90,32 +84,19 @@ class Snapshot {
   // capacity names the capacity to use instead. Empty when there is nothing to add.
   std::string cel_error_hint(uint32_t d, std::string_view error) const;
 
-  // In-use record of a device identity; null when nothing holds it.
-  const InUse* in_use(uint32_t key) const {
-    if (key >= in_use_.size()) return nullptr;
-    const InUse& u = in_use_[key];
-    return u.dedicated || u.shared || u.has_capacity ? &u : nullptr;
-  }
+  // Dense identity of a published device (DeviceEntry::key); none when no slice
+  // publishes it. Identities run from 0 to key_count() - 1.
+  std::optional<uint32_t> find_key(std::string_view driver, std::string_view pool, std::string_view device) const;
+  uint32_t key_count() const { return static_cast<uint32_t>(keys_.size()); }
   // Null when no class of that name exists.
   const ClassEntry* find_class(std::string_view name) const;
   const std::map<std::string, ClassEntry, std::less<>>& classes() const { return classes_; }
 
   cel::ProgramCache& programs() const { return *programs_; }
 
-  // Incremental in-use accounting for the one owner of a snapshot that no other
-  // thread reads at the time (the scheduler's cache: allocations written or
-  // assumed since build, and claims deallocated since). add_allocation records
-  // one claim's results like build() does; remove_allocation undoes exactly one
-  // earlier add (or build-time record) of the same allocation. Results naming
-  // devices the snapshot lacks are ignored. NodeViews built before the call keep
-  // their counter availability: rebuild those of the affected pools.
-  void add_allocation(const api::AllocationResult& allocation);
-  void remove_allocation(const api::AllocationResult& allocation);
-
  private:
   Snapshot() = default;
   void index_slices();
-  void record_allocations(const std::vector<api::ResourceClaim>& allocated);
   void evaluate_classes();
 
   std::vector<api::ResourceSlice> slices_;
@@ -126,10 +107,6 @@ class Snapshot {
   std::unordered_map<std::string, std::vector<uint32_t>> by_node_;
   std::vector<uint32_t> shared_slices_;
   std::unordered_map<std::string, std::vector<uint32_t>> by_pool_;  // "driver\0pool"
-  // By device identity (keys are dense); an empty record means free. A vector:
-  // the allocator asks for every candidate device, a hash lookup each was a
-  // sixth of a scheduling cycle.
-  std::vector<InUse> in_use_;
   std::map<std::string, ClassEntry, std::less<>> classes_;
   std::shared_ptr<cel::ProgramCache> programs_;
 };

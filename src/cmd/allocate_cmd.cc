@@ -141,7 +141,8 @@ int run_allocate(const AllocateFlags& flags) {
   Inputs in;
   bool valid = load(flags, in);
 
-  auto snapshot = alloc::Snapshot::build(std::move(in.slices), std::move(in.classes), in.allocated);
+  auto snapshot = alloc::Snapshot::build(std::move(in.slices), std::move(in.classes));
+  const alloc::AllocatedState allocated(*snapshot, in.allocated);
   std::vector<const api::ResourceClaim*> claims;
   for (const auto& c : in.pending) claims.push_back(&c);
 
@@ -177,7 +178,7 @@ int run_allocate(const AllocateFlags& flags) {
     alloc::Options quick = opts;
     quick.max_steps = 1'000'000;
     for (const api::Node* node : targets) {
-      auto result = alloc::allocate(*snapshot, claims, *node, quick);
+      auto result = alloc::allocate(*snapshot, allocated, claims, *node, quick);
       if (!result) {
         std::cerr << "allocation error: " << result.error().message() << "\n";
         break;
@@ -192,7 +193,7 @@ int run_allocate(const AllocateFlags& flags) {
     auto deadline = std::chrono::steady_clock::now() +
                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(flags.timeout_s));
     opts.should_stop = [deadline] { return std::chrono::steady_clock::now() > deadline; };
-    auto result = alloc::allocate(*snapshot, claims, *node, opts);
+    auto result = alloc::allocate(*snapshot, allocated, claims, *node, opts);
     if (!result) {
       if (!first_error) first_error = result.error();
       if (targets.size() > 1) reasons.push_back("node " + node->metadata.name + ": " + result.error().message());

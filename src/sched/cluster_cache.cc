@@ -192,23 +192,25 @@ const api::ResourceClaim* ClusterCache::claim(const std::string& key) const {
   return it == claims_.end() ? nullptr : &it->second;
 }
 
-// Brings the snapshot's in-use records for one claim in line with its current
-// view: remove what was counted, add what is allocated now.
+// Brings the allocated state's records for one claim in line with its current
+// view: remove what was counted, add what is allocated now. Without a current
+// snapshot only counted_ changes: the next build counts it.
 void ClusterCache::sync_counted(const std::string& claim_key) {
   const api::ResourceClaim* c = claim(claim_key);
   const api::AllocationResult* now = (c != nullptr && c->status.allocation) ? &*c->status.allocation : nullptr;
   auto it = counted_.find(claim_key);
   if (it != counted_.end() && now != nullptr && it->second == *now) return;
+  const bool live = allocated_ && !snapshot_stale_;
   if (it != counted_.end()) {
-    if (snapshot_ && !snapshot_stale_) {
-      snapshot_->remove_allocation(it->second);
+    if (live) {
+      allocated_->remove(it->second);
       invalidate_pools_of(it->second);
     }
     counted_.erase(it);
   }
   if (now != nullptr) {
-    if (snapshot_ && !snapshot_stale_) {
-      snapshot_->add_allocation(*now);
+    if (live) {
+      allocated_->add(*now);
       invalidate_pools_of(*now);
     }
     counted_.emplace(claim_key, *now);
@@ -236,25 +238,23 @@ void ClusterCache::invalidate_pools_of(const api::AllocationResult& allocation) 
 
 // ---------------------------------------------------------------- inventory
 
-void ClusterCache::upsert_slice(api::ResourceSlice slice) {
-  std::string name = slice.metadata.name;
-  slices_.insert_or_assign(name, std::move(slice));
+// Slices and classes are inventory: any change makes the snapshot stale.
+template <class T>
+void ClusterCache::upsert_inventory(std::map<std::string, T>& objects, T obj) {
+  std::string name = obj.metadata.name;
+  objects.insert_or_assign(std::move(name), std::move(obj));
   snapshot_stale_ = true;
 }
 
-void ClusterCache::delete_slice(const std::string& name) {
-  if (slices_.erase(name) > 0) snapshot_stale_ = true;
+template <class T>
+void ClusterCache::delete_inventory(std::map<std::string, T>& objects, const std::string& name) {
+  if (objects.erase(name) > 0) snapshot_stale_ = true;
 }
 
-void ClusterCache::upsert_class(api::DeviceClass cls) {
-  std::string name = cls.metadata.name;
-  classes_.insert_or_assign(name, std::move(cls));
-  snapshot_stale_ = true;
-}
-
-void ClusterCache::delete_class(const std::string& name) {
-  if (classes_.erase(name) > 0) snapshot_stale_ = true;
-}
+void ClusterCache::upsert_slice(api::ResourceSlice slice) { upsert_inventory(slices_, std::move(slice)); }
+void ClusterCache::delete_slice(const std::string& name) { delete_inventory(slices_, name); }
+void ClusterCache::upsert_class(api::DeviceClass cls) { upsert_inventory(classes_, std::move(cls)); }
+void ClusterCache::delete_class(const std::string& name) { delete_inventory(classes_, name); }
 
 void ClusterCache::upsert_template(api::ResourceClaimTemplate tmpl) {
   std::string key = object_key(tmpl.metadata);
@@ -276,27 +276,30 @@ const alloc::Snapshot& ClusterCache::snapshot() {
     std::vector<api::DeviceClass> classes;
     classes.reserve(classes_.size());
     for (const auto& [name, c] : classes_) classes.push_back(c);
-    std::vector<api::ResourceClaim> allocated(counted_.size());
-    size_t i = 0;
-    for (const auto& [key, a] : counted_) allocated[i++].status.allocation = a;
-    // build() made a non-const object; the cache is its only owner and mutates
-    // it incrementally (see the class comment).
-    snapshot_ = std::const_pointer_cast<alloc::Snapshot>(
-        alloc::Snapshot::build(std::move(slices), std::move(classes), allocated, programs_));
-    snapshot_stale_ = false;
+    // The views and the allocated state borrow the old snapshot: drop them first.
     views_.clear();
     pool_nodes_.clear();
     foreign_pools_.clear();
+    allocated_.reset();
+    snapshot_ = alloc::Snapshot::build(std::move(slices), std::move(classes), programs_);
+    allocated_.emplace(*snapshot_);
+    for (const auto& [key, a] : counted_) allocated_->add(a);
+    snapshot_stale_ = false;
     ++snapshot_builds_;
   }
   return *snapshot_;
+}
+
+const alloc::AllocatedState& ClusterCache::allocated() {
+  snapshot();
+  return *allocated_;
 }
 
 int ClusterCache::count_free(const alloc::NodeView& view) const {
   const alloc::Snapshot& snap = view.snapshot();
   int free = 0;
   for (const auto& c : view.candidates()) {
-    if (c.node_ok && snap.in_use(snap.devices()[c.device].key) == nullptr) ++free;
+    if (c.node_ok && view.allocated().in_use(snap.devices()[c.device].key) == nullptr) ++free;
   }
   return free;
 }
@@ -324,7 +327,7 @@ Result<const alloc::NodeView*> ClusterCache::node_view(const std::string& node_n
   if (it != views_.end()) return it->second.view.get();
   const api::Node* n = node(node_name);
   if (n == nullptr) return not_found_error("node \"" + node_name + "\" not found");
-  ASSIGN_OR_RETURN(alloc::NodeView view, alloc::NodeView::build(snap, *n, &foreign_pools_));
+  ASSIGN_OR_RETURN(alloc::NodeView view, alloc::NodeView::build(snap, *allocated_, *n, &foreign_pools_));
   ViewEntry e;
   e.view = std::make_unique<alloc::NodeView>(std::move(view));
   e.free = count_free(*e.view);

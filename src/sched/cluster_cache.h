@@ -3,12 +3,13 @@
 // the scheduler itself has written but not yet seen come back through a watch
 // (kube-scheduler's assume cache).
 //
-// Device inventory: one alloc::Snapshot. Slice and class events mark it stale
-// and it is rebuilt on the next read (they are rare next to pods). Claim
-// allocations, real or assumed, are applied to the live snapshot incrementally
-// (Snapshot::add_allocation / remove_allocation) and the NodeViews of the
-// pools they touch recount their counters (NodeView::refresh_allocations), so
-// scheduling a pod rebuilds neither the inventory nor a view.
+// Device inventory: one immutable alloc::Snapshot. Slice and class events mark
+// it stale and it is rebuilt on the next read (they are rare next to pods).
+// What is allocated lives beside it in one alloc::AllocatedState that this
+// cache owns: claim allocations, real or assumed, are added to and removed
+// from it in place, and the NodeViews of the pools they touch recount their
+// counters (NodeView::refresh_allocations), so scheduling a pod neither copies
+// nor rebuilds the inventory or a view.
 //
 // Assumed claims: after the scheduler writes (or is about to write) a claim's
 // allocation/reservedFor it calls assume_claim(); claim() then returns the
@@ -16,8 +17,14 @@
 // arrives, so two pods never get the same device while the watch lags.
 // Assumed bindings likewise keep a bound pod counted on its node.
 //
-// Thread-safety: not synchronized; one thread (the scheduler's) owns it.
-// Pointers returned stay valid until the next mutating call.
+// Thread-safety: not synchronized; one thread (the scheduler's) owns it and
+// makes every call, the snapshot(), allocated() and node_view() reads included.
+// The scheduler's bind workers never touch it: they only write through the
+// Binder and hand their outcome back to that thread (Scheduler::drain, via
+// apply_completions), which then assumes or forgets claims here. Pointers and references returned stay
+// valid until the next mutating call (a claim event may change what the
+// allocated state and the views say; a slice or class event, once read,
+// replaces the snapshot, the allocated state and every view).
 #pragma once
 
 #include <cstdint>
@@ -28,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "alloc/allocated.h"
 #include "alloc/node_view.h"
 #include "alloc/snapshot.h"
 #include "api/types.h"
@@ -95,8 +103,11 @@ class ClusterCache {
   // Sum of an extended resource's limits over the active pods on `node`.
   int64_t extended_in_use(const std::string& node, const std::string& resource) const;
 
-  // The inventory with every counted allocation; rebuilt here when stale.
+  // The inventory as published; rebuilt here when stale.
   const alloc::Snapshot& snapshot();
+  // Every counted allocation (observed or assumed), on snapshot()'s devices;
+  // rebuilt with it, else kept current claim by claim.
+  const alloc::AllocatedState& allocated();
   // A slice or class changed since snapshot() last built.
   bool snapshot_stale() const { return snapshot_stale_ || !snapshot_; }
   // The node's view of the snapshot (cached, rebuilt when its pools change).
@@ -127,6 +138,10 @@ class ClusterCache {
   };
 
   void sync_counted(const std::string& claim_key);
+  template <class T>
+  void upsert_inventory(std::map<std::string, T>& objects, T obj);
+  template <class T>
+  void delete_inventory(std::map<std::string, T>& objects, const std::string& name);
   void invalidate_pools_of(const api::AllocationResult& allocation);
   void drop_view(const std::string& node);
   void index_pod(const std::string& key, bool add);
@@ -147,9 +162,11 @@ class ClusterCache {
   std::map<std::string, api::DeviceClass> classes_;
   std::map<std::string, api::ResourceClaimTemplate> templates_;
 
-  // Allocation currently counted in the snapshot, per claim key.
+  // Allocation currently counted in allocated_, per claim key.
   std::map<std::string, api::AllocationResult> counted_;
-  std::shared_ptr<alloc::Snapshot> snapshot_;
+  std::shared_ptr<const alloc::Snapshot> snapshot_;
+  // What counted_ holds of snapshot_'s devices; set whenever snapshot_ is.
+  std::optional<alloc::AllocatedState> allocated_;
   bool snapshot_stale_ = true;
   std::map<std::string, ViewEntry> views_;
   std::map<std::string, std::set<std::string>> pool_nodes_;  // "driver/pool" -> nodes with a view using it

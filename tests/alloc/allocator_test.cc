@@ -35,13 +35,14 @@ std::vector<api::Device> devs(int n, const std::string& prefix = "device-") {
 
 void run_case(const Case& c) {
   SCOPED_TRACE(c.name);
-  auto snap = Snapshot::build(c.slices, {device_class("class-a"), device_class("class-b")}, c.in_use);
+  auto snap = Snapshot::build(c.slices, {device_class("class-a"), device_class("class-b")});
+  AllocatedState used(*snap, c.in_use);
   api::Node n = node("node-1", {{"region", "r1"}});
   std::vector<const api::ResourceClaim*> claims;
   for (const auto& cl : c.claims) claims.push_back(&cl);
   Options opts;
   opts.policy = c.policy;
-  auto got = allocate(*snap, claims, n, opts);
+  auto got = allocate(*snap, used, claims, n, opts);
   if (c.want == Want::kError) {
     ASSERT_FALSE(got.has_value()) << "expected an error";
     EXPECT_NE(got.error().message().find(c.text), std::string::npos) << got.error().message();
@@ -145,7 +146,7 @@ TEST(Allocator, Table) {
 }
 
 TEST(Allocator, FirstAvailableFallsBack) {
-  auto snap = Snapshot::build({slice("s1", "node-1", "pool-1", devs(1))}, {device_class("class-a")}, {});
+  auto snap = Snapshot::build({slice("s1", "node-1", "pool-1", devs(1))}, {device_class("class-a")});
   api::DeviceRequest r;
   r.name = "gpu";
   api::DeviceSubRequest big{"big", "class-a", {}, api::kAllocationModeExactCount, 2, {}, std::nullopt};
@@ -153,7 +154,7 @@ TEST(Allocator, FirstAvailableFallsBack) {
   r.firstAvailable = {big, small};
   api::ResourceClaim c = claim("c", {r});
   api::Node n = node("node-1");
-  auto got = allocate(*snap, {&c}, n);
+  auto got = allocate(*snap, AllocatedState(*snap), {&c}, n);
   ASSERT_TRUE(got.has_value()) << got.error().message();
   ASSERT_TRUE(got->fits);
   EXPECT_EQ(picks(got->results[0]), std::vector<std::string>{"gpu/small pool-1/device-0"});
@@ -162,13 +163,13 @@ TEST(Allocator, FirstAvailableFallsBack) {
 
 TEST(Allocator, SharesGetDistinctIdsAndCapacity) {
   api::Device d = shareable(with_capacity(device("d0"), "shares", 4));
-  auto snap = Snapshot::build({slice("s1", "node-1", "pool-1", {d})}, {device_class("class-a")}, {});
+  auto snap = Snapshot::build({slice("s1", "node-1", "pool-1", {d})}, {device_class("class-a")});
   api::ResourceClaim c0 = claim("c0", {request("gpu", "class-a")});
   c0.spec.devices.requests[0].exactly->capacity = api::CapacityRequirements{{{"shares", api::Quantity::from_int(1)}}};
   api::ResourceClaim c1 = c0;
   c1.metadata.name = "c1";
   api::Node n = node("node-1");
-  auto got = allocate(*snap, {&c0, &c1}, n);
+  auto got = allocate(*snap, AllocatedState(*snap), {&c0, &c1}, n);
   ASSERT_TRUE(got.has_value()) << got.error().message();
   ASSERT_TRUE(got->fits);
   const auto& r0 = got->results[0].devices.results.at(0);
@@ -180,15 +181,15 @@ TEST(Allocator, SharesGetDistinctIdsAndCapacity) {
 
 TEST(Allocator, NodeSelectorOfResult) {
   api::ResourceSlice net = slice("net", "", "pool-1", devs(1));  // allNodes
-  auto snap = Snapshot::build({net}, {device_class("class-a")}, {});
+  auto snap = Snapshot::build({net}, {device_class("class-a")});
   api::ResourceClaim c = claim("c", {request("gpu", "class-a")});
   api::Node n = node("node-1");
-  auto got = allocate(*snap, {&c}, n);
+  auto got = allocate(*snap, AllocatedState(*snap), {&c}, n);
   ASSERT_TRUE(got.has_value() && got->fits);
   EXPECT_FALSE(got->results[0].nodeSelector.has_value());
 
-  auto snap2 = Snapshot::build({slice("local", "node-1", "pool-1", devs(1))}, {device_class("class-a")}, {});
-  auto got2 = allocate(*snap2, {&c}, n);
+  auto snap2 = Snapshot::build({slice("local", "node-1", "pool-1", devs(1))}, {device_class("class-a")});
+  auto got2 = allocate(*snap2, AllocatedState(*snap2), {&c}, n);
   ASSERT_TRUE(got2.has_value() && got2->fits);
   ASSERT_TRUE(got2->results[0].nodeSelector.has_value());
   const auto& f = got2->results[0].nodeSelector->nodeSelectorTerms.at(0).matchFields.at(0);
@@ -199,14 +200,14 @@ TEST(Allocator, NodeSelectorOfResult) {
 TEST(Allocator, ClassAndClaimConfig) {
   api::DeviceClass cls = device_class("class-a");
   cls.spec.config.push_back(api::DeviceClassConfiguration{api::OpaqueDeviceConfiguration{"driver-a", {"{\"a\":1}"}}});
-  auto snap = Snapshot::build({slice("s1", "node-1", "pool-1", devs(2))}, {cls}, {});
+  auto snap = Snapshot::build({slice("s1", "node-1", "pool-1", devs(2))}, {cls});
   api::ResourceClaim c = claim("c", {request("r0", "class-a"), request("r1", "class-a")});
   c.spec.devices.config.push_back(
       api::DeviceClaimConfiguration{{"r1"}, api::OpaqueDeviceConfiguration{"driver-a", {"{\"b\":2}"}}});
   c.spec.devices.config.push_back(
       api::DeviceClaimConfiguration{{"r0", "r1"}, api::OpaqueDeviceConfiguration{"driver-a", {"{\"c\":3}"}}});
   api::Node n = node("node-1");
-  auto got = allocate(*snap, {&c}, n);
+  auto got = allocate(*snap, AllocatedState(*snap), {&c}, n);
   ASSERT_TRUE(got.has_value() && got->fits);
   const auto& cfg = got->results[0].devices.config;
   ASSERT_EQ(cfg.size(), 4u);
@@ -224,13 +225,13 @@ TEST(Allocator, StepBudgetGivesTimedOutNoFit) {
   // impossible, and the constraint only fails deep in the search.
   std::vector<api::Device> ds;
   for (int i = 0; i < 24; ++i) ds.push_back(with_int(device("d" + std::to_string(i)), "island", i / 2));
-  auto snap = Snapshot::build({slice("s1", "node-1", "pool-1", ds)}, {device_class("class-a")}, {});
+  auto snap = Snapshot::build({slice("s1", "node-1", "pool-1", ds)}, {device_class("class-a")});
   api::ResourceClaim c =
       claim("c", {request("a", "class-a", 8), request("b", "class-a", 3)}, {match_attribute("driver-a/island", {"b"})});
   api::Node n = node("node-1");
   Options opts;
   opts.max_steps = 2048;
-  auto got = allocate(*snap, {&c}, n, opts);
+  auto got = allocate(*snap, AllocatedState(*snap), {&c}, n, opts);
   ASSERT_TRUE(got.has_value()) << got.error().message();
   EXPECT_FALSE(got->fits);
   // Either the memo proves it quickly or the budget stops it; never a hang.
@@ -238,10 +239,10 @@ TEST(Allocator, StepBudgetGivesTimedOutNoFit) {
 }
 
 TEST(Allocator, InfeasibleCountAnsweredWithoutSearch) {
-  auto snap = Snapshot::build({slice("s1", "node-1", "pool-1", devs(24))}, {device_class("class-a"), device_class("class-b")}, {});
+  auto snap = Snapshot::build({slice("s1", "node-1", "pool-1", devs(24))}, {device_class("class-a"), device_class("class-b")});
   api::ResourceClaim c = claim("c", {request("a", "class-a", 2), request("b", "class-b", 25)});
   api::Node n = node("node-1");
-  auto got = allocate(*snap, {&c}, n);
+  auto got = allocate(*snap, AllocatedState(*snap), {&c}, n);
   ASSERT_TRUE(got.has_value()) << got.error().message();
   EXPECT_FALSE(got->fits);
   EXPECT_EQ(got->steps, 0);
@@ -254,13 +255,14 @@ TEST(Allocator, PackingPrefersSharedDevice) {
   api::Device used = shareable(device("b-used"));
   auto snap_claim = allocated("old", {"b-used"});
   snap_claim.status.allocation->devices.results[0].shareID = "11111111-1111-4111-8111-111111111111";
-  auto snap = Snapshot::build({slice("s1", "node-1", "pool-1", {fresh, used})}, {device_class("class-a")}, {snap_claim});
+  auto snap = Snapshot::build({slice("s1", "node-1", "pool-1", {fresh, used})}, {device_class("class-a")});
+  AllocatedState state(*snap, {snap_claim});
   api::ResourceClaim c = claim("c", {request("gpu", "class-a")});
   api::Node n = node("node-1");
   Options first_fit, packing;
   packing.policy = Policy::kPacking;
-  auto a = allocate(*snap, {&c}, n, first_fit);
-  auto b = allocate(*snap, {&c}, n, packing);
+  auto a = allocate(*snap, state, {&c}, n, first_fit);
+  auto b = allocate(*snap, state, {&c}, n, packing);
   ASSERT_TRUE(a.has_value() && a->fits && b.has_value() && b->fits);
   EXPECT_EQ(a->results[0].devices.results[0].device, "a-fresh");
   EXPECT_EQ(b->results[0].devices.results[0].device, "b-used");
@@ -287,11 +289,11 @@ using namespace testing;  // NOLINT: builders
 TEST(Allocator, UnsatisfiableSecondRequestIsFast) {
   std::vector<api::Device> ds;
   for (int i = 0; i < 32; ++i) ds.push_back(with_int(device("d" + std::to_string(i)), "island", i / 3));
-  auto snap = Snapshot::build({slice("s1", "node-1", "pool-1", ds)}, {device_class("class-a")}, {});
+  auto snap = Snapshot::build({slice("s1", "node-1", "pool-1", ds)}, {device_class("class-a")});
   api::ResourceClaim c = claim("c", {request("a", "class-a", 8), request("b", "class-a", 4)},
                                {match_attribute("driver-a/island", {"b"})});
   api::Node n = node("node-1");
-  auto got = allocate(*snap, {&c}, n);
+  auto got = allocate(*snap, AllocatedState(*snap), {&c}, n);
   ASSERT_TRUE(got.has_value()) << got.error().message();
   EXPECT_FALSE(got->fits);
   EXPECT_FALSE(got->timed_out);
@@ -305,10 +307,10 @@ std::vector<api::Device> devs_for_test(int n) {
 }
 
 TEST(Allocator, MoreDevicesThanExistAcrossRequests) {
-  auto snap = Snapshot::build({slice("s1", "node-1", "pool-1", devs_for_test(24))}, {device_class("class-a")}, {});
+  auto snap = Snapshot::build({slice("s1", "node-1", "pool-1", devs_for_test(24))}, {device_class("class-a")});
   api::ResourceClaim c = claim("c", {request("a", "class-a", 12), request("b", "class-a", 13)});
   api::Node n = node("node-1");
-  auto got = allocate(*snap, {&c}, n);
+  auto got = allocate(*snap, AllocatedState(*snap), {&c}, n);
   ASSERT_TRUE(got.has_value()) << got.error().message();
   EXPECT_FALSE(got->fits);
   EXPECT_EQ(got->steps, 0);

@@ -139,11 +139,11 @@ TEST(AllocatorProperty, ValidAndComplete) {
                                               counter_slice("counters", "node-1", "pool-1", "s", {{"c", w.counter_total}})};
     std::vector<api::ResourceClaim> in_use;
     if (!w.in_use.empty()) in_use.push_back(allocated("old", {w.in_use.begin(), w.in_use.end()}));
-    auto snap = Snapshot::build(slices, {device_class("class-a")}, in_use);
+    auto snap = Snapshot::build(slices, {device_class("class-a")});
     std::vector<const api::ResourceClaim*> claims;
     for (const auto& c : w.claims) claims.push_back(&c);
     api::Node n = node("node-1");
-    auto got = allocate(*snap, claims, n);
+    auto got = allocate(*snap, AllocatedState(*snap, in_use), claims, n);
     ASSERT_TRUE(got.has_value()) << got.error().message();
     bool exists = brute_force(w);
     if (!got->fits) {

@@ -111,6 +111,7 @@ class Search {
 
   const NodeView& view_;
   const Snapshot& snap_;
+  const AllocatedState& allocated_;
   const std::vector<const api::ResourceClaim*>& claims_;
   const Options& options_;
   std::vector<ReqData> reqs_;
