@@ -115,21 +115,9 @@ class ResourceSliceStrategy final : public TypedStrategy {
 
 }  // namespace
 
-const Strategy& device_class_strategy() {
-  static const DeviceClassStrategy kStrategy;
-  return kStrategy;
-}
-const Strategy& resource_claim_strategy() {
-  static const ResourceClaimStrategy kStrategy;
-  return kStrategy;
-}
-const Strategy& resource_claim_template_strategy() {
-  static const ResourceClaimTemplateStrategy kStrategy;
-  return kStrategy;
-}
-const Strategy& resource_slice_strategy() {
-  static const ResourceSliceStrategy kStrategy;
-  return kStrategy;
-}
+const Strategy& device_class_strategy() { return the_strategy<DeviceClassStrategy>(); }
+const Strategy& resource_claim_strategy() { return the_strategy<ResourceClaimStrategy>(); }
+const Strategy& resource_claim_template_strategy() { return the_strategy<ResourceClaimTemplateStrategy>(); }
+const Strategy& resource_slice_strategy() { return the_strategy<ResourceSliceStrategy>(); }
 
 }  // namespace draplane::server

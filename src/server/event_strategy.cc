@@ -99,9 +99,6 @@ class EventStrategy final : public Strategy {
 
 }  // namespace
 
-const Strategy& event_strategy() {
-  static const EventStrategy kStrategy;
-  return kStrategy;
-}
+const Strategy& event_strategy() { return the_strategy<EventStrategy>(); }
 
 }  // namespace draplane::server

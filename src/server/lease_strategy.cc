@@ -16,9 +16,6 @@ class LeaseStrategy final : public Strategy {
 
 }  // namespace
 
-const Strategy& lease_strategy() {
-  static const LeaseStrategy kStrategy;
-  return kStrategy;
-}
+const Strategy& lease_strategy() { return the_strategy<LeaseStrategy>(); }
 
 }  // namespace draplane::server

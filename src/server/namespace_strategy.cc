@@ -47,9 +47,6 @@ class NamespaceStrategy final : public TypedStrategy {
 
 }  // namespace
 
-const Strategy& namespace_strategy() {
-  static const NamespaceStrategy kStrategy;
-  return kStrategy;
-}
+const Strategy& namespace_strategy() { return the_strategy<NamespaceStrategy>(); }
 
 }  // namespace draplane::server

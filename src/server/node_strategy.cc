@@ -60,9 +60,6 @@ class NodeStrategy final : public TypedStrategy {
 
 }  // namespace
 
-const Strategy& node_strategy() {
-  static const NodeStrategy kStrategy;
-  return kStrategy;
-}
+const Strategy& node_strategy() { return the_strategy<NodeStrategy>(); }
 
 }  // namespace draplane::server

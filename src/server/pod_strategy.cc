@@ -51,9 +51,6 @@ class PodStrategy final : public TypedStrategy {
 
 }  // namespace
 
-const Strategy& pod_strategy() {
-  static const PodStrategy kStrategy;
-  return kStrategy;
-}
+const Strategy& pod_strategy() { return the_strategy<PodStrategy>(); }
 
 }  // namespace draplane::server

@@ -22,9 +22,6 @@ class PriorityClassStrategy final : public Strategy {
 
 }  // namespace
 
-const Strategy& priority_class_strategy() {
-  static const PriorityClassStrategy kStrategy;
-  return kStrategy;
-}
+const Strategy& priority_class_strategy() { return the_strategy<PriorityClassStrategy>(); }
 
 }  // namespace draplane::server

@@ -67,10 +67,7 @@ std::vector<TableCell> Strategy::table_cells(const JsonValue& object, int64_t no
   return {get_string(object, {"metadata", "name"}), table_age(object, now)};
 }
 
-const Strategy& default_strategy() {
-  static const Strategy kDefault;
-  return kDefault;
-}
+const Strategy& default_strategy() { return the_strategy<Strategy>(); }
 
 const Strategy& strategy_of(const ResourceInfo& r) { return r.strategy ? *r.strategy : default_strategy(); }
 

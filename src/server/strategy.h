@@ -134,6 +134,13 @@ class Strategy {
   static std::string core_unsupported_field(const std::string& label) { return "field label not supported: " + label; }
 };
 
+// The one instance of strategy class S (strategies are stateless).
+template <class S>
+const Strategy& the_strategy() {
+  static const S kStrategy;
+  return kStrategy;
+}
+
 // The strategy of untyped kinds (Leases, ...), and the fallback of strategy_of.
 const Strategy& default_strategy();
 // The strategy `r` was registered with, or the default one.

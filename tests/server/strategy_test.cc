@@ -30,6 +30,13 @@ const ResourceInfo& resource(const std::string& group, const std::string& versio
   return *r;
 }
 
+// Whether ?fieldSelector=`text` on `r` parses and selects `object`.
+bool selects(const ResourceInfo& r, const std::string& text, const std::string& object) {
+  auto sel = Selector::parse_fields(text, r);
+  EXPECT_TRUE(sel.has_value()) << text;
+  return sel.has_value() && sel->matches_fields(json(object));
+}
+
 StrategyContext context(const ResourceInfo& r, FieldValidation fv = FieldValidation::kStrict) {
   return StrategyContext{r, "2026-01-02T03:04:05Z", nullptr, fv};
 }
@@ -160,10 +167,8 @@ TEST(PodStrategy, FieldSelectorsOnNodeNameAndPhase) {
   Json unbound = json(R"({"metadata":{"name":"q"},"spec":{}})");
   EXPECT_EQ(s.field_value(unbound, "spec.nodeName"), "");
 
-  auto sel = Selector::parse_fields("spec.nodeName=n1,status.phase!=Failed", r);
-  ASSERT_TRUE(sel.has_value());
-  EXPECT_TRUE(sel->matches_fields(pod));
-  EXPECT_FALSE(sel->matches_fields(unbound));
+  EXPECT_TRUE(selects(r, "spec.nodeName=n1,status.phase!=Failed", to_string(pod)));
+  EXPECT_FALSE(selects(r, "spec.nodeName=n1,status.phase!=Failed", to_string(unbound)));
   auto bad = Selector::parse_fields("spec.driver=x", r);
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.error().message(), "field label not supported: spec.driver");
@@ -174,9 +179,7 @@ TEST(NodeStrategy, UnschedulableReadsAsABoolean) {
   const Strategy& s = strategy_of(r);
   EXPECT_EQ(s.field_value(json(R"({"spec":{}})"), "spec.unschedulable"), "false");
   EXPECT_EQ(s.field_value(json(R"({"spec":{"unschedulable":true}})"), "spec.unschedulable"), "true");
-  auto sel = Selector::parse_fields("spec.unschedulable=false", r);
-  ASSERT_TRUE(sel.has_value());
-  EXPECT_TRUE(sel->matches_fields(json(R"({"metadata":{"name":"n"}})")));
+  EXPECT_TRUE(selects(r, "spec.unschedulable=false", R"({"metadata":{"name":"n"}})"));
 }
 
 TEST(ResourceSliceStrategy, SelectsOnNodeAndDriverButNotNamespace) {
@@ -199,9 +202,7 @@ TEST(EventStrategy, EventsV1LabelsMapOntoTheStoredCoreForm) {
   EXPECT_EQ(unknown.error().message(), "field label not supported: involvedObject.name");
   // source falls back to the reporting controller of events written through events.k8s.io.
   EXPECT_EQ(s.field_value(json(R"({"reportingComponent":"kubelet"})"), "source"), "kubelet");
-  auto sel = Selector::parse_fields("regarding.name=p", v1);
-  ASSERT_TRUE(sel.has_value());
-  EXPECT_TRUE(sel->matches_fields(json(R"({"involvedObject":{"name":"p"}})")));
+  EXPECT_TRUE(selects(v1, "regarding.name=p", R"({"involvedObject":{"name":"p"}})"));
 }
 
 TEST(LeaseStrategy, HolderColumn) {
