@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "server/internal/store_watch.h"
 #include "server/json_util.h"
 
 namespace draplane::server {
@@ -26,15 +27,7 @@ std::vector<std::string> owner_uids(const std::string& value) {
 
 }  // namespace
 
-OwnerIndex::~OwnerIndex() {
-  std::unique_ptr<store::WatchHandle> w;
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    w = std::move(watch_);
-    running_ = false;
-  }
-  w.reset();  // no callback runs after this
-}
+OwnerIndex::~OwnerIndex() { stop_watch(mu_, watch_, running_); }
 
 void OwnerIndex::apply(const std::string& key, const std::string* value) {
   if (value == nullptr) owners_.erase(key);
