@@ -586,7 +586,9 @@ Reply ApiServer::Impl::create(const Request& req, const Target& t, const ssa::Ma
   if (auto e = check_namespace_lifecycle(named)) return error_reply(*e);
   Json request_managed_fields = prepare_create_meta(obj);  // null unless the body set them
   std::vector<std::string> warnings;
-  if (auto e = create_strategy(context(r, fv), obj, warnings)) return error_reply(*e);
+  // The create's time is its creationTimestamp.
+  StrategyContext c = context(r, fv, get_string(obj, {"metadata", "creationTimestamp"}));
+  if (auto e = create_strategy(c, obj, warnings)) return error_reply(*e);
   if (applied != nullptr) ssa::encode_managed_fields(*applied, obj);
   else track_update(r, "", req, nullptr, &request_managed_fields, obj, now_text());
   if (auto e = authorize(req, t, "create", nullptr, &obj)) return error_reply(*e);

@@ -98,10 +98,12 @@ class ApiServer::Impl final : public RegistryHooks {
   Outcome watch(const Request& req, const Target& t);
 
   std::string now_text() const { return rfc3339(opts_.now()); }
-  // What a kind's strategy is given with a request of resource `r`.
-  StrategyContext context(const ResourceInfo& r, FieldValidation fv) {
-    return StrategyContext{r, now_text(), &programs_, fv};
+  // What a kind's strategy is given with a request of resource `r` (at `now`,
+  // RFC 3339; the clock's when not given).
+  StrategyContext context(const ResourceInfo& r, FieldValidation fv, std::string now) {
+    return StrategyContext{r, std::move(now), &programs_, fv};
   }
+  StrategyContext context(const ResourceInfo& r, FieldValidation fv) { return context(r, fv, now_text()); }
 
   std::unique_ptr<store::Store> metered_;  // before store_, which may refer to it
   store::Store& store_;
