@@ -107,23 +107,11 @@ void ClaimController::on_pod(const api::Pod& pod, bool deleted) {
   const std::string key = key_of(pod.metadata);
   {
     std::lock_guard<std::mutex> l(mu_);
-    if (auto was = claim_names_by_pod_.find(key); was != claim_names_by_pod_.end()) {
-      for (const auto& ck : was->second) {
-        auto it = pods_by_claim_name_.find(ck);
-        if (it == pods_by_claim_name_.end()) continue;
-        it->second.erase(key);
-        if (it->second.empty()) pods_by_claim_name_.erase(it);
-      }
-      claim_names_by_pod_.erase(was);
-    }
+    std::set<std::string> named;
     if (!deleted && !pod.spec.nodeName.empty() && !is_pod_done(pod)) {
-      auto& indexed = claim_names_by_pod_[key];
-      for (const auto& n : claim_names_of(pod)) {
-        std::string ck = pod.metadata.namespace_ + "/" + n;
-        pods_by_claim_name_[ck].insert(key);
-        indexed.insert(std::move(ck));
-      }
+      for (const auto& n : claim_names_of(pod)) named.insert(pod.metadata.namespace_ + "/" + n);
     }
+    claims_named_by_pods_.set(key, named);
   }
   if (!deleted && !is_pod_done(pod) && pod.metadata.deletionTimestamp.empty() &&
       (!pod.spec.resourceClaims.empty())) {
@@ -136,9 +124,8 @@ void ClaimController::on_pod(const api::Pod& pod, bool deleted) {
   for (const auto& n : claim_names_of(pod)) claims.insert(pod.metadata.namespace_ + "/" + n);
   {
     std::lock_guard<std::mutex> l(mu_);
-    if (auto it = claims_by_pod_.find(pod.metadata.uid); it != claims_by_pod_.end()) {
-      claims.insert(it->second.begin(), it->second.end());
-    }
+    const auto& owned = pod_uids_of_claims_.keys_of(pod.metadata.uid);
+    claims.insert(owned.begin(), owned.end());
     if (deleted) {
       for (auto it = created_.begin(); it != created_.end();) {
         it = it->first.first == pod.metadata.uid ? created_.erase(it) : std::next(it);
@@ -157,22 +144,9 @@ void ClaimController::on_claim(const api::ResourceClaim& claim, bool deleted) {
   }
   {
     std::lock_guard<std::mutex> l(mu_);
-    for (const auto& u : pods_by_claim_[key]) {
-      auto it = claims_by_pod_.find(u);
-      if (it == claims_by_pod_.end()) continue;
-      it->second.erase(key);
-      if (it->second.empty()) claims_by_pod_.erase(it);
-    }
-    if (deleted) {
-      pods_by_claim_.erase(key);
-    } else {
-      pods_by_claim_[key] = uids;
-      for (const auto& u : uids) claims_by_pod_[u].insert(key);
-    }
+    pod_uids_of_claims_.set(key, uids);
     if (!deleted && claim.status.allocation) {
-      if (auto it = pods_by_claim_name_.find(key); it != pods_by_claim_name_.end()) {
-        for (const auto& p : it->second) queue_.add(kPodPrefix + p);
-      }
+      for (const auto& p : claims_named_by_pods_.keys_of(key)) queue_.add(kPodPrefix + p);
     }
   }
   if (!deleted) queue_.add(kClaimPrefix + key);
@@ -279,15 +253,13 @@ Result<std::string> ClaimController::ensure_template_claim(const api::Pod& pod, 
     std::lock_guard<std::mutex> l(mu_);
     if (auto it = created_.find({pod.metadata.uid, pc.name}); it != created_.end()) return it->second;
     // A claim we created earlier that the pod status does not show yet.
-    if (auto it = claims_by_pod_.find(pod.metadata.uid); it != claims_by_pod_.end()) {
-      for (const auto& ck : it->second) {
-        auto c = claims_.get(ck);
-        if (!c) continue;
-        auto o = owning_pod(*c);
-        auto a = c->metadata.annotations.find(kPodClaimNameAnnotation);
-        if (o && o->uid == pod.metadata.uid && a != c->metadata.annotations.end() && a->second == pc.name) {
-          return c->metadata.name;
-        }
+    for (const auto& ck : pod_uids_of_claims_.keys_of(pod.metadata.uid)) {
+      auto c = claims_.get(ck);
+      if (!c) continue;
+      auto o = owning_pod(*c);
+      auto a = c->metadata.annotations.find(kPodClaimNameAnnotation);
+      if (o && o->uid == pod.metadata.uid && a != c->metadata.annotations.end() && a->second == pc.name) {
+        return c->metadata.name;
       }
     }
   }

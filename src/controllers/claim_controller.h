@@ -37,6 +37,7 @@
 #include "client/informer.h"
 #include "client/rest_client.h"
 #include "common/result.h"
+#include "common/reverse_index.h"
 #include "controllers/work_queue.h"
 
 namespace draplane::controllers {
@@ -84,16 +85,13 @@ class ClaimController {
   bool started_ = false;
 
   std::mutex mu_;
-  // Pod UID -> keys of the claims that it owns or that reserve it.
-  std::map<std::string, std::set<std::string>> claims_by_pod_;
-  // Claim key -> pod UIDs indexed for it (to unindex on change).
-  std::map<std::string, std::set<std::string>> pods_by_claim_;
-  // Claim key -> keys of the pods that name it (a bound pod waits for its
-  // claim to appear in the cache before it is reserved).
-  std::map<std::string, std::set<std::string>> pods_by_claim_name_;
-  // Pod key -> the claim keys it is indexed under in pods_by_claim_name_ (so
-  // events need not decode the previous pod to unindex it).
-  std::map<std::string, std::set<std::string>> claim_names_by_pod_;
+  // Claim key -> the UIDs of the pods that own it or that it reserves; and
+  // back, the claims of a pod UID.
+  common::ReverseIndex<std::string, std::string> pod_uids_of_claims_;
+  // Pod key -> keys of the claims it names; and back, the pods that name a
+  // claim (a bound pod waits for its claim to appear in the cache before it is
+  // reserved). Events need not decode the previous pod to unindex it.
+  common::ReverseIndex<std::string, std::string> claims_named_by_pods_;
   // (pod UID, pod claim name) -> created claim name, until the cached pod's
   // status shows it (the informers may lag behind our own writes, even after
   // the status write succeeded); dropped with the pod.

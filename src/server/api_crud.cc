@@ -55,8 +55,7 @@ std::optional<ApiError> delete_options(const Request& req, bool& dry) {
   std::optional<ApiError> dry_error = check_dry_run(dry_values, "DeleteOptions");
   if (dry_error) api::append_errors(errs, dry_error->causes);
   if (!errs.empty()) {
-    ResourceInfo options{"meta.k8s.io", "v1", "", "", "DeleteOptions", false, {}, {}, false};
-    return invalid(options, "", std::move(errs));
+    return invalid(options_info("DeleteOptions"), "", std::move(errs));
   }
   dry = !dry_values.empty();
   return std::nullopt;
@@ -101,29 +100,6 @@ std::optional<ApiError> check_meta_times(const ResourceInfo& r, const Json& obje
                        ": metadata." + field + ": " + why);
   }
   return std::nullopt;
-}
-
-// The strict-decoding problems of a created object's status, which the create
-// then drops (`problems`, for Warn), or under Strict the 400 of decoding the
-// whole object. Decodes only when there is a status to look at.
-std::optional<ApiError> status_field_problems(const ResourceInfo& r, const Json& obj, FieldValidation fv,
-                                              std::vector<std::string>& problems) {
-  const JsonValue* st = find(obj, {"status"});
-  if (fv == FieldValidation::kIgnore || !r.typed || st == nullptr || !st->IsObject() || st->MemberCount() == 0) {
-    return std::nullopt;
-  }
-  auto lenient = api::decode_tree_lenient(obj);
-  if (!lenient.has_value()) return std::nullopt;  // typed_create reports it
-  bool any = false;
-  for (const std::string& p : lenient->dropped) {
-    if (p.find("field \"status.") == std::string::npos) continue;
-    any = true;
-    problems.push_back(p);
-  }
-  if (!any || fv != FieldValidation::kStrict) return std::nullopt;
-  auto strict = api::decode_tree(obj);  // every problem, in document order
-  std::string why = strict.has_value() ? std::string() : strict.error().message();
-  return bad_request(r.kind + " in version \"" + r.version + "\" cannot be handled as a " + r.kind + ": " + why);
 }
 
 // The request body (of the URL's version) as the storage version, with apiVersion and kind set.
@@ -305,7 +281,7 @@ std::optional<std::string> with_resource_version(const std::string& stored, int6
 // on main-resource writes and everything but status on /status.
 ssa::Scope scope_of(const ResourceInfo& r, const std::string& subresource) {
   if (subresource == "status") return ssa::Scope::kStatusOnly;
-  if (r.has_subresource("status") && r.kind != "Namespace") return ssa::Scope::kAllButStatus;
+  if (strategy_of(r).main_resource_resets_status(r)) return ssa::Scope::kAllButStatus;
   return ssa::Scope::kAll;
 }
 
@@ -328,8 +304,7 @@ std::optional<ApiError> check_manager_options(const Request& req, std::string_vi
   if (manager.size() > 128) errs.push_back(api::field_too_long(api::FieldPath("fieldManager"), 128));
   if (auto e = check_dry_run(query_dry_run(req), options_kind)) api::append_errors(errs, e->causes);
   if (errs.empty()) return std::nullopt;
-  ResourceInfo options{"meta.k8s.io", "v1", "", "", std::string(options_kind), false, {}, {}, false};
-  return invalid(options, "", std::move(errs));
+  return invalid(options_info(std::string(options_kind)), "", std::move(errs));
 }
 
 // The version check of an applied configuration (versionCheckManager) and its managedFields.
@@ -373,17 +348,9 @@ Json empty_like(const ResourceInfo& r, const JsonValue& object) {
     const JsonValue* v = find(object, {k});
     if (v && v->IsObject()) e.AddMember(rapidjson::StringRef(k), JsonValue(rapidjson::kObjectType), a);
   }
-  auto nested = [&](std::initializer_list<const char*> path) {
+  for (const auto& path : strategy_of(r).empty_structs()) {
     JsonValue* at = &e;
     for (const char* k : path) at = &ensure_object(*at, k, a);
-  };
-  if (r.group == "resource.k8s.io") {
-    if (r.kind == "ResourceClaim") nested({"spec", "devices"});
-    if (r.kind == "ResourceClaimTemplate") {
-      nested({"spec", "metadata"});
-      nested({"spec", "spec", "devices"});
-    }
-    if (r.kind == "ResourceSlice") nested({"spec", "pool"});
   }
   return e;
 }
@@ -419,6 +386,22 @@ void track_update(const ResourceInfo& r, const std::string& subresource, const R
 }
 
 }  // namespace
+
+std::optional<ApiError> parse_field_validation(const Request& req, std::string_view options_kind,
+                                               FieldValidation& out) {
+  std::string v = q(req, "fieldValidation");
+  if (v.empty() || v == "Warn") {
+    out = FieldValidation::kWarn;
+  } else if (v == "Strict") {
+    out = FieldValidation::kStrict;
+  } else if (v == "Ignore") {
+    out = FieldValidation::kIgnore;
+  } else {
+    return invalid(options_info(std::string(options_kind)), "",
+                   {api::field_not_supported(api::FieldPath("fieldValidation"), v, {"Ignore", "Strict", "Warn"})});
+  }
+  return std::nullopt;
+}
 
 Result<Stored> ApiServer::Impl::load(const std::string& key, int64_t revision) {
   ASSIGN_OR_RETURN(store::KeyValue kv, store_.get(key, revision));
@@ -579,6 +562,10 @@ Reply ApiServer::Impl::list(const Request& req, const Target& t) {
   return json_reply(200, std::move(body));
 }
 
+// ---- create, step by step: the body as the storage version -> the object's
+// metadata -> namespace lifecycle -> strategy -> managed fields -> admission
+// -> write.
+
 Reply ApiServer::Impl::create(const Request& req, const Target& t, const ssa::Managers* applied) {
   const ResourceInfo& r = *t.resource;
   // The authorization filter, before the body is looked at (admission below).
@@ -590,27 +577,51 @@ Reply ApiServer::Impl::create(const Request& req, const Target& t, const ssa::Ma
   if (applied == nullptr) {
     if (auto e = check_manager_options(req, "CreateOptions", false)) return error_reply(*e);
   }
-  std::vector<std::string> warnings;
   auto parsed = parse_json(req.body);
   if (!parsed.has_value()) return error_reply(bad_request(parsed.error().message()));
   Json obj = std::move(parsed).value();
-  if (!obj.IsObject()) return error_reply(bad_request("the body of the request must be a JSON object"));
-  if (auto e = check_meta_times(r, obj)) return error_reply(*e);
+  if (auto e = create_body_to_storage(r, obj)) return error_reply(*e);
+  Target named = t;
+  if (auto e = name_created(t, obj, named)) return error_reply(*e);
+  if (auto e = check_namespace_lifecycle(named)) return error_reply(*e);
+  Json request_managed_fields = prepare_create_meta(obj);  // null unless the body set them
+  std::vector<std::string> warnings;
+  // The create's time is its creationTimestamp.
+  StrategyContext c = context(r, fv, get_string(obj, {"metadata", "creationTimestamp"}));
+  if (auto e = create_strategy(c, obj, warnings)) return error_reply(*e);
+  if (applied != nullptr) ssa::encode_managed_fields(*applied, obj);
+  else track_update(r, "", req, nullptr, &request_managed_fields, obj, now_text());
+  if (auto e = authorize(req, t, "create", nullptr, &obj)) return error_reply(*e);
+  if (dry_run(req)) return with_warnings(object_reply(r, 201, obj), std::move(warnings));
+  return write_create(named, std::move(obj), std::move(warnings));
+}
+
+// The request body checked against the URL's resource and made the storage version.
+std::optional<ApiError> ApiServer::Impl::create_body_to_storage(const ResourceInfo& r, Json& obj) {
+  if (!obj.IsObject()) return bad_request("the body of the request must be a JSON object");
+  if (auto e = check_meta_times(r, obj)) return e;
   std::string kind = get_string(obj, {"kind"});
   if (!kind.empty() && kind != r.kind) {
-    return error_reply(bad_request("the object provided is unrecognized (kind " + kind + " posted to " +
-                                   qualified_resource(r) + ")"));
+    return bad_request("the object provided is unrecognized (kind " + kind + " posted to " + qualified_resource(r) +
+                       ")");
   }
-  if (auto e = check_api_version(r, obj)) return error_reply(*e);
-  if (auto e = body_to_storage(r, obj)) return error_reply(*e);
+  if (auto e = check_api_version(r, obj)) return e;
+  if (auto e = body_to_storage(r, obj)) return e;
+  set_string(obj, "apiVersion", r.storage_group_version(), obj.GetAllocator());
+  return std::nullopt;
+}
+
+// The created object's namespace (the URL's) and name (from generateName when
+// it has none), which `named` then names.
+std::optional<ApiError> ApiServer::Impl::name_created(const Target& t, Json& obj, Target& named) {
+  const ResourceInfo& r = *t.resource;
   auto& a = obj.GetAllocator();
-  set_string(obj, "apiVersion", r.storage_group_version(), a);
   JsonValue& meta = ensure_object(obj, "metadata", a);
   std::string ns = get_string(meta, {"namespace"});
   if (r.namespaced) {
     if (ns.empty()) ns = t.namespace_;
     if (ns != t.namespace_) {
-      return error_reply(bad_request("the namespace of the provided object does not match the namespace sent on the request"));
+      return bad_request("the namespace of the provided object does not match the namespace sent on the request");
     }
     set_string(meta, "namespace", ns, a);
   } else {
@@ -623,24 +634,20 @@ Reply ApiServer::Impl::create(const Request& req, const Target& t, const ssa::Ma
     set_string(meta, "name", name, a);
   }
   if (name.empty()) {
-    return error_reply(invalid(r, "", {api::field_required(api::FieldPath("metadata.name"), "name or generateName is required")}));
+    return invalid(r, "", {api::field_required(api::FieldPath("metadata.name"), "name or generateName is required")});
   }
-  if (r.namespaced) {
-    auto known = namespaces_ ? namespaces_->state(ns) : NamespaceCache::State::kUnknown;
-    bool terminating = known == NamespaceCache::State::kTerminating;
-    if (known == NamespaceCache::State::kUnknown) {
-      auto nsobj = load("/registry/namespaces/" + ns);
-      if (!nsobj.has_value()) {
-        return error_reply(not_found(*find_resource("", "v1", "namespaces"), ns));
-      }
-      terminating = !get_string(nsobj->object, {"metadata", "deletionTimestamp"}).empty();
-    }
-    if (terminating) {
-      return error_reply(forbidden(r, name, "unable to create new content in namespace " + ns +
-                                                " because it is being terminated"));
-    }
-  }
-  Json request_managed_fields;  // null unless the body set them
+  named.namespace_ = ns;
+  named.name = name;
+  return std::nullopt;
+}
+
+// The metadata the server owns on create (BeforeCreate): uid,
+// creationTimestamp, generation; no resourceVersion, deletion or managedFields
+// (the body's are returned, null when it has none).
+Json ApiServer::Impl::prepare_create_meta(Json& obj) {
+  auto& a = obj.GetAllocator();
+  JsonValue& meta = ensure_object(obj, "metadata", a);
+  Json request_managed_fields;
   if (const JsonValue* mf = find(meta, {"managedFields"})) {
     request_managed_fields.CopyFrom(*mf, request_managed_fields.GetAllocator());
   }
@@ -650,40 +657,47 @@ Reply ApiServer::Impl::create(const Request& req, const Target& t, const ssa::Ma
   set_string(meta, "uid", opts_.new_uid(), a);
   set_string(meta, "creationTimestamp", now_text(), a);
   set_member(meta, "generation", JsonValue(int64_t{1}), a);
-  // PrepareForCreate of the kinds' strategies: clients do not set status. A
-  // claim's is dropped, but kube-apiserver decodes it first: its unknown and
-  // repeated fields are reported under Strict and Warn.
-  std::vector<std::string> status_problems;
-  if (r.kind == "ResourceClaim") {
-    if (auto e = status_field_problems(r, obj, fv, status_problems)) return error_reply(*e);
-    remove_member(obj, "status");
+  return request_managed_fields;
+}
+
+// NamespaceLifecycle admission: a namespaced object goes into an existing
+// namespace that is not terminating.
+std::optional<ApiError> ApiServer::Impl::check_namespace_lifecycle(const Target& named) {
+  const ResourceInfo& r = *named.resource;
+  if (!r.namespaced) return std::nullopt;
+  const std::string& ns = named.namespace_;
+  auto known = namespaces_ ? namespaces_->state(ns) : NamespaceCache::State::kUnknown;
+  bool terminating = known == NamespaceCache::State::kTerminating;
+  if (known == NamespaceCache::State::kUnknown) {
+    auto nsobj = load("/registry/namespaces/" + ns);
+    if (!nsobj.has_value()) return not_found(*find_resource("", "v1", "namespaces"), ns);
+    terminating = !get_string(nsobj->object, {"metadata", "deletionTimestamp"}).empty();
   }
-  if (r.kind == "Pod") {
-    JsonValue st(rapidjson::kObjectType);
-    st.AddMember("phase", "Pending", a);
-    set_member(obj, "status", std::move(st), a);
+  if (terminating) {
+    return forbidden(r, named.name, "unable to create new content in namespace " + ns + " because it is being terminated");
   }
-  if (r.kind == "Namespace") {
-    JsonValue& labels = ensure_object(meta, "labels", a);
-    set_string(labels, "kubernetes.io/metadata.name", name, a);
-    // After `meta` is done with: a member added to obj may move obj's members.
-    JsonValue& st = ensure_object(obj, "status", a);
-    set_string(st, "phase", "Active", a);
-  }
-  if (auto e = typed_create(r, obj, fv, warnings)) return error_reply(*e);
-  warnings.insert(warnings.end(), status_problems.begin(), status_problems.end());
-  if (applied != nullptr) ssa::encode_managed_fields(*applied, obj);
-  else track_update(r, "", req, nullptr, &request_managed_fields, obj, now_text());
-  if (auto e = authorize(req, t, "create", nullptr, &obj)) return error_reply(*e);
-  if (dry_run(req)) return with_warnings(object_reply(r, 201, obj), std::move(warnings));
-  Target named = t;
-  named.namespace_ = ns;
-  named.name = name;
+  return std::nullopt;
+}
+
+// The kind's strategy on create: PrepareForCreate, then Validate and Canonicalize.
+std::optional<ApiError> ApiServer::Impl::create_strategy(const StrategyContext& c, Json& obj,
+                                                         std::vector<std::string>& warnings) {
+  const Strategy& strategy = strategy_of(c.resource);
+  std::vector<std::string> late_warnings;
+  if (auto e = strategy.prepare_for_create(c, obj, late_warnings)) return e;
+  if (auto e = strategy.validate_create(c, obj, warnings)) return e;
+  warnings.insert(warnings.end(), late_warnings.begin(), late_warnings.end());
+  return std::nullopt;
+}
+
+// The store's create: 409 when the name is taken.
+Reply ApiServer::Impl::write_create(const Target& named, Json obj, std::vector<std::string> warnings) {
+  const ResourceInfo& r = *named.resource;
   std::string stored = stored_form(obj);
   if (auto e = too_large_for_store(named.key(), stored)) return error_reply(*e);
   auto created = store_.create(named.key(), stored);
   if (!created.has_value()) {
-    if (created.error().code() == Code::kAlreadyExists) return error_reply(already_exists(r, name));
+    if (created.error().code() == Code::kAlreadyExists) return error_reply(already_exists(r, named.name));
     return error_reply(from_code(created.error().code(), created.error().message()));
   }
   set_resource_version(obj, created->mod_revision);
@@ -692,202 +706,47 @@ Reply ApiServer::Impl::create(const Request& req, const Target& t, const ssa::Ma
   return ok;
 }
 
+// ---- update and patch, step by step (the registry's Update with its patcher):
+// the request is parsed once; then each attempt is load -> apply patch ->
+// strategy (prepare, validate, canonicalize) -> managed fields -> admission ->
+// conditional write, and a conflicting write tries again from a fresh load.
+
+// The request of an update or patch, as every attempt uses it.
+struct ApiServer::Impl::UpdateCall {
+  const Request& req;
+  const Target& t;
+  const std::string& patch_type;  // "" for PUT
+  bool is_patch = false;
+  bool apply = false;  // application/apply-patch+yaml
+  bool force = false;
+  FieldValidation fv = FieldValidation::kWarn;
+  Json body{};
+  const ssa::Schema* schema = nullptr;
+  ssa::Writer writer{};
+  std::string key{};
+  const ResourceInfo& resource() const { return *t.resource; }
+  const char* verb() const { return is_patch ? "patch" : "update"; }
+};
+
+// The new object of one attempt, as its steps build it.
+struct ApiServer::Impl::Updated {
+  Json obj;
+  bool client_rv = false;  // the client named the resourceVersion it updates
+  std::optional<ssa::Managers> applied;  // the managers after a server-side apply
+  Json request_managed_fields;           // of a PUT body
+  std::vector<std::string> warnings;
+};
+
 Reply ApiServer::Impl::update(const Request& req, const Target& t, const std::string& patch_type) {
-  const ResourceInfo& r = *t.resource;
-  bool is_patch = !patch_type.empty();
-  bool apply = patch_type == "application/apply-patch+yaml";
-  // The authorization filter, before the body is looked at (admission below).
-  if (auto e = authorize(req, t, is_patch ? "patch" : "update", nullptr, nullptr)) return error_reply(*e);
-  if (is_patch && patch_type != "application/merge-patch+json" && patch_type != "application/json-patch+json" &&
-      patch_type != "application/strategic-merge-patch+json" && !apply) {
-    ApiError e = from_code(Code::kBadRequest, "the body of the request was in an unknown format - accepted media types "
-                                              "include: application/json-patch+json, application/merge-patch+json, "
-                                              "application/apply-patch+yaml");
-    e.http = 415;
-    e.reason = "UnsupportedMediaType";
-    return error_reply(e);
-  }
-  FieldValidation fv;
-  if (auto e = parse_field_validation(req, is_patch ? "PatchOptions" : "UpdateOptions", fv)) return error_reply(*e);
-  if (auto e = check_manager_options(req, is_patch ? "PatchOptions" : "UpdateOptions", apply)) return error_reply(*e);
-  auto body = parse_json(req.body);
-  if (!body.has_value()) return error_reply(bad_request(body.error().message()));
-  if (apply) {
-    if (auto e = check_applied(r, *body)) return error_reply(*e);
-  }
-  bool force = query_flag(req, "force");
-  const ssa::Schema& schema = ssa::schema_for(r.group, r.kind);
-  ssa::Writer writer = writer_of(req, r, t.subresource);
-  const std::string key = t.key();
+  UpdateCall u{req, t, patch_type};
+  if (auto e = parse_update(u)) return error_reply(*e);
   bool use_recent = true;  // until an attempt from a recent object fails
   for (int attempt = 0; attempt < 16; ++attempt) {
-    std::vector<std::string> warnings;
-    std::optional<Stored> recent = use_recent ? recent_.take(key) : std::nullopt;
+    std::optional<Stored> recent = use_recent ? recent_.take(u.key) : std::nullopt;
     const bool from_recent = recent.has_value();
-    Result<Stored> cur = from_recent ? Result<Stored>(std::move(*recent)) : load(key);
+    Result<Stored> cur = from_recent ? Result<Stored>(std::move(*recent)) : load(u.key);
     bool wrote = false;
-    // One attempt: a reply, or nullopt to try again from the store's object.
-    std::optional<Reply> reply = [&]() -> std::optional<Reply> {
-      if (!cur.has_value()) {
-        if (cur.error().code() == Code::kNotFound && apply && t.subresource.empty()) {
-          // Apply creates: the configuration applied to an empty object.
-          ssa::Managers managers;
-          Json empty(rapidjson::kObjectType);
-          auto res = ssa::apply(schema, empty, *body, managers, writer, scope_of(r, ""), force, now_text());
-          if (!res.has_value()) return error_reply(bad_request(res.error().message()));
-          Request create_req = req;
-          create_req.body = to_string(res->object);
-          create_req.content_type = "application/json";
-          Target coll = t;
-          coll.name.clear();
-          return create(create_req, coll, &managers);
-        }
-        if (cur.error().code() == Code::kNotFound) return error_reply(not_found(r, t.name));
-        return error_reply(from_code(cur.error().code(), cur.error().message()));
-      }
-      Json obj;
-      bool client_rv = false;
-      std::optional<ssa::Managers> applied;  // the managers after a server-side apply
-      Json request_managed_fields;           // of a PUT body
-      if (!is_patch && body->IsObject()) {
-        if (const JsonValue* mf = find(*body, {"metadata", "managedFields"})) {
-          request_managed_fields.CopyFrom(*mf, request_managed_fields.GetAllocator());
-        }
-      }
-      if (!is_patch) {
-        obj.CopyFrom(*body, obj.GetAllocator());
-        client_rv = !get_string(obj, {"metadata", "resourceVersion"}).empty();
-        if (obj.IsObject()) {
-          if (auto e = check_api_version(r, obj)) return error_reply(*e);
-        }
-      } else {
-        // Patches apply to the object as the requested version shows it.
-        obj.CopyFrom(cur->object, obj.GetAllocator());
-        to_served_version(r, obj);
-        auto& a = obj.GetAllocator();
-        if (patch_type == "application/json-patch+json") {
-          if (Status st = json_patch(obj, *body, a); !st.ok()) return error_reply(from_code(st.code(), st.message()));
-        } else if (apply) {
-          auto managers = ssa::decode_managed_fields(find(cur->object, {"metadata", "managedFields"}));
-          if (!managers.has_value()) {
-            return error_reply(from_code(Code::kInternal, "failed to decode managed fields: " + managers.error().message()));
-          }
-          std::string now = now_text();
-          auto defaults = [&r, &now](Json& o) { typed_default(r, o, now); };
-          auto res = ssa::apply(schema, obj, *body, *managers, writer, scope_of(r, t.subresource), force, now, defaults);
-          if (!res.has_value()) return error_reply(bad_request(res.error().message()));
-          if (!res->conflicts.empty()) return error_reply(apply_conflict(res->conflicts));
-          obj.CopyFrom(res->object, a);
-          applied = std::move(managers).value();
-        } else if (patch_type == "application/strategic-merge-patch+json") {
-          // Every kind served is built in (kube-apiserver refuses strategic merge
-          // patches only for custom resources); lists outside core are atomic.
-          strategic_merge_patch(obj, *body, a, !r.group.empty());
-        } else {
-          merge_patch(obj, *body, a);
-        }
-        client_rv = get_string(obj, {"metadata", "resourceVersion"}) != std::to_string(cur->mod_revision);
-      }
-      if (!obj.IsObject()) return error_reply(bad_request("the body of the request must be a JSON object"));
-      if (auto e = check_meta_times(r, obj)) return error_reply(*e);
-      if (auto e = body_to_storage(r, obj)) return error_reply(*e);
-      auto& a = obj.GetAllocator();
-      JsonValue& meta = ensure_object(obj, "metadata", a);
-      std::string name = get_string(meta, {"name"});
-      if (name.empty()) set_string(meta, "name", t.name, a);
-      else if (name != t.name) {
-        return error_reply(bad_request("the name of the object (" + name + ") does not match the name on the URL (" +
-                                       t.name + ")"));
-      }
-      std::string rv = get_string(meta, {"resourceVersion"});
-      if (client_rv && !rv.empty() && rv != std::to_string(cur->mod_revision)) {
-        return error_reply(conflict(r, t.name, "the object has been modified; please apply your changes to the latest "
-                                               "version and try again"));
-      }
-      set_string(obj, "apiVersion", r.storage_group_version(), a);
-      const JsonValue& old_meta = *find(cur->object, {"metadata"});
-      if (t.subresource == "status") {
-        // Only status changes through /status (ResetObjectMetaForStatus).
-        Json merged = copy_of(cur->object);
-        const JsonValue* st = find(obj, {"status"});
-        if (st) set_member(merged, "status", JsonValue(*st, merged.GetAllocator()), merged.GetAllocator());
-        else remove_member(merged, "status");
-        // CopyFrom, not move: `a` refers to obj's allocator, which a move would free.
-        obj.CopyFrom(merged, a);
-      } else {
-        for (const char* k : {"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
-                              "namespace", "generation"}) {
-          JsonValue& m = ensure_object(obj, "metadata", a);
-          const JsonValue* ov = find(old_meta, {k});
-          if (ov) set_member(m, k, JsonValue(*ov, a), a);
-          else remove_member(m, k);
-        }
-        if (r.has_subresource("status") && r.kind != "Namespace") {
-          const JsonValue* st = find(cur->object, {"status"});
-          if (st) set_member(obj, "status", JsonValue(*st, a), a);
-          else remove_member(obj, "status");
-        }
-        if (!spec_equal(cur->object, obj)) {
-          const JsonValue* g = find(old_meta, {"generation"});
-          int64_t gen = g && g->IsInt64() ? g->GetInt64() : 0;
-          set_member(ensure_object(obj, "metadata", a), "generation", JsonValue(gen + 1), a);
-        }
-      }
-      set_string(ensure_object(obj, "metadata", a), "resourceVersion", std::to_string(cur->mod_revision), a);
-      if (auto e = typed_update(r, cur->object, obj, t.subresource, now_text(), fv, warnings)) return error_reply(*e);
-      if (t.subresource.empty()) {
-        // Generation again, now that defaults are in (an apply or patch may omit defaulted fields).
-        const JsonValue* g = find(old_meta, {"generation"});
-        int64_t gen = g && g->IsInt64() ? g->GetInt64() : 0;
-        if (!spec_equal(cur->object, obj)) ++gen;
-        if (g || gen != 0) set_member(ensure_object(obj, "metadata", obj.GetAllocator()), "generation", JsonValue(gen), obj.GetAllocator());
-      }
-      if (applied) {
-        ssa::encode_managed_fields(*applied, obj);
-      } else {
-        // A patch's result carries the live managedFields unless the patch changed them.
-        Json patched_managed_fields;
-        if (is_patch) {
-          if (const JsonValue* mf = find(obj, {"metadata", "managedFields"})) {
-            patched_managed_fields.CopyFrom(*mf, patched_managed_fields.GetAllocator());
-          }
-        }
-        track_update(r, t.subresource, req, &cur->object, is_patch ? &patched_managed_fields : &request_managed_fields,
-                     obj, now_text());
-      }
-      if (auto e = authorize(req, t, is_patch ? "patch" : "update", &cur->object, &obj)) return error_reply(*e);
-      if (equal_ignoring_rv(cur->object, obj)) return with_warnings(object_reply(r, 200, cur->object), std::move(warnings));
-      bool terminating = !get_string(obj, {"metadata", "deletionTimestamp"}).empty();
-      const JsonValue* fin = find(obj, {"metadata", "finalizers"});
-      bool no_finalizers = fin == nullptr || !fin->IsArray() || fin->Empty();
-      if (dry_run(req)) return with_warnings(object_reply(r, 200, obj), std::move(warnings));
-      if (terminating && no_finalizers) {
-        // The last finalizer is gone: the object goes away now.
-        auto res = delete_object(t, Stored{copy_of(obj), cur->mod_revision}, false);
-        if (!res.has_value()) {
-          if (res.error().code() == Code::kConflict) return std::nullopt;
-          return error_reply(from_code(res.error().code(), res.error().message()));
-        }
-        wrote = true;
-        return with_warnings(object_reply(r, 200, *res), std::move(warnings));
-      }
-      std::string stored = stored_form(obj);
-      if (auto e = too_large_for_store(key, stored)) return error_reply(*e);
-      auto w = store_.update(key, stored, cur->mod_revision);
-      if (!w.has_value()) return error_reply(from_code(w.error().code(), w.error().message()));
-      if (!w->succeeded) {
-        if (client_rv) {
-          return error_reply(conflict(r, t.name, "the object has been modified; please apply your changes to the latest "
-                                                 "version and try again"));
-        }
-        return std::nullopt;
-      }
-      wrote = true;
-      set_resource_version(obj, w->revision);
-      Reply ok = with_warnings(object_reply(r, 200, obj), std::move(warnings));
-      recent_.put(key, Stored{std::move(obj), w->revision}, stored.size());
-      return ok;
-    }();
+    std::optional<Reply> reply = update_attempt(u, cur, wrote);
     if (from_recent && !wrote) {
       // The recent object may be stale: what it led to is settled against the store.
       use_recent = false;
@@ -895,10 +754,252 @@ Reply ApiServer::Impl::update(const Request& req, const Target& t, const std::st
     }
     if (reply.has_value()) return std::move(*reply);
   }
-  return error_reply(conflict(r, t.name, "too many concurrent updates; please try again"));
+  return error_reply(conflict(*t.resource, t.name, "too many concurrent updates; please try again"));
+}
+
+// The authorization filter, the patch type, the options and the body.
+std::optional<ApiError> ApiServer::Impl::parse_update(UpdateCall& u) {
+  const Request& req = u.req;
+  const ResourceInfo& r = u.resource();
+  u.is_patch = !u.patch_type.empty();
+  u.apply = u.patch_type == "application/apply-patch+yaml";
+  // The authorization filter, before the body is looked at (admission below).
+  if (auto e = authorize(req, u.t, u.verb(), nullptr, nullptr)) return e;
+  if (u.is_patch && u.patch_type != "application/merge-patch+json" && u.patch_type != "application/json-patch+json" &&
+      u.patch_type != "application/strategic-merge-patch+json" && !u.apply) {
+    ApiError e = from_code(Code::kBadRequest, "the body of the request was in an unknown format - accepted media types "
+                                              "include: application/json-patch+json, application/merge-patch+json, "
+                                              "application/apply-patch+yaml");
+    e.http = 415;
+    e.reason = "UnsupportedMediaType";
+    return e;
+  }
+  const char* options_kind = u.is_patch ? "PatchOptions" : "UpdateOptions";
+  if (auto e = parse_field_validation(req, options_kind, u.fv)) return e;
+  if (auto e = check_manager_options(req, options_kind, u.apply)) return e;
+  auto body = parse_json(req.body);
+  if (!body.has_value()) return bad_request(body.error().message());
+  u.body = std::move(body).value();
+  if (u.apply) {
+    if (auto e = check_applied(r, u.body)) return e;
+  }
+  u.force = query_flag(req, "force");
+  u.schema = &ssa::schema_for(r.group, r.kind);
+  u.writer = writer_of(req, r, u.t.subresource);
+  u.key = u.t.key();
+  return std::nullopt;
+}
+
+// One attempt from the loaded object `cur`: a reply, or nullopt to try again
+// from the store's object. `wrote`: the attempt changed the store.
+std::optional<Reply> ApiServer::Impl::update_attempt(const UpdateCall& u, Result<Stored>& cur, bool& wrote) {
+  if (!cur.has_value()) return update_missing(u, cur.error());
+  Updated n;
+  if (auto e = apply_patch(u, *cur, n)) return error_reply(*e);
+  prepare_update(u, *cur, n);
+  if (auto e = validate_update(u, *cur, n)) return error_reply(*e);
+  record_update_fields(u, *cur, n);
+  if (auto e = authorize(u.req, u.t, u.verb(), &cur->object, &n.obj)) return error_reply(*e);
+  return write_update(u, *cur, n, wrote);
+}
+
+// The object is not there: 404, except that a server-side apply creates it
+// (the configuration applied to an empty object).
+std::optional<Reply> ApiServer::Impl::update_missing(const UpdateCall& u, const Status& why) {
+  const ResourceInfo& r = u.resource();
+  if (why.code() != Code::kNotFound) return error_reply(from_code(why.code(), why.message()));
+  if (!u.apply || !u.t.subresource.empty()) return error_reply(not_found(r, u.t.name));
+  ssa::Managers managers;
+  Json empty(rapidjson::kObjectType);
+  auto res = ssa::apply(*u.schema, empty, u.body, managers, u.writer, scope_of(r, ""), u.force,
+                        now_text());
+  if (!res.has_value()) return error_reply(bad_request(res.error().message()));
+  Request create_req = u.req;
+  create_req.body = to_string(res->object);
+  create_req.content_type = "application/json";
+  Target coll = u.t;
+  coll.name.clear();
+  return create(create_req, coll, &managers);
+}
+
+// The new object: the PUT body, or the patch applied to the loaded object as
+// the request's version shows it; then as the storage version, named as the
+// URL names it, and checked against the resourceVersion the client sent.
+std::optional<ApiError> ApiServer::Impl::apply_patch(const UpdateCall& u, const Stored& cur, Updated& n) {
+  const ResourceInfo& r = u.resource();
+  Json& obj = n.obj;
+  if (!u.is_patch) {
+    if (u.body.IsObject()) {
+      if (const JsonValue* mf = find(u.body, {"metadata", "managedFields"})) {
+        n.request_managed_fields.CopyFrom(*mf, n.request_managed_fields.GetAllocator());
+      }
+    }
+    obj.CopyFrom(u.body, obj.GetAllocator());
+    n.client_rv = !get_string(obj, {"metadata", "resourceVersion"}).empty();
+    if (obj.IsObject()) {
+      if (auto e = check_api_version(r, obj)) return e;
+    }
+  } else {
+    // Patches apply to the object as the requested version shows it.
+    obj.CopyFrom(cur.object, obj.GetAllocator());
+    to_served_version(r, obj);
+    auto& a = obj.GetAllocator();
+    if (u.patch_type == "application/json-patch+json") {
+      if (Status st = json_patch(obj, u.body, a); !st.ok()) return from_code(st.code(), st.message());
+    } else if (u.apply) {
+      auto managers = ssa::decode_managed_fields(find(cur.object, {"metadata", "managedFields"}));
+      if (!managers.has_value()) {
+        return from_code(Code::kInternal, "failed to decode managed fields: " + managers.error().message());
+      }
+      StrategyContext c = context(r, u.fv);
+      auto defaults = [&c](Json& o) { strategy_of(c.resource).apply_defaults(c, o); };
+      auto res = ssa::apply(*u.schema, obj, u.body, *managers, u.writer,
+                            scope_of(r, u.t.subresource), u.force, c.now, defaults);
+      if (!res.has_value()) return bad_request(res.error().message());
+      if (!res->conflicts.empty()) return apply_conflict(res->conflicts);
+      obj.CopyFrom(res->object, a);
+      n.applied = std::move(managers).value();
+    } else if (u.patch_type == "application/strategic-merge-patch+json") {
+      // Every kind served is built in (kube-apiserver refuses strategic merge
+      // patches only for custom resources); lists outside core are atomic.
+      strategic_merge_patch(obj, u.body, a, !r.group.empty());
+    } else {
+      merge_patch(obj, u.body, a);
+    }
+    n.client_rv = get_string(obj, {"metadata", "resourceVersion"}) != std::to_string(cur.mod_revision);
+  }
+  if (!obj.IsObject()) return bad_request("the body of the request must be a JSON object");
+  if (auto e = check_meta_times(r, obj)) return e;
+  if (auto e = body_to_storage(r, obj)) return e;
+  auto& a = obj.GetAllocator();
+  JsonValue& meta = ensure_object(obj, "metadata", a);
+  std::string name = get_string(meta, {"name"});
+  if (name.empty()) {
+    set_string(meta, "name", u.t.name, a);
+  } else if (name != u.t.name) {
+    return bad_request("the name of the object (" + name + ") does not match the name on the URL (" + u.t.name + ")");
+  }
+  std::string rv = get_string(meta, {"resourceVersion"});
+  if (n.client_rv && !rv.empty() && rv != std::to_string(cur.mod_revision)) {
+    return conflict(r, u.t.name, "the object has been modified; please apply your changes to the latest version and "
+                                 "try again");
+  }
+  set_string(obj, "apiVersion", r.storage_group_version(), a);
+  return std::nullopt;
+}
+
+// The generation: the old one, plus one when the spec (all but metadata and status) changed.
+static int64_t next_generation(const JsonValue& old, const JsonValue& obj) {
+  const JsonValue* g = find(old, {"metadata", "generation"});
+  int64_t gen = g && g->IsInt64() ? g->GetInt64() : 0;
+  return spec_equal(old, obj) ? gen : gen + 1;
+}
+
+// PrepareForUpdate: a /status write changes only status (ResetObjectMetaForStatus);
+// a write of the main resource keeps the server-owned metadata, and what the
+// kind's strategy resets (its status); the generation follows the spec.
+void ApiServer::Impl::prepare_update(const UpdateCall& u, const Stored& cur, Updated& n) {
+  const ResourceInfo& r = u.resource();
+  Json& obj = n.obj;
+  auto& a = obj.GetAllocator();
+  const JsonValue& old_meta = *find(cur.object, {"metadata"});
+  if (u.t.subresource == "status") {
+    Json merged = copy_of(cur.object);
+    const JsonValue* st = find(obj, {"status"});
+    if (st) set_member(merged, "status", JsonValue(*st, merged.GetAllocator()), merged.GetAllocator());
+    else remove_member(merged, "status");
+    // CopyFrom, not move: `a` refers to obj's allocator, which a move would free.
+    obj.CopyFrom(merged, a);
+  } else {
+    for (const char* k : {"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "namespace",
+                          "generation"}) {
+      JsonValue& m = ensure_object(obj, "metadata", a);
+      const JsonValue* ov = find(old_meta, {k});
+      if (ov) set_member(m, k, JsonValue(*ov, a), a);
+      else remove_member(m, k);
+    }
+    strategy_of(r).prepare_for_update(r, cur.object, obj);
+    if (!spec_equal(cur.object, obj)) {
+      set_member(ensure_object(obj, "metadata", a), "generation", JsonValue(next_generation(cur.object, obj)), a);
+    }
+  }
+  set_string(ensure_object(obj, "metadata", a), "resourceVersion", std::to_string(cur.mod_revision), a);
+}
+
+// ValidateUpdate and Canonicalize of the kind's strategy; then the generation
+// again, now that defaults are in (an apply or patch may omit defaulted fields).
+std::optional<ApiError> ApiServer::Impl::validate_update(const UpdateCall& u, const Stored& cur, Updated& n) {
+  const ResourceInfo& r = u.resource();
+  Json& obj = n.obj;
+  if (auto e = strategy_of(r).validate_update(context(r, u.fv), cur.object, obj, u.t.subresource, n.warnings)) return e;
+  if (u.t.subresource.empty()) {
+    const JsonValue* g = find(cur.object, {"metadata", "generation"});
+    int64_t gen = next_generation(cur.object, obj);
+    if (g || gen != 0) set_member(ensure_object(obj, "metadata", obj.GetAllocator()), "generation", JsonValue(gen), obj.GetAllocator());
+  }
+  return std::nullopt;
+}
+
+// managedFields: the managers after a server-side apply, else an Update entry
+// of the request's field manager.
+void ApiServer::Impl::record_update_fields(const UpdateCall& u, const Stored& cur, Updated& n) {
+  if (n.applied) {
+    ssa::encode_managed_fields(*n.applied, n.obj);
+    return;
+  }
+  // A patch's result carries the live managedFields unless the patch changed them.
+  Json patched_managed_fields;
+  if (u.is_patch) {
+    if (const JsonValue* mf = find(n.obj, {"metadata", "managedFields"})) {
+      patched_managed_fields.CopyFrom(*mf, patched_managed_fields.GetAllocator());
+    }
+  }
+  track_update(u.resource(), u.t.subresource, u.req, &cur.object,
+               u.is_patch ? &patched_managed_fields : &n.request_managed_fields, n.obj, now_text());
+}
+
+// The write, conditional on the loaded revision: none when nothing changed or
+// on a dry run; the delete when the last finalizer of a terminating object is
+// gone; nullopt when another write came first (the caller tries again, unless
+// the client named the revision: then 409).
+std::optional<Reply> ApiServer::Impl::write_update(const UpdateCall& u, const Stored& cur, Updated& n, bool& wrote) {
+  const ResourceInfo& r = u.resource();
+  Json& obj = n.obj;
+  if (equal_ignoring_rv(cur.object, obj)) return with_warnings(object_reply(r, 200, cur.object), std::move(n.warnings));
+  bool terminating = !get_string(obj, {"metadata", "deletionTimestamp"}).empty();
+  const JsonValue* fin = find(obj, {"metadata", "finalizers"});
+  bool no_finalizers = fin == nullptr || !fin->IsArray() || fin->Empty();
+  if (dry_run(u.req)) return with_warnings(object_reply(r, 200, obj), std::move(n.warnings));
+  if (terminating && no_finalizers) {
+    // The last finalizer is gone: the object goes away now.
+    auto res = delete_object(u.t, Stored{copy_of(obj), cur.mod_revision}, false);
+    if (!res.has_value()) {
+      if (res.error().code() == Code::kConflict) return std::nullopt;
+      return error_reply(from_code(res.error().code(), res.error().message()));
+    }
+    wrote = true;
+    return with_warnings(object_reply(r, 200, *res), std::move(n.warnings));
+  }
+  std::string stored = stored_form(obj);
+  if (auto e = too_large_for_store(u.key, stored)) return error_reply(*e);
+  auto w = store_.update(u.key, stored, cur.mod_revision);
+  if (!w.has_value()) return error_reply(from_code(w.error().code(), w.error().message()));
+  if (!w->succeeded) {
+    if (n.client_rv) {
+      return error_reply(conflict(r, u.t.name, "the object has been modified; please apply your changes to the latest "
+                                               "version and try again"));
+    }
+    return std::nullopt;
+  }
+  wrote = true;
+  set_resource_version(obj, w->revision);
+  Reply ok = with_warnings(object_reply(r, 200, obj), std::move(n.warnings));
+  recent_.put(u.key, Stored{std::move(obj), w->revision}, stored.size());
+  return ok;
 }
 
 Result<Json> ApiServer::Impl::delete_object(const Target& t, Stored cur, bool dry) {
+  const Strategy& strategy = strategy_of(*t.resource);
   Json& obj = cur.object;
   auto& a = obj.GetAllocator();
   const JsonValue* fin = find(obj, {"metadata", "finalizers"});
@@ -910,17 +1011,17 @@ Result<Json> ApiServer::Impl::delete_object(const Target& t, Stored cur, bool dr
     if (dry) return std::move(obj);
     ASSIGN_OR_RETURN(store::WriteResult w, store_.update(t.key(), stored_form(obj), cur.mod_revision));
     if (!w.succeeded) return Status(Code::kConflict, "modified concurrently");
-    if (namespaces_ && t.resource->resource == "namespaces") namespaces_->invalidate(t.name, w.revision);
+    strategy.after_delete(*this, t.name, w.revision);
     set_resource_version(obj, w.revision);
     return std::move(obj);
   }
   if (dry) return std::move(obj);
   std::string uid = get_string(obj, {"metadata", "uid"});
-  if (t.resource->resource == "namespaces") delete_namespace_contents(t.name);
+  strategy.before_remove(*this, t.name);
   ASSIGN_OR_RETURN(store::WriteResult w, store_.remove(t.key(), cur.mod_revision));
   if (!w.succeeded) return Status(Code::kConflict, "modified concurrently");
   recent_.erase(t.key());
-  if (namespaces_ && t.resource->resource == "namespaces") namespaces_->invalidate(t.name, w.revision);
+  strategy.after_delete(*this, t.name, w.revision);
   collect_dependents(uid, t.resource->namespaced ? t.namespace_ : "", w.revision);
   return std::move(obj);
 }

@@ -280,8 +280,7 @@ ApiServer::Outcome ApiServer::Impl::handle(const Request& req) {
 namespace {
 
 ApiError invalid_list_options(api::FieldErrorList errs) {
-  ResourceInfo options{"meta.k8s.io", "v1", "", "", "ListOptions", false, {}, {}, false};
-  return invalid(options, "", std::move(errs));
+  return invalid(options_info("ListOptions"), "", std::move(errs));
 }
 
 // metainternalversion validation ValidateListOptions (and validateWatchOptions),

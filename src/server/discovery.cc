@@ -18,10 +18,10 @@ std::string join_quoted(const std::vector<std::string>& v) {
   return out;
 }
 
-// The verbs of a top-level resource (namespaces have no deletecollection in
-// kube-apiserver), and the kind and verbs of a subresource.
+// The verbs of a top-level resource (deletecollection unless its strategy has
+// none, as namespaces in kube-apiserver), and the kind and verbs of a subresource.
 std::string verbs_of(const ResourceInfo& r) {
-  if (r.resource == "namespaces") return R"(["create","delete","get","list","patch","update","watch"])";
+  if (!strategy_of(r).deletes_collections()) return R"(["create","delete","get","list","patch","update","watch"])";
   return R"(["create","delete","deletecollection","get","list","patch","update","watch"])";
 }
 std::string sub_kind(const ResourceInfo& r, const std::string& sub) { return sub == "binding" ? "Binding" : r.kind; }
@@ -31,10 +31,7 @@ std::string sub_verbs(const std::string& sub) {
   return R"(["get","patch","update"])";
 }
 // Categories as kube-apiserver publishes them (`kubectl get all`).
-std::vector<std::string> categories_of(const ResourceInfo& r) {
-  if (r.group.empty() && r.resource == "pods") return {"all"};
-  return {};
-}
+std::vector<std::string> categories_of(const ResourceInfo& r) { return strategy_of(r).categories(); }
 
 // The resources of one group-version in kube-apiserver's order (sorted by
 // name: the installer registers storage paths sorted), subresources sorted too.

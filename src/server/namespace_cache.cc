@@ -1,5 +1,6 @@
 #include "server/internal/namespace_cache.h"
 
+#include "server/internal/store_watch.h"
 #include "server/json_util.h"
 
 namespace draplane::server {
@@ -9,15 +10,7 @@ constexpr std::string_view kPrefix = "/registry/namespaces/";
 
 }  // namespace
 
-NamespaceCache::~NamespaceCache() {
-  std::unique_ptr<store::WatchHandle> w;
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    w = std::move(watch_);
-    running_ = false;
-  }
-  w.reset();  // no callback runs after this
-}
+NamespaceCache::~NamespaceCache() { stop_watch(mu_, watch_, running_); }
 
 void NamespaceCache::apply(const std::string& key, const std::string* value, int64_t revision) {
   if (key.size() <= kPrefix.size() || key.compare(0, kPrefix.size(), kPrefix) != 0) return;

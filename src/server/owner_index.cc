@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "server/internal/store_watch.h"
 #include "server/json_util.h"
 
 namespace draplane::server {
@@ -26,32 +27,11 @@ std::vector<std::string> owner_uids(const std::string& value) {
 
 }  // namespace
 
-OwnerIndex::~OwnerIndex() {
-  std::unique_ptr<store::WatchHandle> w;
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    w = std::move(watch_);
-    running_ = false;
-  }
-  w.reset();  // no callback runs after this
-}
+OwnerIndex::~OwnerIndex() { stop_watch(mu_, watch_, running_); }
 
 void OwnerIndex::apply(const std::string& key, const std::string* value) {
-  auto old = owners_.find(key);
-  if (old != owners_.end()) {
-    for (const auto& uid : old->second) {
-      auto it = by_owner_.find(uid);
-      if (it == by_owner_.end()) continue;
-      it->second.erase(key);
-      if (it->second.empty()) by_owner_.erase(it);
-    }
-    owners_.erase(old);
-  }
-  if (value == nullptr) return;
-  auto uids = owner_uids(*value);
-  if (uids.empty()) return;
-  for (const auto& uid : uids) by_owner_[uid].insert(key);
-  owners_.emplace(key, std::move(uids));
+  if (value == nullptr) owners_.erase(key);
+  else owners_.set(key, owner_uids(*value));
 }
 
 Status OwnerIndex::start(const std::string& prefix) {
@@ -90,10 +70,8 @@ std::optional<std::vector<std::string>> OwnerIndex::dependents(const std::string
   bool caught_up = cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
                                 [&] { return !running_ || applied_ >= revision; });
   if (!running_ || !caught_up) return std::nullopt;
-  std::vector<std::string> out;
-  auto it = by_owner_.find(owner_uid);
-  if (it != by_owner_.end()) out.assign(it->second.begin(), it->second.end());
-  return out;
+  const auto& keys = owners_.keys_of(owner_uid);
+  return std::vector<std::string>(keys.begin(), keys.end());
 }
 
 }  // namespace draplane::server

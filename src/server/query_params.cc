@@ -124,8 +124,7 @@ std::optional<ApiError> check_dry_run(const std::vector<std::string>& values, st
   std::string rendered = "[";
   for (size_t i = 0; i < values.size(); ++i) rendered += (i ? "," : "") + go_json_string(values[i]);
   rendered += "]";
-  ResourceInfo options{"meta.k8s.io", "v1", "", "", std::string(options_kind), false, {}, {}, false};
-  return invalid(options, "",
+  return invalid(options_info(std::string(options_kind)), "",
                  {api::field_not_supported(api::FieldPath("dryRun"), api::BadValue::raw(rendered), {"All"})});
 }
 
@@ -140,8 +139,7 @@ bool is_dry_run(const Request& req) { return query_string(req, "dryRun") == "All
 std::optional<ApiError> check_table_options(const Request& req) {
   std::string v = query_string(req, "includeObject");
   if (v.empty() || v == "None" || v == "Metadata" || v == "Object") return std::nullopt;
-  ResourceInfo options{"meta.k8s.io", "v1", "", "", "TableOptions", false, {}, {}, false};
-  return invalid(options, "",
+  return invalid(options_info("TableOptions"), "",
                  {api::field_invalid(api::FieldPath("includeObject"), v, "must be 'Metadata', 'Object', 'None', or empty")});
 }
 

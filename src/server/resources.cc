@@ -2,34 +2,47 @@
 
 #include <algorithm>
 
+#include "server/strategies.h"
+
 namespace draplane::server {
 
 bool ResourceInfo::has_subresource(std::string_view s) const {
   return std::find(subresources.begin(), subresources.end(), s) != subresources.end();
 }
 
+ResourceInfo options_info(std::string options_kind) {
+  ResourceInfo r;
+  r.group = "meta.k8s.io";
+  r.version = "v1";
+  r.kind = std::move(options_kind);
+  r.namespaced = false;
+  return r;
+}
+
+// The one place a kind is registered: its resource, names, scope,
+// subresources and strategy, once per served version.
 const std::vector<ResourceInfo>& all_resources() {
   static const std::vector<ResourceInfo> kResources = {
-      {"", "v1", "namespaces", "namespace", "Namespace", false, {"ns"}, {"status"}, true},
-      {"", "v1", "nodes", "node", "Node", false, {"no"}, {"status"}, true},
-      {"", "v1", "pods", "pod", "Pod", true, {"po"}, {"status", "binding", "log"}, true},
-      {"", "v1", "events", "event", "Event", true, {"ev"}, {}, false},
-      {"resource.k8s.io", "v1", "deviceclasses", "deviceclass", "DeviceClass", false, {}, {}, true},
-      {"resource.k8s.io", "v1", "resourceclaims", "resourceclaim", "ResourceClaim", true, {}, {"status"}, true},
-      {"resource.k8s.io", "v1", "resourceclaimtemplates", "resourceclaimtemplate", "ResourceClaimTemplate", true, {}, {}, true},
-      {"resource.k8s.io", "v1", "resourceslices", "resourceslice", "ResourceSlice", false, {}, {}, true},
-      {"resource.k8s.io", "v1beta2", "deviceclasses", "deviceclass", "DeviceClass", false, {}, {}, true, true},
-      {"resource.k8s.io", "v1beta2", "resourceclaims", "resourceclaim", "ResourceClaim", true, {}, {"status"}, true, true},
-      {"resource.k8s.io", "v1beta2", "resourceclaimtemplates", "resourceclaimtemplate", "ResourceClaimTemplate", true, {}, {}, true, true},
-      {"resource.k8s.io", "v1beta2", "resourceslices", "resourceslice", "ResourceSlice", false, {}, {}, true, true},
-      {"resource.k8s.io", "v1beta1", "deviceclasses", "deviceclass", "DeviceClass", false, {}, {}, true, true},
-      {"resource.k8s.io", "v1beta1", "resourceclaims", "resourceclaim", "ResourceClaim", true, {}, {"status"}, true, true},
-      {"resource.k8s.io", "v1beta1", "resourceclaimtemplates", "resourceclaimtemplate", "ResourceClaimTemplate", true, {}, {}, true, true},
-      {"resource.k8s.io", "v1beta1", "resourceslices", "resourceslice", "ResourceSlice", false, {}, {}, true, true},
+      {"", "v1", "namespaces", "namespace", "Namespace", false, {"ns"}, {"status"}, &namespace_strategy()},
+      {"", "v1", "nodes", "node", "Node", false, {"no"}, {"status"}, &node_strategy()},
+      {"", "v1", "pods", "pod", "Pod", true, {"po"}, {"status", "binding", "log"}, &pod_strategy()},
+      {"", "v1", "events", "event", "Event", true, {"ev"}, {}, &event_strategy()},
+      {"resource.k8s.io", "v1", "deviceclasses", "deviceclass", "DeviceClass", false, {}, {}, &device_class_strategy()},
+      {"resource.k8s.io", "v1", "resourceclaims", "resourceclaim", "ResourceClaim", true, {}, {"status"}, &resource_claim_strategy()},
+      {"resource.k8s.io", "v1", "resourceclaimtemplates", "resourceclaimtemplate", "ResourceClaimTemplate", true, {}, {}, &resource_claim_template_strategy()},
+      {"resource.k8s.io", "v1", "resourceslices", "resourceslice", "ResourceSlice", false, {}, {}, &resource_slice_strategy()},
+      {"resource.k8s.io", "v1beta2", "deviceclasses", "deviceclass", "DeviceClass", false, {}, {}, &device_class_strategy(), true},
+      {"resource.k8s.io", "v1beta2", "resourceclaims", "resourceclaim", "ResourceClaim", true, {}, {"status"}, &resource_claim_strategy(), true},
+      {"resource.k8s.io", "v1beta2", "resourceclaimtemplates", "resourceclaimtemplate", "ResourceClaimTemplate", true, {}, {}, &resource_claim_template_strategy(), true},
+      {"resource.k8s.io", "v1beta2", "resourceslices", "resourceslice", "ResourceSlice", false, {}, {}, &resource_slice_strategy(), true},
+      {"resource.k8s.io", "v1beta1", "deviceclasses", "deviceclass", "DeviceClass", false, {}, {}, &device_class_strategy(), true},
+      {"resource.k8s.io", "v1beta1", "resourceclaims", "resourceclaim", "ResourceClaim", true, {}, {"status"}, &resource_claim_strategy(), true},
+      {"resource.k8s.io", "v1beta1", "resourceclaimtemplates", "resourceclaimtemplate", "ResourceClaimTemplate", true, {}, {}, &resource_claim_template_strategy(), true},
+      {"resource.k8s.io", "v1beta1", "resourceslices", "resourceslice", "ResourceSlice", false, {}, {}, &resource_slice_strategy(), true},
       // The same objects as core/v1 events (stored as those), in the new shape.
-      {"events.k8s.io", "v1", "events", "event", "Event", true, {"ev"}, {}, false, true},
-      {"coordination.k8s.io", "v1", "leases", "lease", "Lease", true, {}, {}, false},
-      {"scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass", false, {"pc"}, {}, false},
+      {"events.k8s.io", "v1", "events", "event", "Event", true, {"ev"}, {}, &event_strategy(), true},
+      {"coordination.k8s.io", "v1", "leases", "lease", "Lease", true, {}, {}, &lease_strategy()},
+      {"scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass", false, {"pc"}, {}, &priority_class_strategy()},
   };
   return kResources;
 }

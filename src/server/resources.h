@@ -1,5 +1,6 @@
 // The resources the API server serves: group, version, plural, kind, scope, verbs
-// and subresources, as discovery publishes them and as URLs name them.
+// and subresources, as discovery publishes them and as URLs name them, each with
+// its kind's strategy (strategy.h).
 //
 // Thread-safety: immutable tables.
 #pragma once
@@ -10,6 +11,8 @@
 
 namespace draplane::server {
 
+class Strategy;
+
 struct ResourceInfo {
   std::string group;     // "" for core
   std::string version;   // "v1"
@@ -19,7 +22,9 @@ struct ResourceInfo {
   bool namespaced = true;
   std::vector<std::string> short_names;
   std::vector<std::string> subresources;  // "status", "binding"
-  bool typed = false;  // decoded and validated through api/codec.h
+  // What the generic registry asks of the kind (strategy.h); null: the default
+  // strategy (strategy_of).
+  const Strategy* strategy = nullptr;
   // Served by conversion (resource.k8s.io v1beta1/v1beta2, events.k8s.io/v1):
   // objects are stored as the storage version's resource under the same keys;
   // request bodies are converted to it on write and responses to this version
@@ -37,6 +42,10 @@ struct ResourceInfo {
   std::string key_prefix() const { return "/registry/" + resource + "/"; }
   bool has_subresource(std::string_view s) const;
 };
+
+// The ResourceInfo that errors about a request's options name
+// (`CreateOptions.meta.k8s.io "" is invalid`): kind `options_kind` of meta.k8s.io/v1.
+ResourceInfo options_info(std::string options_kind);
 
 // All served resources, in discovery order (per group, the storage version first).
 const std::vector<ResourceInfo>& all_resources();

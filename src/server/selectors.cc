@@ -7,7 +7,7 @@
 #include "api/validation_core.h"
 #include "server/query_params.h"
 
-#include "server/internal/event_conversion.h"
+#include "server/strategy.h"
 
 namespace draplane::server {
 namespace {
@@ -29,53 +29,6 @@ bool satisfies(const Selector::Requirement& r, bool present, const std::string& 
       if (!present || !have.has_value() || !want.has_value()) return false;
       return r.op == Selector::Op::kGt ? *have > *want : *have < *want;
     }
-  }
-  return false;
-}
-
-std::string field_value(const JsonValue& obj, const std::string& path, bool* present) {
-  *present = true;
-  if (path == "metadata.name") return get_string(obj, {"metadata", "name"});
-  if (path == "metadata.namespace") return get_string(obj, {"metadata", "namespace"});
-  if (path == "spec.nodeName") return get_string(obj, {"spec", "nodeName"});
-  if (path == "spec.driver") return get_string(obj, {"spec", "driver"});
-  if (path == "status.phase") return get_string(obj, {"status", "phase"});
-  if (path == "reason") return get_string(obj, {"reason"});
-  if (path == "type") return get_string(obj, {"type"});
-  if (path == "reportingComponent") return get_string(obj, {"reportingComponent"});
-  if (path == "source") {
-    // An event written through events.k8s.io has no source: its reporting
-    // controller stands in (ToSelectableFields).
-    std::string component = get_string(obj, {"source", "component"});
-    return component.empty() ? get_string(obj, {"reportingComponent"}) : component;
-  }
-  if (path == "spec.unschedulable") {
-    const JsonValue* u = find(obj, {"spec", "unschedulable"});
-    return u && u->IsBool() && u->GetBool() ? "true" : "false";
-  }
-  if (path.rfind("involvedObject.", 0) == 0) {
-    std::string sub = path.substr(15);
-    return get_string(obj, {"involvedObject", sub});
-  }
-  *present = false;
-  return "";
-}
-
-bool field_supported(const std::string& path, const ResourceInfo& r) {
-  if (path == "metadata.name") return true;
-  // ResourceSlice's conversion function leaves metadata.namespace out.
-  if (path == "metadata.namespace") return r.resource != "resourceslices";
-  if (r.resource == "pods") return path == "spec.nodeName" || path == "status.phase";
-  if (r.resource == "resourceslices") return path == "spec.nodeName" || path == "spec.driver";
-  if (r.resource == "nodes") return path == "spec.unschedulable";
-  if (r.resource == "namespaces") return path == "status.phase";
-  if (r.resource == "events") {
-    // AddFieldLabelConversionsForEvent (core/v1; events.k8s.io maps onto these).
-    static const char* kEventFields[] = {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
-                                         "involvedObject.uid", "involvedObject.apiVersion",
-                                         "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason",
-                                         "reportingComponent", "source", "type"};
-    return std::find(std::begin(kEventFields), std::end(kEventFields), path) != std::end(kEventFields);
   }
   return false;
 }
@@ -363,20 +316,6 @@ Result<std::string> unescape_field_value(std::string_view s) {
   return out;
 }
 
-// The error kube-apiserver's field label conversion gives for `label` on `r`:
-// kinds with their own conversion function (core Pod, Node, Namespace, Event;
-// ResourceSlice) name it, every other kind gets runtime's default.
-std::string unsupported_field(const std::string& label, const ResourceInfo& r) {
-  if (r.resource == "resourceslices") {
-    return "field label not supported for " + r.group_version() + ", Kind=" + r.kind + ": " + label;
-  }
-  if (r.group.empty() &&
-      (r.resource == "pods" || r.resource == "nodes" || r.resource == "namespaces" || r.resource == "events")) {
-    return "field label not supported: " + label;
-  }
-  return "\"" + label + "\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"";
-}
-
 }  // namespace
 
 Result<Selector> Selector::parse_labels(std::string_view text) {
@@ -387,7 +326,9 @@ Result<Selector> Selector::parse_labels(std::string_view text) {
 }
 
 Result<Selector> Selector::parse_fields(std::string_view text, const ResourceInfo& res) {
+  const Strategy& strategy = strategy_of(res);
   Selector s;
+  s.strategy_ = &strategy;
   std::vector<std::string> terms = field_terms(text);
   std::sort(terms.begin(), terms.end());
   for (const std::string& term : terms) {
@@ -411,16 +352,11 @@ Result<Selector> Selector::parse_fields(std::string_view text, const ResourceInf
     r.op = len == 2 && term[pos] == '!' ? Op::kNotEq : Op::kEq;
     ASSIGN_OR_RETURN(std::string value, unescape_field_value(std::string_view(term).substr(pos + len)));
     r.values.push_back(std::move(value));
-    if (res.resource == "events") {
-      // Selection runs on the stored core/v1 form: events.k8s.io labels are renamed.
-      std::string mapped = event_field_label(res, r.key);
-      if (mapped.empty()) return Status(Code::kBadRequest, "field label not supported: " + r.key);
-      r.key = std::move(mapped);
-    }
+    ASSIGN_OR_RETURN(r.key, strategy.field_label(res, r.key));
     s.reqs_.push_back(std::move(r));
   }
   for (const auto& r : s.reqs_) {
-    if (!field_supported(r.key, res)) return Status(Code::kBadRequest, unsupported_field(r.key, res));
+    if (!strategy.selectable_field(r.key)) return Status(Code::kBadRequest, strategy.unsupported_field(res, r.key));
   }
   return s;
 }
@@ -437,10 +373,8 @@ bool Selector::matches_labels(const JsonValue& object) const {
 
 bool Selector::matches_fields(const JsonValue& object) const {
   for (const auto& r : reqs_) {
-    bool present;
-    std::string v = field_value(object, r.key, &present);
     // Field selectors compare against the field's value, "" when unset.
-    if (!satisfies(r, true, v)) return false;
+    if (!satisfies(r, true, strategy_->field_value(object, r.key))) return false;
   }
   return true;
 }

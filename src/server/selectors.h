@@ -5,12 +5,8 @@
 // comma-separated (AND); keys and values are validated as label keys and values.
 // Field syntax (pkg/fields ParseSelector): `path=value`, `path==value`,
 // `path!=value`, comma-separated, `\,` `\=` `\\` escapes in values; the
-// supported paths per resource are metadata.name and metadata.namespace, plus
-// spec.nodeName and status.phase (pods), spec.nodeName and spec.driver
-// (resourceslices), spec.unschedulable (nodes), status.phase (namespaces),
-// involvedObject.{kind,namespace,name,uid,apiVersion,resourceVersion,fieldPath},
-// reason, reportingComponent, source and type (core/v1 events; events.k8s.io/v1
-// names them regarding.*, reportingController, ... and they are mapped onto those).
+// paths a resource supports, their conversion from the served version's labels
+// and how their values are read are its kind's strategy's (strategy.h).
 //
 // Thread-safety: immutable after parsing.
 #pragma once
@@ -24,6 +20,8 @@
 #include "server/resources.h"
 
 namespace draplane::server {
+
+class Strategy;
 
 class Selector {
  public:
@@ -50,6 +48,7 @@ class Selector {
 
  private:
   std::vector<Requirement> reqs_;
+  const Strategy* strategy_ = nullptr;  // reads the values of field selectors
 };
 
 }  // namespace draplane::server

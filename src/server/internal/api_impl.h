@@ -1,5 +1,5 @@
 // Internals of ApiServer shared by its .cc files (routing, CRUD, watch,
-// discovery, tables, typed validation). Not part of the server's API.
+// discovery, tables, strategies). Not part of the server's API.
 #pragma once
 
 #include <optional>
@@ -10,6 +10,7 @@
 #include "server/json_util.h"
 #include "server/resources.h"
 #include "server/selectors.h"
+#include "server/strategy.h"
 
 namespace draplane::server {
 
@@ -42,32 +43,12 @@ struct Stored {
 // Sets metadata.resourceVersion to `rev`.
 void set_resource_version(Json& object, int64_t rev);
 
-// ?fieldValidation= of create, update and patch: what unknown and duplicate
-// fields in the body do. Strict: 400 naming them; Warn (the default, as in
-// kube-apiserver): dropped, each one a warning; Ignore: dropped silently.
-enum class FieldValidation { kStrict, kWarn, kIgnore };
+// ?fieldValidation= (FieldValidation, strategy.h) of create, update and patch.
 // Any other value is a 422 as kube-apiserver answers it:
 //   CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "x": supported values: ...
 // (`options_kind` CreateOptions, UpdateOptions or PatchOptions).
 std::optional<ApiError> parse_field_validation(const Request& req, std::string_view options_kind,
                                                FieldValidation& out);
-
-// Typed validation and defaulting (api/codec.h, api/validation.h) for the kinds
-// draplane models. `object` is replaced by its canonical (re-encoded) form, so
-// fields dropped under kWarn/kIgnore are gone; under kWarn each is appended to
-// `warnings` (`unknown field "spec.x"`).
-// Errors: 400 for documents that do not decode, 422 with causes when invalid.
-std::optional<ApiError> typed_create(const ResourceInfo& r, Json& object, FieldValidation fv,
-                                     std::vector<std::string>& warnings);
-// `now` (RFC 3339) stamps fields defaulted to the current time (device taints' timeAdded).
-std::optional<ApiError> typed_update(const ResourceInfo& r, const Json& old_object, Json& object,
-                                     const std::string& subresource, const std::string& now, FieldValidation fv,
-                                     std::vector<std::string>& warnings);
-
-// `object` (of r's version) with the defaults the server would give it;
-// unchanged when it does not decode. Used for the last-applied configuration
-// of kubectl's client-side to server-side apply upgrade.
-void typed_default(const ResourceInfo& r, Json& object, const std::string& now);
 
 // Versions served by conversion (ResourceInfo::converted; identity otherwise):
 // the request body of r's version as the storage version v1 (400 naming the

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 
+#include "cel/cel.h"
 #include "server/authorization.h"
 #include "server/internal/api_impl.h"
 #include "server/internal/namespace_cache.h"
@@ -14,10 +15,13 @@
 #include "server/managed_fields.h"
 #include "server/metered_store.h"
 #include "server/query_params.h"
+#include "server/strategy.h"
 
 namespace draplane::server {
 
-class ApiServer::Impl {
+// The registry hooks (strategy.h) are the namespace's: its contents and the
+// namespace cache.
+class ApiServer::Impl final : public RegistryHooks {
  public:
   // With metrics, every store call goes through a metered_store (store latency).
   Impl(store::Store& store, ApiServerOptions options, Metrics* metrics)
@@ -54,6 +58,25 @@ class ApiServer::Impl {
   // Update entry of the request's field manager is recorded).
   Reply create(const Request& req, const Target& t, const ssa::Managers* applied = nullptr);
   Reply update(const Request& req, const Target& t, const std::string& patch_type);
+  // The steps of create (api_crud.cc).
+  std::optional<ApiError> create_body_to_storage(const ResourceInfo& r, Json& obj);
+  std::optional<ApiError> name_created(const Target& t, Json& obj, Target& named);
+  std::optional<ApiError> check_namespace_lifecycle(const Target& named);
+  Json prepare_create_meta(Json& obj);
+  std::optional<ApiError> create_strategy(const StrategyContext& c, Json& obj, std::vector<std::string>& warnings);
+  Reply write_create(const Target& named, Json obj, std::vector<std::string> warnings);
+  // The steps of update and patch (api_crud.cc): the request, then per attempt
+  // load, apply patch, strategy, managed fields, admission, conditional write.
+  struct UpdateCall;
+  struct Updated;
+  std::optional<ApiError> parse_update(UpdateCall& u);
+  std::optional<Reply> update_attempt(const UpdateCall& u, Result<Stored>& cur, bool& wrote);
+  std::optional<Reply> update_missing(const UpdateCall& u, const Status& why);
+  std::optional<ApiError> apply_patch(const UpdateCall& u, const Stored& cur, Updated& n);
+  void prepare_update(const UpdateCall& u, const Stored& cur, Updated& n);
+  std::optional<ApiError> validate_update(const UpdateCall& u, const Stored& cur, Updated& n);
+  void record_update_fields(const UpdateCall& u, const Stored& cur, Updated& n);
+  std::optional<Reply> write_update(const UpdateCall& u, const Stored& cur, Updated& n, bool& wrote);
   Reply remove(const Request& req, const Target& t);
   Reply remove_collection(const Request& req, const Target& t);
   Reply bind(const Request& req, const Target& t);
@@ -64,13 +87,23 @@ class ApiServer::Impl {
   Result<Json> delete_object(const Target& t, Stored cur, bool dry_run);
   // `revision`: the owner's delete (the index must have seen every change before it).
   void collect_dependents(const std::string& owner_uid, const std::string& namespace_, int64_t revision);
-  void delete_namespace_contents(const std::string& namespace_);
+  // RegistryHooks.
+  void delete_namespace_contents(const std::string& namespace_) override;
+  void namespace_changed(const std::string& name, int64_t revision) override {
+    if (namespaces_) namespaces_->invalidate(name, revision);
+  }
   Result<Stored> load(const std::string& key, int64_t revision = 0);
 
   // Watch (api_watch.cc).
   Outcome watch(const Request& req, const Target& t);
 
   std::string now_text() const { return rfc3339(opts_.now()); }
+  // What a kind's strategy is given with a request of resource `r` (at `now`,
+  // RFC 3339; the clock's when not given).
+  StrategyContext context(const ResourceInfo& r, FieldValidation fv, std::string now) {
+    return StrategyContext{r, std::move(now), &programs_, fv};
+  }
+  StrategyContext context(const ResourceInfo& r, FieldValidation fv) { return context(r, fv, now_text()); }
 
   std::unique_ptr<store::Store> metered_;  // before store_, which may refer to it
   store::Store& store_;
@@ -84,6 +117,9 @@ class ApiServer::Impl {
   std::unique_ptr<NamespaceCache> namespaces_;
   // The objects this server created or updated last, for their next update.
   RecentObjects recent_;
+  // CEL programs compiled by validation (device selectors): writes repeat the
+  // same few expressions. The server's own, handed to strategies.
+  cel::ProgramCache programs_;
 };
 
 // ListOptions shared by list, watch and delete-collection.

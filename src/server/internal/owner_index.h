@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "common/reverse_index.h"
 #include "store/store.h"
 
 namespace draplane::server {
@@ -47,8 +48,7 @@ class OwnerIndex {
   std::condition_variable cv_;
   bool running_ = false;
   int64_t applied_ = 0;
-  std::map<std::string, std::set<std::string>> by_owner_;    // owner uid -> keys
-  std::map<std::string, std::vector<std::string>> owners_;   // key -> owner uids
+  common::ReverseIndex<std::string, std::string> owners_;  // key -> owner uids, and back
   std::unique_ptr<store::WatchHandle> watch_;
 };
 

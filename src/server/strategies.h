@@ -1,0 +1,23 @@
+// The strategies of the served kinds (strategy.h), registered with their
+// resources in resources.cc. One file per kind or family:
+// namespace_strategy.cc, node_strategy.cc, pod_strategy.cc, event_strategy.cc,
+// dra_strategies.cc (resource.k8s.io), lease_strategy.cc,
+// priority_class_strategy.cc; the typed kinds build on typed_strategy.h.
+#pragma once
+
+#include "server/strategy.h"
+
+namespace draplane::server {
+
+const Strategy& namespace_strategy();
+const Strategy& node_strategy();
+const Strategy& pod_strategy();
+const Strategy& event_strategy();
+const Strategy& device_class_strategy();
+const Strategy& resource_claim_strategy();
+const Strategy& resource_claim_template_strategy();
+const Strategy& resource_slice_strategy();
+const Strategy& lease_strategy();
+const Strategy& priority_class_strategy();
+
+}  // namespace draplane::server
