@@ -7,10 +7,11 @@
 // A table is a specialization of FieldTable<T> with a static constexpr `fields`
 // tuple (fields_meta.h, fields_resource.h, fields_core.h):
 //
-//   template <> struct FieldTable<Taint> {
+//   template <> struct FieldTable<NodeSelectorRequirement> {
+//     using T = NodeSelectorRequirement;
 //     static constexpr auto fields = std::tuple(
-//         always("key", &Taint::key), omitempty("value", &Taint::value),
-//         always("effect", &Taint::effect), omitempty("timeAdded", &Taint::timeAdded, kTime));
+//         always("key", &T::key), always("operator", &T::operator_),
+//         omitempty("values", &T::values));
 //   };
 //
 // Descriptors:
@@ -24,6 +25,10 @@
 //                                     spec.finalizers): read strictly, always written
 // Flags: kTime (an RFC 3339 metav1.Time: parsed on read), kArray (RawJson that
 // must hold an array: ObjectMeta.managedFields).
+//
+// Lists shared by types that upstream also keeps apart with the same fields
+// (taint_fields<T>, toleration_fields<T>) and the common head of a top-level
+// kind (object_fields<T>(...): apiVersion, kind, metadata) are in fields_meta.h.
 //
 // A struct with an `extra` member (the core kinds' unmodelled members) is read
 // leniently: unknown members go to `extra`, and encoding appends them after the
