@@ -107,8 +107,30 @@ void write_field(J&, const HookField<T, Read>&, const T&) {}
 template <typename... F, typename T>
 void write_field(J& o, const NestedField<F...>& f, const T& v);
 
+// How many members write_members adds for `v`: the object's members are then
+// allocated once, not grown (and moved) member by member.
+template <typename T, typename M, bool OmitEmpty>
+[[gnu::always_inline]] inline size_t written(const MemberField<T, M, OmitEmpty>& f, const T& v) {
+  if constexpr (OmitEmpty) return is_empty(v.*(f.member)) ? 0 : 1;
+  return 1;
+}
+template <typename T>
+size_t written(const IgnoredField&, const T&) {
+  return 0;
+}
+template <typename T, auto Read>
+size_t written(const HookField<T, Read>&, const T&) {
+  return 0;
+}
+template <typename... F, typename T>
+size_t written(const NestedField<F...>&, const T&) {
+  return 1;
+}
+
 template <typename Table, typename T>
 [[gnu::always_inline]] inline void write_members(J& o, const Table& table, const T& v) {
+  o.members.reserve(o.members.size() +
+                    std::apply([&](const auto&... f) { return (written(f, v) + ...); }, table));
   std::apply(
       [&](const auto&... f) __attribute__((always_inline)) { (write_field(o, f, v), ...); }, table);
 }
