@@ -166,8 +166,8 @@ J enc(const T& v) {
 template <TopLevel T>
 J enc_object(const T& v) {
   J o = J::object();
-  o.add("kind", J::string(std::string(FieldTable<T>::kind)));
-  o.add("apiVersion", J::string(std::string(FieldTable<T>::api_version)));
+  o.add("kind", J::string(std::string(FieldTable<T>::kind.name)));
+  o.add("apiVersion", J::string(std::string(FieldTable<T>::kind.api_version)));
   write_members(o, FieldTable<T>::fields, v);
   return o;
 }

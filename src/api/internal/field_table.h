@@ -107,6 +107,12 @@ constexpr NestedField<F...> nested(std::string_view name, F... fields) {
   return key.size() == name.size() && std::memcmp(key.data(), name.data(), name.size()) == 0;
 }
 
+// A top-level kind's name and the apiVersion the encoder writes.
+struct KindName {
+  std::string_view name;
+  std::string_view api_version;
+};
+
 // Specialized once per API struct (fields_*.h).
 template <typename T>
 struct FieldTable;

@@ -130,8 +130,7 @@ struct FieldTable<PodStatus> {
 template <>
 struct FieldTable<Pod> {
   using T = Pod;
-  static constexpr std::string_view kind = "Pod";
-  static constexpr std::string_view api_version = "v1";
+  static constexpr KindName kind{"Pod", "v1"};
   static constexpr auto fields =
       object_fields<T>(always("spec", &T::spec), always("status", &T::status));
 };
@@ -158,8 +157,7 @@ struct FieldTable<NodeStatus> {
 template <>
 struct FieldTable<Node> {
   using T = Node;
-  static constexpr std::string_view kind = "Node";
-  static constexpr std::string_view api_version = "v1";
+  static constexpr KindName kind{"Node", "v1"};
   static constexpr auto fields =
       object_fields<T>(always("spec", &T::spec), always("status", &T::status));
 };
@@ -168,8 +166,7 @@ struct FieldTable<Node> {
 template <>
 struct FieldTable<Namespace> {
   using T = Namespace;
-  static constexpr std::string_view kind = "Namespace";
-  static constexpr std::string_view api_version = "v1";
+  static constexpr KindName kind{"Namespace", "v1"};
   static constexpr auto fields =
       object_fields<T>(nested("spec", omitempty("finalizers", &T::specFinalizers)),
                        nested("status", omitempty("phase", &T::phase),

@@ -40,8 +40,7 @@ struct FieldTable<DeviceClassSpec> {
 template <>
 struct FieldTable<DeviceClass> {
   using T = DeviceClass;
-  static constexpr std::string_view kind = "DeviceClass";
-  static constexpr std::string_view api_version = kResourceV1;
+  static constexpr KindName kind{"DeviceClass", kResourceV1};
   static constexpr auto fields = object_fields<T>(always("spec", &T::spec));
 };
 
@@ -136,8 +135,7 @@ struct FieldTable<ResourceSliceSpec> {
 template <>
 struct FieldTable<ResourceSlice> {
   using T = ResourceSlice;
-  static constexpr std::string_view kind = "ResourceSlice";
-  static constexpr std::string_view api_version = kResourceV1;
+  static constexpr KindName kind{"ResourceSlice", kResourceV1};
   static constexpr auto fields = object_fields<T>(always("spec", &T::spec));
 };
 
@@ -280,8 +278,7 @@ struct FieldTable<ResourceClaimStatus> {
 template <>
 struct FieldTable<ResourceClaim> {
   using T = ResourceClaim;
-  static constexpr std::string_view kind = "ResourceClaim";
-  static constexpr std::string_view api_version = kResourceV1;
+  static constexpr KindName kind{"ResourceClaim", kResourceV1};
   static constexpr auto fields =
       object_fields<T>(always("spec", &T::spec), always("status", &T::status));
 };
@@ -296,8 +293,7 @@ struct FieldTable<ResourceClaimTemplateSpec> {
 template <>
 struct FieldTable<ResourceClaimTemplate> {
   using T = ResourceClaimTemplate;
-  static constexpr std::string_view kind = "ResourceClaimTemplate";
-  static constexpr std::string_view api_version = kResourceV1;
+  static constexpr KindName kind{"ResourceClaimTemplate", kResourceV1};
   static constexpr auto fields = object_fields<T>(always("spec", &T::spec));
 };
 
