@@ -257,6 +257,19 @@ void convert_slice_spec_to_v1beta1(JsonValue* spec) {
   }
 }
 
+// Applies a version step to the claim spec (a template's inner one) or the slice
+// spec of `object`; other kinds have nothing to convert.
+void convert_spec(JsonValue& object, std::string_view kind, void (*claim_spec)(JsonValue*),
+                  void (*slice_spec)(JsonValue*)) {
+  if (kind == "ResourceClaim") {
+    claim_spec(member(&object, "spec"));
+  } else if (kind == "ResourceClaimTemplate") {
+    claim_spec(member(member(&object, "spec"), "spec"));
+  } else if (kind == "ResourceSlice") {
+    slice_spec(member(&object, "spec"));
+  }
+}
+
 }  // namespace
 
 Status convert_to_v1(JsonValue& object, std::string_view api_version, std::string_view kind) {
@@ -270,13 +283,7 @@ Status convert_to_v1(JsonValue& object, std::string_view api_version, std::strin
     return removed_version_error(object, api_version, kind);
   }
   if (api_version == "resource.k8s.io/v1beta1") {
-    if (kind == "ResourceClaim") {
-      convert_claim_spec_v1beta1(member(&object, "spec"));
-    } else if (kind == "ResourceClaimTemplate") {
-      convert_claim_spec_v1beta1(member(member(&object, "spec"), "spec"));
-    } else if (kind == "ResourceSlice") {
-      convert_slice_spec_v1beta1(member(&object, "spec"));
-    }
+    convert_spec(object, kind, convert_claim_spec_v1beta1, convert_slice_spec_v1beta1);
   } else if (api_version != "resource.k8s.io/v1beta2") {
     return Status(Code::kBadRequest,
                   "no kind \"" + std::string(kind) + "\" is registered for version \"" +
@@ -289,13 +296,7 @@ Status convert_to_v1(JsonValue& object, std::string_view api_version, std::strin
 
 Status convert_from_v1(JsonValue& object, std::string_view target_api_version, std::string_view kind) {
   if (target_api_version == "resource.k8s.io/v1beta1") {
-    if (kind == "ResourceClaim") {
-      convert_claim_spec_to_v1beta1(member(&object, "spec"));
-    } else if (kind == "ResourceClaimTemplate") {
-      convert_claim_spec_to_v1beta1(member(member(&object, "spec"), "spec"));
-    } else if (kind == "ResourceSlice") {
-      convert_slice_spec_to_v1beta1(member(&object, "spec"));
-    }
+    convert_spec(object, kind, convert_claim_spec_to_v1beta1, convert_slice_spec_to_v1beta1);
   } else if (target_api_version != kV1 && target_api_version != "resource.k8s.io/v1beta2") {
     return Status(Code::kBadRequest, "cannot convert " + std::string(kind) + " to \"" +
                                          std::string(target_api_version) +

@@ -65,27 +65,47 @@ FieldErrorList validate_counters(const std::map<std::string, Counter>& counters,
   return errs;
 }
 
-FieldErrorList validate_counter_set(const CounterSet& set, const FieldPath& path) {
+// A counter set or a device's consumption of one: its DNS-label name (required)
+// under `name_field`, and its counters under "counters".
+FieldErrorList validate_named_counters(const std::string& name, const char* name_field,
+                                       const std::map<std::string, Counter>& counters, int max,
+                                       const FieldPath& path) {
   FieldErrorList errs;
-  if (set.name.empty()) {
-    errs.push_back(field_required(path.child("name")));
+  if (name.empty()) {
+    errs.push_back(field_required(path.child(name_field)));
   } else {
-    append_errors(errs, vcore::validate_dns_label(set.name, path.child("name")));
+    append_errors(errs, vcore::validate_dns_label(name, path.child(name_field)));
   }
-  append_errors(errs, validate_counters(set.counters, kResourceSliceMaxCountersPerCounterSet, path.child("counters")));
+  append_errors(errs, validate_counters(counters, max, path.child("counters")));
   return errs;
 }
 
+FieldErrorList validate_counter_set(const CounterSet& set, const FieldPath& path) {
+  return validate_named_counters(set.name, "name", set.counters,
+                                 kResourceSliceMaxCountersPerCounterSet, path);
+}
+
 FieldErrorList validate_consumption(const DeviceCounterConsumption& c, const FieldPath& path) {
-  FieldErrorList errs;
-  if (c.counterSet.empty()) {
-    errs.push_back(field_required(path.child("counterSet")));
-  } else {
-    append_errors(errs, vcore::validate_dns_label(c.counterSet, path.child("counterSet")));
+  return validate_named_counters(c.counterSet, "counterSet", c.counters,
+                                 kResourceSliceMaxCountersPerDeviceCounterConsumption, path);
+}
+
+// A slice's counter sets or a device's counter consumptions: at most `max` (then
+// nothing else is checked), each valid, then each name unique.
+template <typename T>
+void validate_counter_list(const std::vector<T>& list, int max, const std::string T::*name,
+                           FieldErrorList (*validate)(const T&, const FieldPath&),
+                           const FieldPath& path, FieldErrorList& errs) {
+  if (list.size() > static_cast<size_t>(max)) {
+    errs.push_back(field_too_many(path, static_cast<int64_t>(list.size()), max));
+    return;
   }
-  append_errors(errs, validate_counters(c.counters, kResourceSliceMaxCountersPerDeviceCounterConsumption,
-                                        path.child("counters")));
-  return errs;
+  for (size_t i = 0; i < list.size(); ++i) append_errors(errs, validate(list[i], path.index(i)));
+  std::set<std::string> seen;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string& n = list[i].*name;
+    if (!seen.insert(n).second) errs.push_back(field_duplicate(path.index(i), n));
+  }
 }
 
 void per_device_node_selection(const Device& d, bool per_device, const FieldPath& path, FieldErrorList& errs) {
@@ -150,20 +170,9 @@ FieldErrorList validate_device(const Device& d, bool per_device, const FieldPath
   } else {
     for (size_t i = 0; i < d.taints.size(); ++i) append_errors(errs, vcore::validate_device_taint(d.taints[i], tp.index(i)));
   }
-  FieldPath cp = path.child("consumesCounters");
-  if (d.consumesCounters.size() > static_cast<size_t>(kResourceSliceMaxDeviceCounterConsumptionsPerDevice)) {
-    errs.push_back(field_too_many(cp, static_cast<int64_t>(d.consumesCounters.size()),
-                                  kResourceSliceMaxDeviceCounterConsumptionsPerDevice));
-  } else {
-    for (size_t i = 0; i < d.consumesCounters.size(); ++i) {
-      append_errors(errs, validate_consumption(d.consumesCounters[i], cp.index(i)));
-    }
-    std::set<std::string> seen;
-    for (size_t i = 0; i < d.consumesCounters.size(); ++i) {
-      const auto& name = d.consumesCounters[i].counterSet;
-      if (!seen.insert(name).second) errs.push_back(field_duplicate(cp.index(i), name));
-    }
-  }
+  validate_counter_list(d.consumesCounters, kResourceSliceMaxDeviceCounterConsumptionsPerDevice,
+                        &DeviceCounterConsumption::counterSet, validate_consumption,
+                        path.child("consumesCounters"), errs);
   per_device_node_selection(d, per_device, path, errs);
   append_errors(errs, vcore::validate_binding_parameters(d.bindingConditions, d.bindingFailureConditions, path));
   return errs;
@@ -258,19 +267,8 @@ FieldErrorList validate_resource_slice_spec(const ResourceSliceSpec& spec, const
     }
   }
 
-  FieldPath sp = path.child("sharedCounters");
-  if (spec.sharedCounters.size() > static_cast<size_t>(kResourceSliceMaxCounterSets)) {
-    errs.push_back(field_too_many(sp, static_cast<int64_t>(spec.sharedCounters.size()), kResourceSliceMaxCounterSets));
-  } else {
-    for (size_t i = 0; i < spec.sharedCounters.size(); ++i) {
-      append_errors(errs, validate_counter_set(spec.sharedCounters[i], sp.index(i)));
-    }
-    std::set<std::string> seen;
-    for (size_t i = 0; i < spec.sharedCounters.size(); ++i) {
-      const auto& name = spec.sharedCounters[i].name;
-      if (!seen.insert(name).second) errs.push_back(field_duplicate(sp.index(i), name));
-    }
-  }
+  validate_counter_list(spec.sharedCounters, kResourceSliceMaxCounterSets, &CounterSet::name,
+                        validate_counter_set, path.child("sharedCounters"), errs);
   return errs;
 }
 
