@@ -2,7 +2,9 @@
 // dispatch with version conversion, and the encoders' text forms.
 #include "api/codec.h"
 
+#include <array>
 #include <type_traits>
+#include <utility>
 
 #include "api/internal/conversion.h"
 #include "api/internal/decoder.h"
@@ -14,13 +16,6 @@ namespace {
 
 using internal::Decoder;
 using internal::JsonValue;
-
-bool is_resource_kind(std::string_view kind) {
-  return kind == "DeviceClass" || kind == "ResourceSlice" || kind == "ResourceClaim" ||
-         kind == "ResourceClaimTemplate" || kind == "ResourceClass" ||
-         kind == "ResourceClaimParameters" || kind == "ResourceClassParameters" ||
-         kind == "PodSchedulingContext";
-}
 
 std::string string_member(const JsonValue& v, std::string_view key) {
   const JsonValue* m = v.is_object() ? v.find(key) : nullptr;
@@ -52,6 +47,50 @@ Result<Object> decode_typed(const JsonValue& root, std::string api_version, std:
   return Object(std::move(obj));
 }
 
+// The kinds of Object, from their tables' KindName, in variant order: decoding
+// dispatches on them, so a kind added to Object and given a table is decoded.
+using DecodeFn = Result<Object> (*)(const JsonValue&, std::string, std::string, std::vector<std::string>*);
+struct KindEntry {
+  std::string_view name;
+  std::string_view api_version;
+  DecodeFn decode;
+  bool resource_group() const { return api_version.starts_with("resource.k8s.io/"); }
+};
+
+template <size_t... I>
+constexpr std::array<KindEntry, sizeof...(I)> make_kinds(std::index_sequence<I...>) {
+  return {KindEntry{internal::FieldTable<std::variant_alternative_t<I, Object>>::kind.name,
+                    internal::FieldTable<std::variant_alternative_t<I, Object>>::kind.api_version,
+                    &decode_typed<std::variant_alternative_t<I, Object>>}...};
+}
+constexpr auto kKinds = make_kinds(std::make_index_sequence<std::variant_size_v<Object>>());
+
+const KindEntry* find_kind(std::string_view kind, bool resource_group) {
+  for (const KindEntry& k : kKinds) {
+    if (k.name == kind && k.resource_group() == resource_group) return &k;
+  }
+  return nullptr;
+}
+
+// resource.k8s.io kinds, and the removed ones conversion names.
+bool is_resource_kind(std::string_view kind) {
+  return find_kind(kind, true) != nullptr || kind == "ResourceClass" || kind == "ResourceClaimParameters" ||
+         kind == "ResourceClassParameters" || kind == "PodSchedulingContext";
+}
+
+// "resource.k8s.io/v1 DeviceClass, ... and v1 Pod, Node, Namespace".
+const std::string& served_kinds() {
+  static const std::string kText = [] {
+    std::string resource, core;
+    for (const KindEntry& k : kKinds) {
+      std::string& list = k.resource_group() ? resource : core;
+      list += (list.empty() ? "" : ", ") + std::string(k.name);
+    }
+    return std::string(kResourceV1) + " " + resource + " and v1 " + core;
+  }();
+  return kText;
+}
+
 Result<Object> decode_root(JsonValue& root, std::vector<std::string>* dropped) {
   if (!root.is_object()) {
     return Status(Code::kBadRequest, "expected an object, got " +
@@ -70,30 +109,20 @@ Result<Object> decode_root(JsonValue& root, std::vector<std::string>* dropped) {
   if (is_resource_kind(kind) || api_version.rfind("resource.k8s.io/", 0) == 0) {
     RETURN_IF_ERROR(internal::convert_to_v1(root, api_version, kind));
     api_version = kResourceV1;
-    if (kind == "DeviceClass") return decode_typed<DeviceClass>(root, api_version, kind, dropped);
-    if (kind == "ResourceSlice") return decode_typed<ResourceSlice>(root, api_version, kind, dropped);
-    if (kind == "ResourceClaim") return decode_typed<ResourceClaim>(root, api_version, kind, dropped);
-    if (kind == "ResourceClaimTemplate") {
-      return decode_typed<ResourceClaimTemplate>(root, api_version, kind, dropped);
-    }
+    if (const KindEntry* k = find_kind(kind, true)) return k->decode(root, api_version, kind, dropped);
     return Status(Code::kBadRequest, "no kind \"" + kind + "\" is registered for version \"" +
                                          api_version + "\"");
   }
-  bool core = kind == "Pod" || kind == "Node" || kind == "Namespace";
-  if (!core) {
+  const KindEntry* k = find_kind(kind, false);
+  if (k == nullptr) {
     return Status(Code::kBadRequest, "no kind \"" + kind + "\" is registered for version \"" +
-                                         api_version + "\" in draplane (it serves " +
-                                         "resource.k8s.io/v1 DeviceClass, ResourceSlice, " +
-                                         "ResourceClaim, ResourceClaimTemplate and v1 Pod, " +
-                                         "Node, Namespace)");
+                                         api_version + "\" in draplane (it serves " + served_kinds() + ")");
   }
-  if (api_version != "v1") {
+  if (api_version != k->api_version) {
     return Status(Code::kBadRequest, "no kind \"" + kind + "\" is registered for version \"" +
-                                         api_version + "\": use apiVersion v1");
+                                         api_version + "\": use apiVersion " + std::string(k->api_version));
   }
-  if (kind == "Pod") return decode_typed<Pod>(root, api_version, kind, dropped);
-  if (kind == "Node") return decode_typed<Node>(root, api_version, kind, dropped);
-  return decode_typed<Namespace>(root, api_version, kind, dropped);
+  return k->decode(root, api_version, kind, dropped);
 }
 
 bool is_list(const JsonValue& root) {
@@ -262,20 +291,7 @@ std::string to_yaml_stream(const std::vector<Object>& objects) {
   return out;
 }
 
-std::string_view kind_of(const Object& object) {
-  return std::visit(
-      [](const auto& o) -> std::string_view {
-        using T = std::decay_t<decltype(o)>;
-        if constexpr (std::is_same_v<T, DeviceClass>) return "DeviceClass";
-        else if constexpr (std::is_same_v<T, ResourceSlice>) return "ResourceSlice";
-        else if constexpr (std::is_same_v<T, ResourceClaim>) return "ResourceClaim";
-        else if constexpr (std::is_same_v<T, ResourceClaimTemplate>) return "ResourceClaimTemplate";
-        else if constexpr (std::is_same_v<T, Pod>) return "Pod";
-        else if constexpr (std::is_same_v<T, Node>) return "Node";
-        else return "Namespace";
-      },
-      object);
-}
+std::string_view kind_of(const Object& object) { return kKinds[object.index()].name; }
 
 const ObjectMeta& meta_of(const Object& object) {
   return std::visit([](const auto& o) -> const ObjectMeta& { return o.metadata; }, object);

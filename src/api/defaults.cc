@@ -113,6 +113,10 @@ void apply_defaults(Object& object, const DefaultOptions& options) {
           apply_defaults(obj.spec);
         } else if constexpr (std::is_same_v<T, Node>) {
           if (obj.status.allocatable.empty()) obj.status.allocatable = obj.status.capacity;
+        } else if constexpr (std::is_same_v<T, DeviceTaintRule>) {
+          // Upstream's strategy stamps a rule's taint on create; updates are the
+          // server strategy's (the stamp follows effect changes).
+          if (!options.now.empty() && obj.spec.taint.timeAdded.empty()) obj.spec.taint.timeAdded = options.now;
         } else if constexpr (std::is_same_v<T, Namespace>) {
           if (obj.phase.empty()) obj.phase = "Active";
         }

@@ -4,7 +4,7 @@
 //   ResourceClaim / ResourceClaimTemplate: exactly and firstAvailable[]
 //     allocationMode "" -> ExactCount; count unset -> 1 when ExactCount;
 //     every DeviceToleration operator "" -> Equal (also in status results).
-//   ResourceSlice: device taint timeAdded "" -> options.now (when given).
+//   ResourceSlice, DeviceTaintRule: device taint timeAdded "" -> options.now (when given).
 //   Pod: restartPolicy Always, schedulerName default-scheduler,
 //     terminationGracePeriodSeconds 30, dnsPolicy ClusterFirst,
 //     enableServiceLinks true, securityContext {}; containers: limits copied to

@@ -605,8 +605,11 @@ struct Namespace {
 };
 
 // Any object draplane decodes from a manifest stream.
+// A kind is added here, with its field table (api/internal/fields_*.h), and the
+// codec's decoding and encoding follow (kinds are dispatched on the tables'
+// KindName).
 using Object = std::variant<DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate,
-                            Pod, Node, Namespace>;
+                            Pod, Node, Namespace, DeviceTaintRule>;
 
 // Well-known strings.
 inline constexpr const char* kGroup = "resource.k8s.io";

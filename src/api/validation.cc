@@ -29,6 +29,7 @@ FieldErrorList validate(const Object& object, const ValidationOptions& options) 
                         [&](const Pod& o) { return validate_pod(o, options); },
                         [&](const Node& o) { return validate_node(o, options); },
                         [&](const Namespace& o) { return validate_namespace(o, options); },
+                        [&](const DeviceTaintRule& o) { return validate_device_taint_rule(o); },
                     },
                     object);
 }
@@ -65,6 +66,9 @@ FieldErrorList validate_update(const Object& old_object, const Object& new_objec
                                    "field is immutable"));
     }
     return errs;
+  }
+  if (const auto* n = std::get_if<DeviceTaintRule>(&new_object)) {
+    return validate_device_taint_rule_update(*n, std::get<DeviceTaintRule>(old_object));
   }
   // Core kinds: metadata rules plus the create-time checks of the new object.
   errs = validate(new_object, options);

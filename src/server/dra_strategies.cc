@@ -1,5 +1,5 @@
 // The resource.k8s.io kinds (all versions): DeviceClass, ResourceClaim,
-// ResourceClaimTemplate, ResourceSlice.
+// ResourceClaimTemplate, ResourceSlice, DeviceTaintRule.
 #include "api/codec_tree.h"
 #include "server/strategies.h"
 #include "server/typed_strategy.h"
@@ -9,9 +9,9 @@ namespace {
 
 class DeviceClassStrategy final : public TypedStrategy {};
 
-// ResourceClaim: status only through /status (validated there as
-// ValidateResourceClaimStatusUpdate); dropped on create.
-class ResourceClaimStrategy final : public TypedStrategy {
+// A kind whose status is written only through /status: a create's status is
+// dropped (ResourceClaim, DeviceTaintRule).
+class StatusSubresourceStrategy : public TypedStrategy {
  public:
   // Clients do not set status. It is dropped, but kube-apiserver decodes it
   // first: its unknown and repeated fields are reported under Strict and Warn.
@@ -20,23 +20,6 @@ class ResourceClaimStrategy final : public TypedStrategy {
     if (auto e = status_field_problems(c, obj, late_warnings)) return e;
     remove_member(obj, "status");
     return std::nullopt;
-  }
-  std::vector<std::vector<const char*>> empty_structs() const override { return {{"spec", "devices"}}; }
-
-  std::vector<TableColumn> table_columns() const override {
-    return {{"Name", "string", 0, "name"}, {"State", "string", 0}, {"Age", "string", 0}};
-  }
-  std::vector<TableCell> table_cells(const JsonValue& o, int64_t now) const override {
-    return {get_string(o, {"metadata", "name"}), state(o), table_age(o, now)};
-  }
-
- protected:
-  api::FieldErrorList validate_typed_update(const StrategyContext& c, const api::Object& old, const api::Object& obj,
-                                            const std::string& subresource) const override {
-    if (subresource == "status") {
-      return api::validate_claim_status_update(std::get<api::ResourceClaim>(obj), std::get<api::ResourceClaim>(old));
-    }
-    return TypedStrategy::validate_typed_update(c, old, obj, subresource);
   }
 
  private:
@@ -64,7 +47,31 @@ class ResourceClaimStrategy final : public TypedStrategy {
     const ResourceInfo& r = c.resource;
     return bad_request(r.kind + " in version \"" + r.version + "\" cannot be handled as a " + r.kind + ": " + why);
   }
+};
 
+// ResourceClaim: status only through /status (validated there as
+// ValidateResourceClaimStatusUpdate).
+class ResourceClaimStrategy final : public StatusSubresourceStrategy {
+ public:
+  std::vector<std::vector<const char*>> empty_structs() const override { return {{"spec", "devices"}}; }
+
+  std::vector<TableColumn> table_columns() const override {
+    return {{"Name", "string", 0, "name"}, {"State", "string", 0}, {"Age", "string", 0}};
+  }
+  std::vector<TableCell> table_cells(const JsonValue& o, int64_t now) const override {
+    return {get_string(o, {"metadata", "name"}), state(o), table_age(o, now)};
+  }
+
+ protected:
+  api::FieldErrorList validate_typed_update(const StrategyContext& c, const api::Object& old, const api::Object& obj,
+                                            const std::string& subresource) const override {
+    if (subresource == "status") {
+      return api::validate_claim_status_update(std::get<api::ResourceClaim>(obj), std::get<api::ResourceClaim>(old));
+    }
+    return TypedStrategy::validate_typed_update(c, old, obj, subresource);
+  }
+
+ private:
   static std::string state(const JsonValue& o) {
     std::vector<std::string> states;
     bool deleted = !get_string(o, {"metadata", "deletionTimestamp"}).empty();
@@ -113,8 +120,32 @@ class ResourceSliceStrategy final : public TypedStrategy {
   }
 };
 
+// DeviceTaintRule (cluster-scoped, status through /status): the taint's
+// timeAdded is stamped on create and update when unset, and again on an update
+// that changes the effect but keeps the old time (upstream's strategy: the
+// eviction's grace periods count from it).
+class DeviceTaintRuleStrategy final : public StatusSubresourceStrategy {
+ protected:
+  void prepare_typed_update(const StrategyContext& c, const api::Object& old, api::Object& obj,
+                            const std::string& subresource) const override {
+    if (subresource == "status" || c.now.empty()) return;
+    const api::DeviceTaint& was = std::get<api::DeviceTaintRule>(old).spec.taint;
+    api::DeviceTaint& taint = std::get<api::DeviceTaintRule>(obj).spec.taint;
+    if (taint.effect != was.effect && taint.timeAdded == was.timeAdded) taint.timeAdded = c.now;
+  }
+  api::FieldErrorList validate_typed_update(const StrategyContext& c, const api::Object& old, const api::Object& obj,
+                                            const std::string& subresource) const override {
+    if (subresource == "status") {
+      return api::validate_device_taint_rule_status_update(std::get<api::DeviceTaintRule>(obj),
+                                                           std::get<api::DeviceTaintRule>(old));
+    }
+    return TypedStrategy::validate_typed_update(c, old, obj, subresource);
+  }
+};
+
 }  // namespace
 
+const Strategy& device_taint_rule_strategy() { return the_strategy<DeviceTaintRuleStrategy>(); }
 const Strategy& device_class_strategy() { return the_strategy<DeviceClassStrategy>(); }
 const Strategy& resource_claim_strategy() { return the_strategy<ResourceClaimStrategy>(); }
 const Strategy& resource_claim_template_strategy() { return the_strategy<ResourceClaimTemplateStrategy>(); }

@@ -31,6 +31,7 @@ const std::vector<ResourceInfo>& all_resources() {
       {"resource.k8s.io", "v1", "resourceclaims", "resourceclaim", "ResourceClaim", true, {}, {"status"}, &resource_claim_strategy()},
       {"resource.k8s.io", "v1", "resourceclaimtemplates", "resourceclaimtemplate", "ResourceClaimTemplate", true, {}, {}, &resource_claim_template_strategy()},
       {"resource.k8s.io", "v1", "resourceslices", "resourceslice", "ResourceSlice", false, {}, {}, &resource_slice_strategy()},
+      {"resource.k8s.io", "v1", "devicetaintrules", "devicetaintrule", "DeviceTaintRule", false, {}, {"status"}, &device_taint_rule_strategy()},
       {"resource.k8s.io", "v1beta2", "deviceclasses", "deviceclass", "DeviceClass", false, {}, {}, &device_class_strategy(), true},
       {"resource.k8s.io", "v1beta2", "resourceclaims", "resourceclaim", "ResourceClaim", true, {}, {"status"}, &resource_claim_strategy(), true},
       {"resource.k8s.io", "v1beta2", "resourceclaimtemplates", "resourceclaimtemplate", "ResourceClaimTemplate", true, {}, {}, &resource_claim_template_strategy(), true},

@@ -17,6 +17,7 @@ const Strategy& device_class_strategy();
 const Strategy& resource_claim_strategy();
 const Strategy& resource_claim_template_strategy();
 const Strategy& resource_slice_strategy();
+const Strategy& device_taint_rule_strategy();
 const Strategy& lease_strategy();
 const Strategy& priority_class_strategy();
 

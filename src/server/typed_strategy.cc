@@ -62,6 +62,7 @@ std::optional<ApiError> TypedStrategy::validate_update(const StrategyContext& c,
   auto obj = decode_body(c, object, warnings);
   if (!obj.has_value()) return from_code(obj.error().code(), obj.error().message());
   api::apply_defaults(*obj, api::DefaultOptions{c.now});
+  prepare_typed_update(c, *old_obj, *obj, subresource);
   api::FieldErrorList errs = validate_typed_update(c, *old_obj, *obj, subresource);
   if (!errs.empty()) return invalid(c.resource, get_string(object, {"metadata", "name"}), std::move(errs));
   api::encode_tree(*obj, object);

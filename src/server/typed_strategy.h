@@ -21,6 +21,10 @@ class TypedStrategy : public Strategy {
   void apply_defaults(const StrategyContext& c, Json& object) const override;
 
  protected:
+  // PrepareForUpdate of the decoded, defaulted object (`subresource` "status" for
+  // /status writes): what the server sets from the old object. Nothing by default.
+  virtual void prepare_typed_update(const StrategyContext& c, const api::Object& old, api::Object& object,
+                                    const std::string& subresource) const {}
   // ValidateUpdate of the decoded objects (api::validate_update unless a kind's differs).
   virtual api::FieldErrorList validate_typed_update(const StrategyContext& c, const api::Object& old,
                                                     const api::Object& object, const std::string& subresource) const;

@@ -297,4 +297,33 @@ struct FieldTable<ResourceClaimTemplate> {
   static constexpr auto fields = object_fields<T>(always("spec", &T::spec));
 };
 
+// ---------------------------------------------------------------- DeviceTaintRule
+
+template <>
+struct FieldTable<DeviceTaintSelector> {
+  using T = DeviceTaintSelector;
+  static constexpr auto fields =
+      std::tuple(omitempty("driver", &T::driver), omitempty("pool", &T::pool), omitempty("device", &T::device));
+};
+
+template <>
+struct FieldTable<DeviceTaintRuleSpec> {
+  using T = DeviceTaintRuleSpec;
+  // taint is `json:"taint,omitempty"` upstream, a struct: Go writes it always.
+  static constexpr auto fields =
+      std::tuple(omitempty("deviceSelector", &T::deviceSelector), always("taint", &T::taint));
+};
+
+template <>
+struct FieldTable<DeviceTaintRuleStatus> {
+  static constexpr auto fields = std::tuple(omitempty("conditions", &DeviceTaintRuleStatus::conditions));
+};
+
+template <>
+struct FieldTable<DeviceTaintRule> {
+  using T = DeviceTaintRule;
+  static constexpr KindName kind{"DeviceTaintRule", kResourceV1};
+  static constexpr auto fields = object_fields<T>(always("spec", &T::spec), always("status", &T::status));
+};
+
 }  // namespace draplane::api::internal
