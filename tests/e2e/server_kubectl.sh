@@ -115,6 +115,30 @@ sleep 1
 kubectl delete resourceclaim -n training nvlink-4gpu >/dev/null
 if wait $wpid; then echo "ok   wait --for=delete"; else echo "FAIL wait --for=delete:"; cat "$work/wait.out"; FAILURES=$((FAILURES + 1)); fi
 expect "gone" 'NotFound' kubectl get resourceclaim -n training nvlink-4gpu
+# DeviceTaintRule (resource.k8s.io/v1, cluster-scoped, /status): served, stamped, validated.
+cat >"$work/taint-rule.yaml" <<'YAML'
+apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata: {name: gpu-0-maintenance}
+spec:
+  deviceSelector: {driver: gpu.nvidia.com, pool: node-1, device: gpu-0}
+  taint: {key: example.com/maintenance, value: planned, effect: NoSchedule}
+YAML
+expect "create taint rule" "devicetaintrule.resource.k8s.io/gpu-0-maintenance created" kubectl apply -f "$work/taint-rule.yaml"
+expect "taint rule listed" "gpu-0-maintenance" kubectl get devicetaintrules
+t0=$(kubectl get devicetaintrule gpu-0-maintenance -o jsonpath='{.spec.taint.timeAdded}')
+if [ -n "$t0" ]; then echo "ok   taint stamped at $t0"; else echo "FAIL taint not stamped"; FAILURES=$((FAILURES + 1)); fi
+expect "bad effect" 'spec.taint.effect: Unsupported value: "Evict": supported values: "NoExecute", "NoSchedule", "None"' kubectl patch devicetaintrule gpu-0-maintenance --type merge -p '{"spec":{"taint":{"effect":"Evict"}}}'
+expect "status ignored on the main resource" "gpu-0-maintenance" kubectl patch devicetaintrule gpu-0-maintenance --type merge -p '{"status":{"conditions":[{"type":"EvictionInProgress","status":"True","reason":"X","message":"","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}' -o name
+expect "status not written" "[]" kubectl get devicetaintrule gpu-0-maintenance -o jsonpath='[{.status.conditions}]'
+sleep 1  # timeAdded has a resolution of seconds
+expect "effect change" "patched" kubectl patch devicetaintrule gpu-0-maintenance --type merge -p '{"spec":{"taint":{"effect":"NoExecute"}}}'
+t1=$(kubectl get devicetaintrule gpu-0-maintenance -o jsonpath='{.spec.taint.timeAdded}')
+if [ -n "$t1" ] && [ "$t1" != "$t0" ]; then echo "ok   effect change restamped ($t0 -> $t1)"; else echo "FAIL effect change kept timeAdded $t0 ($t1)"; FAILURES=$((FAILURES + 1)); fi
+expect "generation follows the spec" "2" kubectl get devicetaintrule gpu-0-maintenance -o jsonpath='{.metadata.generation}'
+expect "explain" "deviceSelector" kubectl explain devicetaintrule.spec
+expect "delete taint rule" 'devicetaintrule.resource.k8s.io "gpu-0-maintenance" deleted' kubectl delete devicetaintrule gpu-0-maintenance
+
 expect "wrong token is 401" "Unauthorized" kubectl --token=wrong get pods
 expect "delete namespace" 'namespace "inference" deleted' kubectl delete namespace inference
 expect "namespace contents gone" "No resources found" kubectl get resourceclaimtemplates -n inference

@@ -49,7 +49,8 @@ TEST(StrategyRegistry, EveryServedResourceHasItsKindsStrategy) {
     kinds.insert(r.kind);
   }
   EXPECT_EQ(kinds, (std::set<std::string>{"Namespace", "Node", "Pod", "Event", "DeviceClass", "ResourceClaim",
-                                          "ResourceClaimTemplate", "ResourceSlice", "Lease", "PriorityClass"}));
+                                          "ResourceClaimTemplate", "ResourceSlice", "DeviceTaintRule", "Lease",
+                                          "PriorityClass"}));
 }
 
 TEST(StrategyRegistry, VersionsServedByConversionShareTheStorageVersionsStrategy) {
@@ -126,6 +127,61 @@ TEST(ResourceClaimStrategy, CreateDropsStatusAndReportsItsUnknownFieldsAfterVali
   EXPECT_EQ(e->http, 400);
   EXPECT_NE(e->message.find("ResourceClaim in version \"v1\" cannot be handled as a ResourceClaim"), std::string::npos)
       << e->message;
+}
+
+const char* kTaintRule = R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceTaintRule",
+  "metadata":{"name":"gpu-0-maintenance","resourceVersion":"7","creationTimestamp":"2026-01-01T00:00:00Z","generation":1},
+  "spec":{"deviceSelector":{"driver":"gpu.nvidia.com","pool":"node-1","device":"gpu-0"},
+          "taint":{"key":"example.com/maintenance","effect":"NoSchedule","timeAdded":"2026-01-01T00:00:00Z"}},
+  "status":{}})";
+
+TEST(DeviceTaintRuleStrategy, CreateDropsStatusAndStampsTheTaint) {
+  const ResourceInfo& r = resource("resource.k8s.io", "v1", "devicetaintrules");
+  const Strategy& s = strategy_of(r);
+  EXPECT_EQ(&s, &device_taint_rule_strategy());
+  Json obj = json(R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceTaintRule",
+    "metadata":{"name":"all-gpus","creationTimestamp":"2026-01-02T03:04:05Z"},
+    "spec":{"deviceSelector":{},"taint":{"key":"example.com/retired","effect":"NoExecute"}},
+    "status":{"conditions":[{"type":"EvictionInProgress","status":"True"}]}})");
+  std::vector<std::string> warnings;
+  ASSERT_FALSE(s.prepare_for_create(context(r), obj, warnings).has_value());
+  ASSERT_FALSE(s.validate_create(context(r), obj, warnings).has_value());
+  EXPECT_EQ(get_string(obj, {"spec", "taint", "timeAdded"}), "2026-01-02T03:04:05Z");
+  EXPECT_EQ(to_string(*find(obj, {"status"})), "{}");
+  EXPECT_TRUE(warnings.empty());
+}
+
+TEST(DeviceTaintRuleStrategy, AnEffectChangeRestampsTheTaintUnlessTheClientSetANewTime) {
+  const ResourceInfo& r = resource("resource.k8s.io", "v1", "devicetaintrules");
+  const Strategy& s = strategy_of(r);
+  Json old = json(kTaintRule);
+  std::vector<std::string> warnings;
+  auto update = [&](const std::string& effect, const std::string& time) {
+    Json obj = json(kTaintRule);
+    JsonValue* taint = find(obj, {"spec", "taint"});
+    set_string(*taint, "effect", effect, obj.GetAllocator());
+    set_string(*taint, "timeAdded", time, obj.GetAllocator());
+    EXPECT_FALSE(s.validate_update(context(r), old, obj, "", warnings).has_value());
+    return get_string(obj, {"spec", "taint", "timeAdded"});
+  };
+  EXPECT_EQ(update("NoExecute", "2026-01-01T00:00:00Z"), "2026-01-02T03:04:05Z");  // the context's now
+  EXPECT_EQ(update("NoExecute", "2026-01-01T12:00:00Z"), "2026-01-01T12:00:00Z");  // the client's own
+  EXPECT_EQ(update("NoSchedule", "2026-01-01T00:00:00Z"), "2026-01-01T00:00:00Z");  // effect unchanged
+}
+
+TEST(DeviceTaintRuleStrategy, StatusWritesAreValidatedAsConditions) {
+  const ResourceInfo& r = resource("resource.k8s.io", "v1", "devicetaintrules");
+  const Strategy& s = strategy_of(r);
+  Json old = json(kTaintRule);
+  Json obj = json(kTaintRule);
+  Json status = json(R"({"conditions":[{"type":"EvictionInProgress","status":"Maybe",
+    "lastTransitionTime":"2026-01-02T03:04:05Z","reason":"Evicting","message":"1 pod"}]})");
+  set_member(obj, "status", JsonValue(status, obj.GetAllocator()), obj.GetAllocator());
+  std::vector<std::string> warnings;
+  auto err = s.validate_update(context(r), old, obj, "status", warnings);
+  ASSERT_TRUE(err.has_value());
+  EXPECT_NE(err->message.find("status.conditions[0].status: Unsupported value: \"Maybe\""), std::string::npos)
+      << err->message;
 }
 
 TEST(NamespaceStrategy, MainResourceWritesStatusAndCreateLabelsTheName) {
