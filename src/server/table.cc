@@ -19,7 +19,7 @@ struct Column {
 using Cell = std::variant<std::string, int64_t>;
 
 std::string age(const JsonValue& o, int64_t now) {
-  int64_t t = parse_rfc3339(get_string(o, {"metadata", "creationTimestamp"}));
+  int64_t t = common::parse_rfc3339(get_string(o, {"metadata", "creationTimestamp"})).value_or(-1);
   return t < 0 ? "<unknown>" : human_duration(now - t);
 }
 
@@ -137,7 +137,7 @@ std::vector<Cell> event_cells(const JsonValue& served, int64_t now) {
   if (get_string(core, {"apiVersion"}) == "events.k8s.io/v1") event_to_core(core);
   const JsonValue& o = core;
   auto since = [&](const std::string& t) {
-    int64_t s = parse_rfc3339(t);
+    int64_t s = common::parse_rfc3339(t).value_or(-1);
     return s < 0 ? std::string("<unknown>") : human_duration(now - s);
   };
   auto or_else = [](std::string a, std::string b) { return a.empty() ? b : a; };

@@ -70,7 +70,7 @@ class ApiServer::Impl {
   // Watch (api_watch.cc).
   Outcome watch(const Request& req, const Target& t);
 
-  std::string now_text() const { return rfc3339(opts_.now()); }
+  std::string now_text() const { return opts_.clock->rfc3339(); }
 
   std::unique_ptr<store::Store> metered_;  // before store_, which may refer to it
   store::Store& store_;
