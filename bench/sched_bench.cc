@@ -129,7 +129,7 @@ void BM_ScheduleClaimPods(benchmark::State& state) {
   int64_t total = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    FakeClock clock;
+    common::FakeClock clock;
     NoopBinder binder;
     auto s = std::make_unique<Scheduler>(binder, clock, so);
     if (sim) {

@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "common/go_quote.h"
+
 namespace draplane::api {
 
 std::string_view field_error_type_text(FieldErrorType type) {
@@ -19,35 +21,7 @@ std::string_view field_error_type_text(FieldErrorType type) {
   return "Invalid value";
 }
 
-std::string go_quote(std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(s.size() + 2);
-  out.push_back('"');
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\a': out += "\\a"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\v': out += "\\v"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          out += "\\x";
-          out.push_back(kHex[c >> 4]);
-          out.push_back(kHex[c & 0xf]);
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
-    }
-  }
-  out.push_back('"');
-  return out;
-}
+std::string go_quote(std::string_view s) { return common::go_quote(s); }
 
 FieldPath FieldPath::child(std::string_view name) const {
   FieldPath p;

@@ -5,7 +5,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <ctime>
+
+#include "common/rfc3339.h"
 
 namespace draplane::client {
 namespace {
@@ -17,22 +18,6 @@ using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 constexpr std::chrono::minutes kSeriesFinish{6};
 // What validation allows an event's note (and kube-scheduler truncates to).
 constexpr size_t kMaxNote = 1024;
-
-std::string rfc3339(TimePoint t, bool micro) {
-  auto us = std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
-  std::time_t secs = static_cast<std::time_t>(us / 1000000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  std::string out = buf;
-  if (micro) {
-    char frac[16];
-    std::snprintf(frac, sizeof frac, ".%06lld", static_cast<long long>(us % 1000000));
-    out += frac;
-  }
-  return out + "Z";
-}
 
 void str(Writer& w, const char* key, const std::string& value) {
   w.Key(key);
@@ -80,7 +65,7 @@ EventRecorder::EventRecorder(RestClient& client, EventRecorderOptions options)
 
 EventRecorder::~EventRecorder() { stop(); }
 
-TimePoint EventRecorder::now() const { return options_.now ? options_.now() : std::chrono::system_clock::now(); }
+TimePoint EventRecorder::now() const { return options_.clock->wall(); }
 
 void EventRecorder::record(const ObjectReference& regarding, std::string type, std::string reason, std::string action,
                            std::string note, std::string reporting_controller, std::string reporting_instance) {
@@ -179,10 +164,8 @@ std::string EventRecorder::new_name(const std::string& object_name, TimePoint at
   return object_name + "." + hex;
 }
 
-std::string EventRecorder::collection_path(const std::string& ns) const {
-  return options_.api == EventRecorderOptions::Api::kEventsV1
-             ? "/apis/events.k8s.io/v1/namespaces/" + ns + "/events"
-             : "/api/v1/namespaces/" + ns + "/events";
+Path EventRecorder::collection_path(const std::string& ns) const {
+  return (options_.api == EventRecorderOptions::Api::kEventsV1 ? resources::kEventsV1 : resources::kEvents).ns(ns);
 }
 
 std::string EventRecorder::create_body(const Pending& p, const std::string& ns, const std::string& name) const {
@@ -198,7 +181,7 @@ std::string EventRecorder::create_body(const Pending& p, const std::string& ns, 
   str(w, "namespace", ns);
   w.EndObject();
   if (v1) {
-    str(w, "eventTime", rfc3339(p.at, true));
+    str(w, "eventTime", common::format_rfc3339_micro(p.at));
     str(w, "reportingController", p.controller);
     str(w, "reportingInstance", p.instance);
     str(w, "action", p.action);
@@ -215,8 +198,8 @@ std::string EventRecorder::create_body(const Pending& p, const std::string& ns, 
     if (!p.controller.empty()) str(w, "component", p.controller);
     if (!p.instance.empty()) str(w, "host", p.instance);
     w.EndObject();
-    str(w, "firstTimestamp", rfc3339(p.at, false));
-    str(w, "lastTimestamp", rfc3339(p.at, false));
+    str(w, "firstTimestamp", common::format_rfc3339(p.at));
+    str(w, "lastTimestamp", common::format_rfc3339(p.at));
     w.Key("count");
     w.Int(1);
     str(w, "type", p.type);
@@ -284,16 +267,16 @@ void EventRecorder::write(const Pending& p) {
       w.StartObject();
       w.Key("count");
       w.Int64(s.count);
-      str(w, "lastObservedTime", rfc3339(s.last, true));
+      str(w, "lastObservedTime", common::format_rfc3339_micro(s.last));
       w.EndObject();
     } else {
       w.Key("count");
       w.Int64(s.count);
-      str(w, "lastTimestamp", rfc3339(s.last, false));
+      str(w, "lastTimestamp", common::format_rfc3339(s.last));
       if (!p.note.empty()) str(w, "message", p.note);
     }
     w.EndObject();
-    auto r = client_.patch(collection_path(s.ns) + "/" + s.name, std::string(buf.GetString(), buf.GetSize()),
+    auto r = client_.patch(collection_path(s.ns).name(s.name), std::string(buf.GetString(), buf.GetSize()),
                            v1 ? "application/merge-patch+json" : "application/strategic-merge-patch+json");
     if (r.has_value()) {
       std::lock_guard<std::mutex> l(mu_);

@@ -34,7 +34,9 @@
 #include <thread>
 #include <unordered_map>
 
+#include "client/resource_path.h"
 #include "client/rest_client.h"
+#include "common/clock.h"
 
 namespace draplane::client {
 
@@ -63,8 +65,8 @@ struct EventRecorderOptions {
   double spam_refill_seconds = 300;
   // Distinct aggregation keys remembered (client-go's LRU of 4096).
   size_t cache_size = 4096;
-  // Injected clock (tests); system_clock by default.
-  std::function<std::chrono::system_clock::time_point()> now;
+  // Injected clock (tests); the real one by default.
+  std::shared_ptr<const common::Clock> clock = common::real_clock();
 };
 
 class EventRecorder {
@@ -119,7 +121,7 @@ class EventRecorder {
   bool allow(const std::string& spam_key, std::chrono::system_clock::time_point at);
   std::string new_name(const std::string& object_name, std::chrono::system_clock::time_point at);
   std::string create_body(const Pending& p, const std::string& ns, const std::string& name) const;
-  std::string collection_path(const std::string& ns) const;
+  Path collection_path(const std::string& ns) const;
   void remember(const std::string& key, Seen seen);
 
   RestClient& client_;

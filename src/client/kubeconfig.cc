@@ -1,30 +1,24 @@
 #include "client/kubeconfig.h"
 
-#include <openssl/evp.h>
 #include <yaml-cpp/yaml.h>
 
 #include <fstream>
 #include <optional>
 #include <sstream>
 
+#include "common/base64.h"
+
 namespace draplane::client {
 namespace {
 
+// Folded YAML may leave spaces in the data: they are skipped as line breaks are.
 Result<std::string> base64_decode(std::string_view in, std::string_view what) {
   std::string clean;
   for (char c : in) {
-    if (c != '\n' && c != '\r' && c != ' ') clean.push_back(c);
+    if (c != ' ') clean.push_back(c);
   }
-  if (clean.size() % 4 != 0) return invalid_error("kubeconfig: " + std::string(what) + " is not valid base64");
-  std::string out(clean.size() / 4 * 3, '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(clean.data()),
-                          static_cast<int>(clean.size()));
-  if (n < 0) return invalid_error(std::string("kubeconfig: ") + std::string(what) + " is not valid base64");
-  size_t pad = 0;
-  if (!clean.empty() && clean.back() == '=') pad++;
-  if (clean.size() > 1 && clean[clean.size() - 2] == '=') pad++;
-  out.resize(static_cast<size_t>(n) - pad);
+  auto out = common::base64_decode(clean);
+  if (!out.has_value()) return invalid_error("kubeconfig: " + std::string(what) + " is not valid base64");
   return out;
 }
 
@@ -118,16 +112,6 @@ Result<KubeConfig> load_kubeconfig(const std::string& path, std::string_view con
   return parse_kubeconfig(text, context, dir);
 }
 
-namespace {
-std::string base64_encode(std::string_view in) {
-  std::string out(4 * ((in.size() + 2) / 3) + 1, '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
-}  // namespace
-
 std::string render_kubeconfig(std::string_view name, const KubeConfig& c) {
   YAML::Emitter out;
   out << YAML::BeginMap;
@@ -137,15 +121,15 @@ std::string render_kubeconfig(std::string_view name, const KubeConfig& c) {
   out << YAML::Key << "name" << YAML::Value << std::string(name);
   out << YAML::Key << "cluster" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "server" << YAML::Value << c.server;
-  if (!c.ca_pem.empty()) out << YAML::Key << "certificate-authority-data" << YAML::Value << base64_encode(c.ca_pem);
+  if (!c.ca_pem.empty()) out << YAML::Key << "certificate-authority-data" << YAML::Value << common::base64_encode(c.ca_pem);
   if (c.insecure_skip_tls_verify) out << YAML::Key << "insecure-skip-tls-verify" << YAML::Value << true;
   out << YAML::EndMap << YAML::EndMap << YAML::EndSeq;
   out << YAML::Key << "users" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value << std::string(name);
   out << YAML::Key << "user" << YAML::Value << YAML::BeginMap;
   if (!c.token.empty()) out << YAML::Key << "token" << YAML::Value << c.token;
-  if (!c.client_cert_pem.empty()) out << YAML::Key << "client-certificate-data" << YAML::Value << base64_encode(c.client_cert_pem);
-  if (!c.client_key_pem.empty()) out << YAML::Key << "client-key-data" << YAML::Value << base64_encode(c.client_key_pem);
+  if (!c.client_cert_pem.empty()) out << YAML::Key << "client-certificate-data" << YAML::Value << common::base64_encode(c.client_cert_pem);
+  if (!c.client_key_pem.empty()) out << YAML::Key << "client-key-data" << YAML::Value << common::base64_encode(c.client_key_pem);
   out << YAML::EndMap << YAML::EndMap << YAML::EndSeq;
   out << YAML::Key << "contexts" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value << std::string(name);

@@ -10,26 +10,28 @@
 #include <thread>
 
 #include "api/codec.h"
+#include "client/resource_path.h"
 
 namespace draplane::cluster {
 namespace {
 
 namespace fs = std::filesystem;
+using namespace client::resources;
 
 // The collection path of an object's kind ("" for kinds the demo leaves alone).
 std::string collection_path(std::string_view kind, const std::string& ns) {
-  if (kind == "Namespace") return "/api/v1/namespaces";
-  if (kind == "DeviceClass") return "/apis/resource.k8s.io/v1/deviceclasses";
-  if (kind == "ResourceClaim") return "/apis/resource.k8s.io/v1/namespaces/" + ns + "/resourceclaims";
-  if (kind == "ResourceClaimTemplate") return "/apis/resource.k8s.io/v1/namespaces/" + ns + "/resourceclaimtemplates";
-  if (kind == "Pod") return "/api/v1/namespaces/" + ns + "/pods";
+  if (kind == "Namespace") return kNamespaces.all().str();
+  if (kind == "DeviceClass") return kDeviceClasses.all().str();
+  if (kind == "ResourceClaim") return kResourceClaims.ns(ns).str();
+  if (kind == "ResourceClaimTemplate") return kResourceClaimTemplates.ns(ns).str();
+  if (kind == "Pod") return kPods.ns(ns).str();
   return "";
 }
 
 bool namespaced(std::string_view kind) { return kind == "ResourceClaim" || kind == "ResourceClaimTemplate" || kind == "Pod"; }
 
 template <typename T>
-std::vector<T> list_of(client::RestClient& rest, const std::string& path) {
+std::vector<T> list_of(client::RestClient& rest, std::string_view path) {
   std::vector<T> out;
   auto body = rest.get(path);
   if (!body.has_value()) return out;
@@ -98,7 +100,7 @@ Result<std::vector<std::string>> manifest_files(const std::string& path) {
 std::vector<ApplyOutcome> apply_manifests(client::RestClient& rest, const std::vector<std::string>& files) {
   std::vector<ApplyOutcome> out;
   std::set<std::string> namespaces;
-  for (const auto& n : list_of<api::Namespace>(rest, "/api/v1/namespaces")) namespaces.insert(n.metadata.name);
+  for (const auto& n : list_of<api::Namespace>(rest, kNamespaces.all())) namespaces.insert(n.metadata.name);
   for (const auto& file : files) {
     std::ifstream in(file, std::ios::binary);
     std::stringstream ss;
@@ -130,7 +132,7 @@ std::vector<ApplyOutcome> apply_manifests(client::RestClient& rest, const std::v
         continue;
       }
       if (namespaced(kind) && !namespaces.count(meta.namespace_)) {
-        auto r = rest.post("/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" +
+        auto r = rest.post(kNamespaces.all(), R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" +
                                                      meta.namespace_ + R"("}})");
         if (r.has_value() || r.error().code() == Code::kAlreadyExists) namespaces.insert(meta.namespace_);
       }
@@ -163,7 +165,7 @@ std::vector<std::string> wait_pods_settled(client::RestClient& rest, int timeout
     pending.clear();
     std::string state;
     bool all_started = true;
-    for (const auto& p : list_of<api::Pod>(rest, "/api/v1/pods")) {
+    for (const auto& p : list_of<api::Pod>(rest, kPods.all())) {
       const std::string& ph = p.status.phase;
       bool started = ph == "Running" || ph == "Succeeded" || ph == "Failed";
       all_started = all_started && started;
@@ -182,7 +184,7 @@ std::vector<std::string> wait_pods_settled(client::RestClient& rest, int timeout
   }
 }
 
-std::vector<api::Pod> list_pods(client::RestClient& rest) { return list_of<api::Pod>(rest, "/api/v1/pods"); }
+std::vector<api::Pod> list_pods(client::RestClient& rest) { return list_of<api::Pod>(rest, kPods.all()); }
 
 PendingSummary summarize_pending(const std::vector<std::string>& pending, const std::vector<api::Pod>& pods) {
   PendingSummary out;
@@ -227,9 +229,9 @@ std::string render_pending_summary(const PendingSummary& s, int timeout_s) {
 }
 
 std::string demo_report(client::RestClient& rest) {
-  auto claims = list_of<api::ResourceClaim>(rest, "/apis/resource.k8s.io/v1/resourceclaims");
-  auto pods = list_of<api::Pod>(rest, "/api/v1/pods");
-  auto slices = list_of<api::ResourceSlice>(rest, "/apis/resource.k8s.io/v1/resourceslices");
+  auto claims = list_of<api::ResourceClaim>(rest, kResourceClaims.all());
+  auto pods = list_of<api::Pod>(rest, kPods.all());
+  auto slices = list_of<api::ResourceSlice>(rest, kResourceSlices.all());
   // driver/pool/device -> "productName uuid"
   std::map<std::string, std::string> devices;
   for (const auto& s : slices) {
@@ -295,8 +297,7 @@ std::string demo_report(client::RestClient& rest) {
     if (p.spec.nodeName.empty() && sc && sc->status == "False") out << indent(sc->message, "    ");
     if (p.spec.nodeName.empty()) continue;
     for (const auto& c : p.spec.containers) {
-      auto log = rest.get("/api/v1/namespaces/" + p.metadata.namespace_ + "/pods/" + p.metadata.name +
-                          "/log?container=" + c.name + "&tailLines=5");
+      auto log = rest.get(kPods.ns(p.metadata.namespace_).name(p.metadata.name).sub("log").str() + "?container=" + c.name + "&tailLines=5");
       if (!log.has_value()) continue;
       out << "    " << c.name << " output:\n" << indent(log->empty() ? "(none yet)" : *log, "      ");
     }

@@ -18,6 +18,8 @@
 
 #include "alloc/allocator.h"
 #include "api/codec.h"
+#include "client/resource_path.h"
+#include "common/split.h"
 #include "client/informer.h"
 #include "client/rest_client.h"
 #include "controllers/claim_controller.h"
@@ -121,12 +123,8 @@ Result<std::vector<SimNode>> parse_sim_nodes(const std::string& text) {
     return out;
   }
   std::set<std::string> seen;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find(';', start);
-    if (end == std::string::npos) end = text.size();
-    std::string part = text.substr(start, end - start);
-    start = end + 1;
+  for (std::string_view piece : common::split(text, ';')) {
+    const std::string part(piece);
     if (part.empty()) continue;
     size_t eq = part.find('=');
     if (eq == std::string::npos) {
@@ -229,14 +227,13 @@ Result<void> LocalCluster::Impl::start_server() {
   tokens = std::move(t);
 
   server::ApiServerOptions ao;
-  ao.now = [] { return static_cast<int64_t>(std::time(nullptr)); };
   ao.new_uid = server::new_object_uid;
   ao.random_suffix = server::new_name_suffix;
   // The scheduler's, controllers' and agents' informers run in this process.
   metrics.add_source(client::render_informer_metrics);
   api = std::make_unique<server::ApiServer>(*store, ao, &metrics);
   if (Status b = api->bootstrap(); !b.ok()) return Status(b.code(), "bootstrap: " + b.message());
-  event_ttl = std::make_unique<server::EventTtl>(*store, options.event_ttl_s, ao.now);
+  event_ttl = std::make_unique<server::EventTtl>(*store, options.event_ttl_s, ao.clock);
   event_ttl->start(server::EventTtl::default_interval_ms(options.event_ttl_s));
 
   server::HttpServerOptions ho;
@@ -423,7 +420,7 @@ Result<void> LocalCluster::wait_nodes_ready(int timeout_ms) {
     missing.clear();
     for (const auto& n : impl_->options.nodes) missing.insert(n.name);
     std::set<std::string> ready, published;
-    if (auto nodes = rest->get("/api/v1/nodes"); nodes.has_value()) {
+    if (auto nodes = rest->get(client::resources::kNodes.all()); nodes.has_value()) {
       rapidjson::Document d;
       d.Parse(nodes->data(), nodes->size());
       if (!d.HasParseError() && d.IsObject() && d.HasMember("items") && d["items"].IsArray()) {
@@ -440,7 +437,7 @@ Result<void> LocalCluster::wait_nodes_ready(int timeout_ms) {
         }
       }
     }
-    if (auto slices = rest->get("/apis/resource.k8s.io/v1/resourceslices"); slices.has_value()) {
+    if (auto slices = rest->get(client::resources::kResourceSlices.all()); slices.has_value()) {
       // A pool is published once all slices of its newest generation are there.
       struct Pool {
         int64_t generation = -1;

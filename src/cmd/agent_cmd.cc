@@ -2,7 +2,6 @@
 //  [--gpus sim:8xH100|nvml|FILE] [--state-dir DIR]`: the node agent (GPU driver
 // gpu.nvidia.com + kubelet) for one node. Flags -> options -> node::run_agent;
 // stops on SIGINT/SIGTERM.
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <atomic>
@@ -13,7 +12,7 @@
 #include "client/kubeconfig.h"
 #include "client/rest_client.h"
 #include "cmd/commands.h"
-#include "cmd/signals.h"
+#include "cmd/component.h"
 #include "node/agent.h"
 
 namespace draplane::cmd {
@@ -82,18 +81,8 @@ int run(const AgentFlags& f) {
     }
     o.labels[l.substr(0, eq)] = l.substr(eq + 1);
   }
-  o.logger = std::make_shared<spdlog::logger>("agent/" + f.node, std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
-  o.logger->set_level(f.verbose ? spdlog::level::debug : spdlog::level::info);
-
-  sigset_t sigs = block_stop_signals();
-  std::atomic<bool> stop{false};
-  stop_on_signal(sigs, stop);
-  auto st = node::run_agent(**rest, o, stop);
-  if (!st.has_value()) {
-    std::cerr << "error: " << st.error().message() << "\n";
-    return st.error().code() == Code::kInvalid ? 2 : 1;
-  }
-  return 0;
+  o.logger = stderr_logger("agent/" + f.node, f.verbose);
+  return run_until_stopped([&](const std::atomic<bool>& stop) { return node::run_agent(**rest, o, stop).status(); });
 }
 
 }  // namespace

@@ -11,15 +11,14 @@
 // allocation error. Invalid objects are reported and still handed to the
 // allocator (bounded by --timeout), whose error, if any, is printed too.
 #include <chrono>
-#include <fstream>
 #include <iostream>
 #include <random>
-#include <sstream>
 
 #include "alloc/allocator.h"
 #include "api/codec.h"
 #include "api/validation.h"
 #include "cmd/commands.h"
+#include "cmd/input.h"
 #if __has_include("api/defaults.h")
 #include "api/defaults.h"
 #define DRAPLANE_HAVE_DEFAULTS 1
@@ -35,18 +34,6 @@ struct AllocateFlags {
   std::string output = "yaml";
   double timeout_s = 30;
 };
-
-Result<std::string> read_input(const std::string& path) {
-  std::ostringstream ss;
-  if (path == "-") {
-    ss << std::cin.rdbuf();
-    return ss.str();
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return invalid_error(path + ": cannot open file");
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 #ifndef DRAPLANE_HAVE_DEFAULTS
 // Minimal defaulting until api/defaults.h exists: what the allocator and

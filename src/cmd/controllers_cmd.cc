@@ -2,7 +2,6 @@
 // (claim templates -> claims, reservedFor cleanup, deallocation) against any
 // Kubernetes API server. Flags -> options -> controllers::run_controllers;
 // stops on SIGINT/SIGTERM.
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <atomic>
@@ -11,7 +10,7 @@
 #include "client/kubeconfig.h"
 #include "client/rest_client.h"
 #include "cmd/commands.h"
-#include "cmd/signals.h"
+#include "cmd/component.h"
 #include "controllers/claim_controller.h"
 
 namespace draplane::cmd {
@@ -37,17 +36,8 @@ int run(const ControllerFlags& f) {
   }
   controllers::ControllerOptions o;
   o.workers = std::max(1, f.workers);
-  o.logger = std::make_shared<spdlog::logger>("controllers", std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
-  o.logger->set_level(f.verbose ? spdlog::level::debug : spdlog::level::info);
-  sigset_t sigs = block_stop_signals();
-  std::atomic<bool> stop{false};
-  stop_on_signal(sigs, stop);
-  Status st = controllers::run_controllers(**rest, o, stop);
-  if (!st.ok()) {
-    std::cerr << "error: " << st.message() << "\n";
-    return 1;
-  }
-  return 0;
+  o.logger = stderr_logger("controllers", f.verbose);
+  return run_until_stopped([&](const std::atomic<bool>& stop) { return controllers::run_controllers(**rest, o, stop); });
 }
 
 }  // namespace

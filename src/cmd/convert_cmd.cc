@@ -3,14 +3,13 @@
 // core objects, and prints them as v1. Removed versions (v1alpha2, ...) fail with
 // what to write instead. Exit 0 when every document converted, 2 otherwise (the
 // documents that did convert are still printed).
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "api/codec.h"
 #include "api/conversion.h"
 #include "cmd/commands.h"
+#include "cmd/input.h"
 
 namespace draplane::cmd {
 namespace {
@@ -20,18 +19,6 @@ struct ConvertFlags {
   std::string to = std::string(api::kConvertTarget);
   std::string output = "yaml";
 };
-
-Result<std::string> read_input(const std::string& path) {
-  std::ostringstream ss;
-  if (path == "-") {
-    ss << std::cin.rdbuf();
-    return ss.str();
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return invalid_error(path + ": cannot open file");
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 int run_convert(const ConvertFlags& flags) {
   if (Status st = api::check_conversion_target(flags.to); !st.ok()) {

@@ -10,7 +10,7 @@
 #include "client/kubeconfig.h"
 #include "client/rest_client.h"
 #include "cmd/commands.h"
-#include "cmd/signals.h"
+#include "cmd/component.h"
 #include "sched/runner.h"
 
 namespace draplane::cmd {
@@ -45,21 +45,14 @@ int run(const SchedulerFlags& f) {
   }
   if (f.verbose) spdlog::set_level(spdlog::level::debug);
 
-  sigset_t sigs = block_stop_signals();
-  std::atomic<bool> stop{false};
-  stop_on_signal(sigs, stop);
-
   sched::RunnerOptions o;
   o.scheduler.name = f.name;
   o.scheduler.serve_default = !f.only_named;
   o.scheduler.policy = *policy;
   o.scheduler.bind_workers = f.bind_workers;
-  auto r = sched::run_scheduler(**watch_client, **write_client, o, stop);
-  if (!r) {
-    std::cerr << "error: " << r.error().message() << "\n";
-    return 1;
-  }
-  return 0;
+  return run_until_stopped([&](const std::atomic<bool>& stop) {
+    return sched::run_scheduler(**watch_client, **write_client, o, stop).status();
+  });
 }
 
 }  // namespace

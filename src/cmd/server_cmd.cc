@@ -3,11 +3,12 @@
 // simulated nodes; agents join with `draplane agent`). Prints the kubeconfig
 // path once /readyz answers 200, then serves until SIGINT/SIGTERM.
 #include <iostream>
-#include <sstream>
 
 #include "cluster/local_cluster.h"
+#include "cmd/cluster_flags.h"
 #include "cmd/commands.h"
 #include "cmd/signals.h"
+#include "common/split.h"
 
 namespace draplane::cmd {
 namespace {
@@ -21,9 +22,8 @@ struct ServerFlags {
 
 int run_server(ServerFlags f) {
   sigset_t sigs = block_stop_signals();
-  std::stringstream ns(f.nodes);
-  for (std::string n; std::getline(ns, n, ',');) {
-    if (!n.empty()) f.o.node_tokens.push_back(n);
+  for (std::string_view n : common::split(f.nodes, ',')) {
+    if (!n.empty()) f.o.node_tokens.emplace_back(n);
   }
   f.o.scheduler = !f.no_scheduler;
   f.o.controllers = !f.no_controllers;
@@ -61,26 +61,10 @@ void add_server(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   sub->add_flag("--insecure-http", flags->o.insecure_http, "Serve plain HTTP (tests and benchmarks only)");
   sub->add_flag("--log-requests", flags->o.log_requests, "Log one JSON line per request to stderr");
-  sub->add_option("--max-requests-inflight", flags->o.max_requests_inflight,
-                  "Most non-mutating requests served at once (watches and logs not counted); over it 429. 0: no limit")
-      ->capture_default_str();
-  sub->add_option("--max-mutating-requests-inflight", flags->o.max_mutating_requests_inflight,
-                  "Most mutating requests served at once; over it 429. 0: no limit")
-      ->capture_default_str();
-  sub->add_option("--request-timeout", flags->o.request_timeout,
-                  "Longest a request's body may take to arrive and its reply to be read (Go duration)")
-      ->capture_default_str();
+  add_request_limit_options(*sub, flags->o);
   sub->add_option("--policy", flags->o.policy, "Scheduler's device choice within a node: packing | first-fit")
       ->capture_default_str();
-  sub->add_option_function<std::string>(
-         "--event-ttl",
-         [o = &flags->o](const std::string& text) {
-           auto d = cluster::parse_duration_seconds(text);
-           if (!d.has_value()) throw CLI::ValidationError("--event-ttl", d.error().message());
-           o->event_ttl_s = *d;
-         },
-         "Amount of time to retain events (as kube-apiserver's --event-ttl)")
-      ->default_str("1h0m0s");
+  add_event_ttl_option(*sub, flags->o.event_ttl_s);
   sub->add_flag("--no-scheduler", flags->no_scheduler, "Do not run the scheduler in this process");
   sub->add_flag("--no-controllers", flags->no_controllers, "Do not run the resource-claim controller in this process");
   sub->add_flag("-v,--verbose", flags->o.verbose, "Debug level in the component logs (<data-dir>/logs)");

@@ -13,6 +13,7 @@
 #include "client/rest_client.h"
 #include "cluster/demo.h"
 #include "cluster/local_cluster.h"
+#include "cmd/cluster_flags.h"
 #include "cmd/commands.h"
 #include "cmd/signals.h"
 
@@ -156,15 +157,7 @@ void add_up(CLI::App& app, int& exit_code) {
   sub->add_option("--policy", f->o.policy, "Scheduler's device choice within a node: packing | first-fit")
       ->capture_default_str();
   sub->add_option("--heartbeat", f->o.heartbeat_seconds, "Seconds between node heartbeats")->capture_default_str();
-  sub->add_option_function<std::string>(
-         "--event-ttl",
-         [o = &f->o](const std::string& text) {
-           auto d = cluster::parse_duration_seconds(text);
-           if (!d.has_value()) throw CLI::ValidationError("--event-ttl", d.error().message());
-           o->event_ttl_s = *d;
-         },
-         "Amount of time to retain events (as kube-apiserver's --event-ttl)")
-      ->default_str("1h0m0s");
+  add_event_ttl_option(*sub, f->o.event_ttl_s);
   sub->add_flag("--demo", f->demo, "Apply the examples and report allocations and pod output");
   sub->add_option("--demo-dir", f->demo_dir, "Manifests for --demo (default: examples/)");
   sub->add_option("--demo-timeout", f->demo_timeout_s, "Seconds to wait for the demo's pods to settle")
@@ -173,15 +166,7 @@ void add_up(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   sub->add_flag("--exit", f->exit_after, "With --demo: stop once the report is printed");
   sub->add_flag("--log-requests", f->o.log_requests, "Log one JSON line per API request to stderr");
-  sub->add_option("--max-requests-inflight", f->o.max_requests_inflight,
-                  "Most non-mutating requests served at once (watches and logs not counted); over it 429. 0: no limit")
-      ->capture_default_str();
-  sub->add_option("--max-mutating-requests-inflight", f->o.max_mutating_requests_inflight,
-                  "Most mutating requests served at once; over it 429. 0: no limit")
-      ->capture_default_str();
-  sub->add_option("--request-timeout", f->o.request_timeout,
-                  "Longest a request's body may take to arrive and its reply to be read (Go duration)")
-      ->capture_default_str();
+  add_request_limit_options(*sub, f->o);
   sub->add_flag("-v,--verbose", f->o.verbose, "Debug level in the component logs");
   sub->callback([f, &exit_code] { exit_code = run_up(*f); });
 }

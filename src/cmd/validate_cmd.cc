@@ -11,16 +11,15 @@
 // labels of their Namespace when that Namespace is part of the input.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
 
 #include "api/codec.h"
 #include "api/validation.h"
 #include "api/validation_manifest.h"
 #include "cel/cel.h"
 #include "cmd/commands.h"
+#include "cmd/input.h"
 
 namespace draplane::cmd {
 namespace {
@@ -36,21 +35,17 @@ struct Input {
 std::vector<Input> collect_inputs(const std::vector<std::string>& args, int& failures) {
   std::vector<Input> out;
   auto read_file = [&](const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      std::cerr << path << ": cannot open file\n";
+    auto text = read_input(path);
+    if (!text.has_value()) {
+      std::cerr << text.error().message() << "\n";
       ++failures;
       return;
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    out.push_back({path, ss.str()});
+    out.push_back({path, std::move(*text)});
   };
   for (const auto& arg : args) {
     if (arg == "-") {
-      std::ostringstream ss;
-      ss << std::cin.rdbuf();
-      out.push_back({"-", ss.str()});
+      read_file(arg);
       continue;
     }
     std::error_code ec;

@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "api/codec.h"
+#include "client/resource_path.h"
 #include "controllers/claim_logic.h"
 
 namespace draplane::controllers {
@@ -16,22 +17,17 @@ constexpr const char* kPodPrefix = "pod:";
 constexpr const char* kClaimPrefix = "claim:";
 constexpr int kMaxReservedFor = 256;
 
-std::string pod_path(const std::string& ns, const std::string& name) {
-  return "/api/v1/namespaces/" + ns + "/pods/" + name;
-}
-std::string claim_path(const std::string& ns, const std::string& name) {
-  return "/apis/resource.k8s.io/v1/namespaces/" + ns + "/resourceclaims/" + name;
-}
-std::string template_path(const std::string& ns, const std::string& name) {
-  return "/apis/resource.k8s.io/v1/namespaces/" + ns + "/resourceclaimtemplates/" + name;
-}
+using namespace client::resources;
+
+client::Path pod_path(const std::string& ns, const std::string& name) { return kPods.ns(ns).name(name); }
+client::Path claim_path(const std::string& ns, const std::string& name) { return kResourceClaims.ns(ns).name(name); }
 std::string key_of(const api::ObjectMeta& m) { return m.namespace_ + "/" + m.name; }
 std::pair<std::string, std::string> split_key(const std::string& key) {
   size_t s = key.find('/');
   return {key.substr(0, s), key.substr(s + 1)};
 }
 
-client::RawInformer::Options informer_options(const char* api_version, const char* kind, const char* path) {
+client::RawInformer::Options informer_options(const char* api_version, const char* kind, const std::string& path) {
   client::RawInformer::Options o;
   o.api_version = api_version;
   o.kind = kind;
@@ -56,10 +52,10 @@ client::EventRecorderOptions event_options() {
 ClaimController::ClaimController(client::RestClient& rest, ControllerOptions options)
     : rest_(rest),
       options_(std::move(options)),
-      pods_(rest, informer_options("v1", "Pod", "/api/v1/pods")),
-      claims_(rest, informer_options(api::kResourceV1, "ResourceClaim", "/apis/resource.k8s.io/v1/resourceclaims")),
+      pods_(rest, informer_options("v1", "Pod", kPods.all().str())),
+      claims_(rest, informer_options(api::kResourceV1, "ResourceClaim", kResourceClaims.all().str())),
       templates_(rest, informer_options(api::kResourceV1, "ResourceClaimTemplate",
-                                        "/apis/resource.k8s.io/v1/resourceclaimtemplates")),
+                                        kResourceClaimTemplates.all().str())),
       events_(rest, event_options()) {
   if (!options_.logger) options_.logger = std::make_shared<spdlog::logger>("controllers", std::make_shared<spdlog::sinks::null_sink_mt>());
   pods_.add_handler(
@@ -215,7 +211,7 @@ Result<void> ClaimController::sync_claim(const std::string& key) {
   if (decision.update_status) {
     current.status = decision.status;
     // resourceVersion from the cache: the update fails if anything changed since.
-    ASSIGN_OR_RETURN(std::string out, rest_.put(claim_path(ns, name) + "/status", api::to_json(api::Object(current))));
+    ASSIGN_OR_RETURN(std::string out, rest_.put(claim_path(ns, name).sub("status"), api::to_json(api::Object(current))));
     ASSIGN_OR_RETURN(current, api::decode_as<api::ResourceClaim>(out));
     options_.logger->debug("claim {}: reservedFor updated, dropped {}{}", key, decision.dropped.size(),
                            decision.status.allocation ? "" : ", deallocated");
@@ -265,7 +261,7 @@ Result<std::string> ClaimController::ensure_template_claim(const api::Pod& pod, 
   }
   std::optional<api::ResourceClaimTemplate> tmpl = templates_.get(ns + "/" + *pc.resourceClaimTemplateName);
   if (!tmpl) {
-    auto body = rest_.get(template_path(ns, *pc.resourceClaimTemplateName));
+    auto body = rest_.get(kResourceClaimTemplates.ns(ns).name(*pc.resourceClaimTemplateName));
     if (!body.has_value()) {
       return Status(body.error().code(), "pod " + ns + "/" + pod.metadata.name + ": spec.resourceClaims[" + pc.name +
                                              "].resourceClaimTemplateName: resourceclaimtemplate \"" +
@@ -274,7 +270,7 @@ Result<std::string> ClaimController::ensure_template_claim(const api::Pod& pod, 
     ASSIGN_OR_RETURN(tmpl, api::decode_as<api::ResourceClaimTemplate>(*body));
   }
   api::ResourceClaim claim = claim_from_template(pod, pc, *tmpl);
-  ASSIGN_OR_RETURN(std::string out, rest_.post("/apis/resource.k8s.io/v1/namespaces/" + ns + "/resourceclaims",
+  ASSIGN_OR_RETURN(std::string out, rest_.post(kResourceClaims.ns(ns),
                                                api::to_json(api::Object(claim))));
   ASSIGN_OR_RETURN(api::ResourceClaim created, api::decode_as<api::ResourceClaim>(out));
   options_.logger->info("created claim {}/{} for pod {} claim {}", ns, created.metadata.name, pod.metadata.name,
@@ -285,7 +281,7 @@ Result<std::string> ClaimController::ensure_template_claim(const api::Pod& pod, 
 }
 
 Result<void> ClaimController::record_claim_statuses(const api::Pod& pod, const std::map<std::string, std::string>& names) {
-  const std::string path = pod_path(pod.metadata.namespace_, pod.metadata.name);
+  const client::Path path = pod_path(pod.metadata.namespace_, pod.metadata.name);
   for (int attempt = 0; attempt < 8; ++attempt) {
     // First the informer's copy (its resourceVersion guards the update); after
     // a conflict, the server's.
@@ -309,7 +305,7 @@ Result<void> ClaimController::record_claim_statuses(const api::Pod& pod, const s
       }
     }
     if (!changed) return {};
-    auto out = rest_.put(path + "/status", api::to_json(api::Object(cur)));
+    auto out = rest_.put(path.sub("status"), api::to_json(api::Object(cur)));
     // created_ keeps the names until the pod informer shows them (sync_pod):
     // dropping them here let a sync that read a lagging pod and claim cache
     // create a second claim for the same pod claim.
@@ -332,7 +328,7 @@ Result<void> ClaimController::reserve_for_pod(const api::Pod& pod, const std::st
     return {};
   }
   claim.status.reservedFor.push_back({"", "pods", pod.metadata.name, pod.metadata.uid});
-  auto out = rest_.put(claim_path(ns, claim_name) + "/status", api::to_json(api::Object(claim)));
+  auto out = rest_.put(claim_path(ns, claim_name).sub("status"), api::to_json(api::Object(claim)));
   return out.has_value() ? Status() : out.error();
 }
 

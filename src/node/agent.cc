@@ -3,7 +3,6 @@
 #include <spdlog/sinks/null_sink.h>
 
 #include <chrono>
-#include <ctime>
 #include <filesystem>
 #include <thread>
 
@@ -18,15 +17,6 @@
 #include "node/slices.h"
 
 namespace draplane::node {
-
-std::string rfc3339_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 namespace {
 
@@ -63,7 +53,7 @@ Result<void> run_agent(client::RestClient& rest, const AgentOptions& options, co
   if (options.state_dir.empty()) return invalid_error("agent: --state-dir is required");
   auto log = options.logger ? options.logger
                             : std::make_shared<spdlog::logger>("agent", std::make_shared<spdlog::sinks::null_sink_mt>());
-  auto now = options.now ? options.now : rfc3339_now;
+  const common::Clock& clock = *options.clock;
   const std::string dir = std::filesystem::absolute(options.state_dir).string();
   std::error_code ec;
   std::filesystem::create_directories(dir + "/cdi", ec);
@@ -91,7 +81,7 @@ Result<void> run_agent(client::RestClient& rest, const AgentOptions& options, co
   ko.max_grace_seconds = options.max_grace_seconds;
   const char* path = std::getenv("PATH");
   ko.base_env = {std::string("PATH=") + (path ? path : "/usr/local/bin:/usr/bin:/bin"), "HOME=/"};
-  ko.now = now;
+  ko.clock = options.clock;
   ko.logger = log;
   PosixLauncher launcher;
   Kubelet kubelet(rest, *devices, launcher, ko);
@@ -112,7 +102,7 @@ Result<void> run_agent(client::RestClient& rest, const AgentOptions& options, co
   no.cpu = options.cpu;
   no.memory_bytes = options.memory_bytes;
   no.kubelet_port = log_port;
-  Status st = retry(stop, *log, "register node", [&] { return register_node(rest, build_node(no, gpus, now())); });
+  Status st = retry(stop, *log, "register node", [&] { return register_node(rest, build_node(no, gpus, clock.rfc3339())); });
   if (!st.ok()) return st;
   st = retry(stop, *log, "device classes", [&] { return ensure_device_classes(rest, *log); });
   if (!st.ok()) return st;
@@ -120,7 +110,7 @@ Result<void> run_agent(client::RestClient& rest, const AgentOptions& options, co
   SliceOptions so;
   so.node_name = options.node_name;
   so.dynamic_mig = options.dynamic_mig;
-  HealthMonitor health(*backend, gpus, options.dynamic_mig, now);
+  HealthMonitor health(*backend, gpus, options.dynamic_mig, clock);
   st = retry(stop, *log, "publish resource slices", [&] {
     SliceOptions o = so;
     o.taints = health.taints();
@@ -156,7 +146,7 @@ Result<void> run_agent(client::RestClient& rest, const AgentOptions& options, co
     }
   });
   while (sleep_unless_stopped(stop, options.heartbeat_seconds * 1000)) {
-    Status h = heartbeat_node(rest, build_node(no, gpus, now()));
+    Status h = heartbeat_node(rest, build_node(no, gpus, clock.rfc3339()));
     if (!h.ok()) log->warn("node heartbeat: {}", h.to_string());
   }
   health_thread.join();

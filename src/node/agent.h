@@ -15,7 +15,6 @@
 #pragma once
 
 #include <atomic>
-#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -23,6 +22,7 @@
 #include <spdlog/logger.h>
 
 #include "client/rest_client.h"
+#include "common/clock.h"
 #include "common/result.h"
 
 namespace draplane::node {
@@ -39,15 +39,12 @@ struct AgentOptions {
   int64_t cpu = 0;           // Node capacity override (0: this machine's)
   int64_t memory_bytes = 0;
   int max_grace_seconds = 30;
-  std::function<std::string()> now;          // RFC 3339; default: system clock
+  std::shared_ptr<const common::Clock> clock = common::real_clock();  // API timestamps
   std::shared_ptr<spdlog::logger> logger;    // nullptr: silent
 };
 
 // Runs the agent until `stop` becomes true. Errors: kInvalid for bad options or
 // --gpus, startup failures (discovery, checkpoint, registration after retries).
 Result<void> run_agent(client::RestClient& rest, const AgentOptions& options, const std::atomic<bool>& stop);
-
-// "2026-01-01T00:00:00Z" for the current system time.
-std::string rfc3339_now();
 
 }  // namespace draplane::node

@@ -11,11 +11,12 @@
 #include <thread>
 
 #include "api/codec.h"
+#include "client/resource_path.h"
 
 namespace draplane::node {
 namespace {
 
-constexpr const char* kSlicesPath = "/apis/resource.k8s.io/v1/resourceslices";
+using namespace client::resources;
 
 std::string label_value(std::string s) {
   for (char& c : s) {
@@ -95,8 +96,8 @@ api::Node build_node(const NodeInfoOptions& o, const std::vector<GpuInfo>& gpus,
 }
 
 Status register_node(client::RestClient& rest, const api::Node& node) {
-  const std::string path = "/api/v1/nodes/" + node.metadata.name;
-  auto created = rest.post("/api/v1/nodes", api::to_json(api::Object(node)));
+  const client::Path path = kNodes.name(node.metadata.name);
+  auto created = rest.post(kNodes.all(), api::to_json(api::Object(node)));
   api::Node cur;
   if (created.has_value()) {
     auto c = api::decode_as<api::Node>(*created);
@@ -129,12 +130,12 @@ Status register_node(client::RestClient& rest, const api::Node& node) {
     }
   }
   cur.status = node.status;
-  auto out = rest.put(path + "/status", api::to_json(api::Object(cur)));
+  auto out = rest.put(path.sub("status"), api::to_json(api::Object(cur)));
   return out.has_value() ? Status() : out.error();
 }
 
 Status heartbeat_node(client::RestClient& rest, const api::Node& node) {
-  const std::string path = "/api/v1/nodes/" + node.metadata.name;
+  const client::Path path = kNodes.name(node.metadata.name);
   for (int attempt = 0; attempt < 5; ++attempt) {
     auto body = rest.get(path);
     if (!body.has_value()) {
@@ -144,7 +145,7 @@ Status heartbeat_node(client::RestClient& rest, const api::Node& node) {
     auto cur = api::decode_as<api::Node>(*body);
     if (!cur.has_value()) return cur.error();
     cur->status = node.status;
-    auto out = rest.put(path + "/status", api::to_json(api::Object(*cur)));
+    auto out = rest.put(path.sub("status"), api::to_json(api::Object(*cur)));
     if (out.has_value()) return {};
     if (out.error().code() != Code::kConflict) return out.error();
   }
@@ -201,7 +202,7 @@ client::RawInformer::Options slice_informer(const std::string& node_name) {
   client::RawInformer::Options o;
   o.api_version = api::kResourceV1;
   o.kind = "ResourceSlice";
-  o.path = kSlicesPath;
+  o.path = kResourceSlices.all().str();
   o.field_selector = "spec.nodeName=" + node_name;
   o.strip_managed_fields = true;
   return o;
@@ -209,7 +210,7 @@ client::RawInformer::Options slice_informer(const std::string& node_name) {
 
 Status publish_slices(client::RestClient& rest, const std::vector<GpuInfo>& gpus, const SliceOptions& options,
                       spdlog::logger& log) {
-  auto body = rest.get(std::string(kSlicesPath) + "?fieldSelector=spec.nodeName%3D" + options.node_name);
+  auto body = rest.get(kResourceSlices.all().str() + "?fieldSelector=spec.nodeName%3D" + options.node_name);
   if (!body.has_value()) return body.error();
   // List items come without apiVersion/kind on the wire.
   rapidjson::Document doc;
@@ -251,15 +252,15 @@ Status publish_slices(client::RestClient& rest, const std::vector<GpuInfo>& gpus
     return {};
   }
   for (const auto& s : plan.update) {
-    auto out = rest.put(std::string(kSlicesPath) + "/" + s.metadata.name, api::to_json(api::Object(s)));
+    auto out = rest.put(kResourceSlices.name(s.metadata.name), api::to_json(api::Object(s)));
     if (!out.has_value()) return out.error();
   }
   for (const auto& s : plan.create) {
-    auto out = rest.post(kSlicesPath, api::to_json(api::Object(s)));
+    auto out = rest.post(kResourceSlices.all(), api::to_json(api::Object(s)));
     if (!out.has_value()) return out.error();
   }
   for (const auto& name : plan.remove) {
-    auto out = rest.del(std::string(kSlicesPath) + "/" + name);
+    auto out = rest.del(kResourceSlices.name(name));
     if (!out.has_value() && out.error().code() != Code::kNotFound) return out.error();
   }
   log.info("published pool {} generation {}: {} created, {} updated, {} deleted", options.node_name, plan.generation,
@@ -269,10 +270,10 @@ Status publish_slices(client::RestClient& rest, const std::vector<GpuInfo>& gpus
 
 Status ensure_device_classes(client::RestClient& rest, spdlog::logger& log) {
   for (const auto& c : device_classes()) {
-    auto got = rest.get("/apis/resource.k8s.io/v1/deviceclasses/" + c.metadata.name);
+    auto got = rest.get(kDeviceClasses.name(c.metadata.name));
     if (got.has_value()) continue;
     if (got.error().code() != Code::kNotFound) return got.error();
-    auto out = rest.post("/apis/resource.k8s.io/v1/deviceclasses", api::to_json(api::Object(c)));
+    auto out = rest.post(kDeviceClasses.all(), api::to_json(api::Object(c)));
     if (out.has_value()) {
       log.info("created DeviceClass {}", c.metadata.name);
     } else if (out.error().code() == Code::kForbidden) {

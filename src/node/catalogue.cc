@@ -1,5 +1,6 @@
 #include "node/catalogue.h"
 
+#include <array>
 #include <cctype>
 
 namespace draplane::node {
@@ -15,87 +16,75 @@ std::vector<MigPlacement> placements(std::initializer_list<int> starts, int size
   return out;
 }
 
-struct Row {
-  const char* name;
-  int index, id, slices, max;
-  int64_t mib;
+// Engines of one MIG profile: multiprocessors, decoders, copy engines, JPEG, OFA.
+struct Engines {
   int sm, dec, ce, jpeg, ofa;
-  std::vector<MigPlacement> placements;
 };
 
-MigProfile profile(const Row& r) {
+// Per architecture, the engines of its seven profiles in the order
+// 1g, 1g+me, 1g x2, 2g, 3g, 4g, 7g (SPEC §4 tables). H100 80GB and H200
+// share Hopper's; memory differs per model.
+using ArchEngines = std::array<Engines, 7>;
+constexpr ArchEngines kHopper = {
+    {{16, 1, 1, 1, 0}, {16, 1, 1, 1, 1}, {26, 1, 1, 1, 0}, {32, 2, 2, 2, 0}, {60, 3, 3, 3, 0}, {64, 4, 4, 4, 0},
+     {132, 7, 8, 7, 1}}};
+constexpr ArchEngines kAmpere = {
+    {{14, 0, 1, 0, 0}, {14, 1, 1, 1, 1}, {14, 1, 1, 0, 0}, {28, 1, 2, 0, 0}, {42, 2, 3, 0, 0}, {56, 2, 4, 0, 0},
+     {98, 5, 7, 1, 1}}};
+
+MigProfile profile(const char* name, int index, int id, int slices, int max, int64_t mib, const Engines& e,
+                   std::vector<MigPlacement> placements) {
   MigProfile p;
-  p.name = r.name;
-  p.profile_index = r.index;
-  p.id = r.id;
-  p.slice_count = r.slices;
-  p.instance_count = r.max;
-  p.memory_mib = r.mib;
-  p.multiprocessors = r.sm;
-  p.decoders = r.dec;
-  p.copy_engines = r.ce;
-  p.jpeg_engines = r.jpeg;
-  p.ofa_engines = r.ofa;
+  p.name = name;
+  p.profile_index = index;
+  p.id = id;
+  p.slice_count = slices;
+  p.instance_count = max;
+  p.memory_mib = mib;
+  p.multiprocessors = e.sm;
+  p.decoders = e.dec;
+  p.copy_engines = e.ce;
+  p.jpeg_engines = e.jpeg;
+  p.ofa_engines = e.ofa;
   p.encoders = 0;  // none of these data-centre parts has NVENC in a MIG instance
-  p.placements = r.placements;
+  p.placements = std::move(placements);
   return p;
 }
 
-// Hopper: H100 80GB and H200 share engine counts; memory differs (SPEC §4 tables,
-// GiB values as nvidia-smi prints them, i.e. MiB / 1024 rounded to 2 places).
-std::vector<MigProfile> hopper(const char* n1, const char* n1me, const char* n1x2, const char* n2,
-                               const char* n3, const char* n4, const char* n7, int64_t m1, int64_t m2,
-                               int64_t m4, int64_t m8) {
+// The seven profiles of a 7-slice part: `names` in the order of ArchEngines,
+// memory of 1, 2, 4 and 8 eighths in MiB (GiB values as nvidia-smi prints
+// them, i.e. MiB / 1024 rounded to 2 places).
+std::vector<MigProfile> mig_profiles(const ArchEngines& e, const std::array<const char*, 7>& names, int64_t m1,
+                                     int64_t m2, int64_t m4, int64_t m8) {
   const auto all7 = placements({0, 1, 2, 3, 4, 5, 6}, 1);
-  std::vector<Row> rows = {
-      {n1, k1Slice, 19, 1, 7, m1, 16, 1, 1, 1, 0, all7},
+  return {
+      profile(names[0], k1Slice, 19, 1, 7, m1, e[0], all7),
       // +me: NVML lists every 1-slice placement; the single OFA engine limits it to one.
-      {n1me, k1SliceRev1, 20, 1, 1, m1, 16, 1, 1, 1, 1, all7},
-      {n1x2, k1SliceRev2, 15, 1, 4, m2, 26, 1, 1, 1, 0, placements({0, 2, 4, 6}, 2)},
-      {n2, k2Slice, 14, 2, 3, m2, 32, 2, 2, 2, 0, placements({0, 2, 4}, 2)},
-      {n3, k3Slice, 9, 3, 2, m4, 60, 3, 3, 3, 0, placements({0, 4}, 4)},
-      {n4, k4Slice, 5, 4, 1, m4, 64, 4, 4, 4, 0, placements({0}, 4)},
-      {n7, k7Slice, 0, 7, 1, m8, 132, 7, 8, 7, 1, placements({0}, 8)},
+      profile(names[1], k1SliceRev1, 20, 1, 1, m1, e[1], all7),
+      profile(names[2], k1SliceRev2, 15, 1, 4, m2, e[2], placements({0, 2, 4, 6}, 2)),
+      profile(names[3], k2Slice, 14, 2, 3, m2, e[3], placements({0, 2, 4}, 2)),
+      profile(names[4], k3Slice, 9, 3, 2, m4, e[4], placements({0, 4}, 4)),
+      profile(names[5], k4Slice, 5, 4, 1, m4, e[5], placements({0}, 4)),
+      profile(names[6], k7Slice, 0, 7, 1, m8, e[6], placements({0}, 8)),
   };
-  std::vector<MigProfile> out;
-  for (const Row& r : rows) out.push_back(profile(r));
-  return out;
-}
-
-std::vector<MigProfile> ampere(const char* n1, const char* n1me, const char* n1x2, const char* n2,
-                               const char* n3, const char* n4, const char* n7, int64_t m1, int64_t m2,
-                               int64_t m4, int64_t m8) {
-  const auto all7 = placements({0, 1, 2, 3, 4, 5, 6}, 1);
-  std::vector<Row> rows = {
-      {n1, k1Slice, 19, 1, 7, m1, 14, 0, 1, 0, 0, all7},
-      {n1me, k1SliceRev1, 20, 1, 1, m1, 14, 1, 1, 1, 1, all7},
-      {n1x2, k1SliceRev2, 15, 1, 4, m2, 14, 1, 1, 0, 0, placements({0, 2, 4, 6}, 2)},
-      {n2, k2Slice, 14, 2, 3, m2, 28, 1, 2, 0, 0, placements({0, 2, 4}, 2)},
-      {n3, k3Slice, 9, 3, 2, m4, 42, 2, 3, 0, 0, placements({0, 4}, 4)},
-      {n4, k4Slice, 5, 4, 1, m4, 56, 2, 4, 0, 0, placements({0}, 4)},
-      {n7, k7Slice, 0, 7, 1, m8, 98, 5, 7, 1, 1, placements({0}, 8)},
-  };
-  std::vector<MigProfile> out;
-  for (const Row& r : rows) out.push_back(profile(r));
-  return out;
 }
 
 std::vector<GpuModel> build() {
   std::vector<GpuModel> models;
   models.push_back({"H100-80GB", {"H100"}, "NVIDIA H100 80GB HBM3", "Nvidia", "Hopper", 9, 0, 81559, true,
-                    hopper("1g.10gb", "1g.10gb+me", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb",
-                           9984, 20096, 40448, 81152)});
+                    mig_profiles(kHopper, {"1g.10gb", "1g.10gb+me", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"},
+                                 9984, 20096, 40448, 81152)});
   models.push_back({"H200-141GB", {"H200"}, "NVIDIA H200", "Nvidia", "Hopper", 9, 0, 143771, true,
-                    hopper("1g.18gb", "1g.18gb+me", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb",
-                           16384, 33024, 71168, 143104)});
+                    mig_profiles(kHopper, {"1g.18gb", "1g.18gb+me", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb"},
+                                 16384, 33024, 71168, 143104)});
   models.push_back({"A100-40GB", {"A100-SXM4-40GB"}, "NVIDIA A100-SXM4-40GB", "Nvidia", "Ampere", 8, 0, 40960,
                     true,
-                    ampere("1g.5gb", "1g.5gb+me", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb", 4864,
-                           9856, 19968, 40192)});
+                    mig_profiles(kAmpere, {"1g.5gb", "1g.5gb+me", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb"},
+                                 4864, 9856, 19968, 40192)});
   models.push_back({"A100-80GB", {"A100-SXM4-80GB"}, "NVIDIA A100-SXM4-80GB", "Nvidia", "Ampere", 8, 0, 81920,
                     true,
-                    ampere("1g.10gb", "1g.10gb+me", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb", 9728,
-                           19968, 40192, 81152)});
+                    mig_profiles(kAmpere, {"1g.10gb", "1g.10gb+me", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"},
+                                 9728, 19968, 40192, 81152)});
   return models;
 }
 

@@ -46,8 +46,8 @@ std::map<std::string, api::DeviceTaint> taints_for_event(const GpuEvent& event, 
 }
 
 HealthMonitor::HealthMonitor(GpuBackend& backend, std::vector<GpuInfo> gpus, bool dynamic_mig,
-                             std::function<std::string()> now)
-    : backend_(backend), gpus_(std::move(gpus)), dynamic_mig_(dynamic_mig), now_(std::move(now)) {}
+                             const common::Clock& clock)
+    : backend_(backend), gpus_(std::move(gpus)), dynamic_mig_(dynamic_mig), clock_(clock) {}
 
 bool HealthMonitor::add(const std::map<std::string, api::DeviceTaint>& t) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -73,7 +73,7 @@ bool HealthMonitor::poll_once(int timeout_ms) {
     api::DeviceTaint t;
     t.key = kUnmonitoredTaintKey;
     t.effect = "None";
-    t.timeAdded = now_();
+    t.timeAdded = clock_.rfc3339();
     std::map<std::string, api::DeviceTaint> all;
     for (const GpuInfo& g : gpus_) {
       for (const std::string& d : device_names_of_gpu(g, dynamic_mig_)) all[d] = t;
@@ -81,7 +81,7 @@ bool HealthMonitor::poll_once(int timeout_ms) {
     return add(all);
   }
   if (!event->has_value()) return false;
-  return add(taints_for_event(**event, gpus_, dynamic_mig_, now_()));
+  return add(taints_for_event(**event, gpus_, dynamic_mig_, clock_.rfc3339()));
 }
 
 std::map<std::string, std::vector<api::DeviceTaint>> HealthMonitor::taints() const {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "api/types.h"
+#include "common/clock.h"
 #include "node/gpu_backend.h"
 
 namespace draplane::node {
@@ -39,8 +40,8 @@ std::map<std::string, api::DeviceTaint> taints_for_event(const GpuEvent& event, 
 
 class HealthMonitor {
  public:
-  // `now` returns the RFC 3339 time for timeAdded (injected: no wall clock here).
-  HealthMonitor(GpuBackend& backend, std::vector<GpuInfo> gpus, bool dynamic_mig, std::function<std::string()> now);
+  // `clock` gives timeAdded; it must outlive the monitor.
+  HealthMonitor(GpuBackend& backend, std::vector<GpuInfo> gpus, bool dynamic_mig, const common::Clock& clock);
 
   // Waits up to timeout_ms for one event and records its taints. Returns true
   // when the taints changed (the caller republishes the slices). An unavailable
@@ -56,7 +57,7 @@ class HealthMonitor {
   GpuBackend& backend_;
   const std::vector<GpuInfo> gpus_;
   const bool dynamic_mig_;
-  std::function<std::string()> now_;
+  const common::Clock& clock_;
   mutable std::mutex mu_;
   std::map<std::string, std::vector<api::DeviceTaint>> taints_;
 };

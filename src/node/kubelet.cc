@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "api/codec.h"
+#include "client/resource_path.h"
 #include "node/cdi.h"
 #include "node/checkpoint.h"
 
@@ -20,9 +21,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string pod_path(const std::string& ns, const std::string& name) {
-  return "/api/v1/namespaces/" + ns + "/pods/" + name;
-}
+using namespace client::resources;
+
+client::Path pod_path(const std::string& ns, const std::string& name) { return kPods.ns(ns).name(name); }
 
 constexpr const char* kProcessRecord = "process.json";
 
@@ -40,7 +41,7 @@ client::RawInformer::Options pod_informer(const std::string& node) {
   client::RawInformer::Options o;
   o.api_version = "v1";
   o.kind = "Pod";
-  o.path = "/api/v1/pods";
+  o.path = kPods.all().str();
   o.field_selector = "spec.nodeName=" + node;
   o.strip_managed_fields = true;  // status updates from this copy keep the server's
   return o;
@@ -87,7 +88,7 @@ Kubelet::Kubelet(client::RestClient& rest, DeviceState& devices, ProcessLauncher
 
 Kubelet::~Kubelet() { stop(); }
 
-std::string Kubelet::now() const { return options_.now ? options_.now() : ""; }
+std::string Kubelet::now() const { return options_.clock->rfc3339(); }
 
 void Kubelet::event(const Worker& w, const std::string& container, const char* type, const char* reason,
                     std::string message) {
@@ -260,7 +261,7 @@ bool Kubelet::prepare_claims(Worker& w, std::map<std::string, PreparedClaimInfo>
     std::vector<std::pair<PodClaimRef, api::ResourceClaim>> ready;
     std::string not_ready;
     for (const auto& ref : *refs) {
-      auto body = rest_.get("/apis/resource.k8s.io/v1/namespaces/" + w.ns + "/resourceclaims/" + ref.claim_name);
+      auto body = rest_.get(kResourceClaims.ns(w.ns).name(ref.claim_name));
       if (!body.has_value()) {
         not_ready = "claim " + ref.claim_name + ": " + body.error().message();
         break;
@@ -552,7 +553,7 @@ void Kubelet::kill_containers(Worker& w, int grace_seconds) {
 }
 
 Status Kubelet::report(Worker& w, const std::string& phase, const std::string& message) {
-  const std::string path = pod_path(w.ns, w.name);
+  const client::Path path = pod_path(w.ns, w.name);
   for (int attempt = 0; attempt < 8; ++attempt) {
     // First from the pod as last seen through the watch (its resourceVersion
     // guards the update); after a conflict, as the server has it now.
@@ -583,7 +584,7 @@ Status Kubelet::report(Worker& w, const std::string& phase, const std::string& m
       }
     }
     cur->status = build_pod_status(*cur, phase, states, now(), options_.host_ip, message);
-    auto out = rest_.put(path + "/status", api::to_json(api::Object(*cur)));
+    auto out = rest_.put(path.sub("status"), api::to_json(api::Object(*cur)));
     if (out.has_value()) return {};
     if (out.error().code() == Code::kNotFound) return {};
     if (out.error().code() != Code::kConflict) {
@@ -597,7 +598,7 @@ Status Kubelet::report(Worker& w, const std::string& phase, const std::string& m
 void Kubelet::delete_pod(const std::string& ns, const std::string& name, const std::string& uid) {
   std::string opts = "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"gracePeriodSeconds\":0,"
                      "\"preconditions\":{\"uid\":\"" + uid + "\"}}";
-  auto r = rest_.request("DELETE", pod_path(ns, name) + "?gracePeriodSeconds=0", opts);
+  auto r = rest_.request("DELETE", pod_path(ns, name).str() + "?gracePeriodSeconds=0", opts);
   if (!r.has_value()) {
     options_.logger->warn("delete pod {}/{}: {}", ns, name, r.error().to_string());
   } else if (r->status >= 300 && r->status != 404 && r->status != 409) {

@@ -45,6 +45,7 @@
 #include "client/event_recorder.h"
 #include "client/informer.h"
 #include "client/rest_client.h"
+#include "common/clock.h"
 #include "node/kubelet_pod.h"
 #include "node/kubelet_process.h"
 #include "node/prepare.h"
@@ -61,7 +62,7 @@ struct KubeletOptions {
   int orphan_sweep_ms = 10000;  // period of the sweep of unheld prepared claims
   std::vector<std::string> base_env;  // e.g. PATH=...; HOSTNAME is set per pod
   std::string boot_id;                // of the process records; "" = read_boot_id()
-  std::function<std::string()> now;   // RFC 3339 "now" (injected: no clock in the library)
+  std::shared_ptr<const common::Clock> clock = common::real_clock();  // API timestamps
   std::shared_ptr<spdlog::logger> logger;  // nullptr: silent
 };
 

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "common/split.h"
+
 namespace draplane::node {
 namespace {
 
@@ -102,13 +104,8 @@ void set_env(std::vector<std::string>& env, const std::string& entry, bool join)
       } else if (!add.empty() && add != "void") {
         // Merge the UUID lists without repeating one.
         std::string merged = have;
-        size_t pos = 0;
-        while (pos <= add.size()) {
-          size_t c = add.find(',', pos);
-          std::string id = add.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
-          if (("," + merged + ",").find("," + id + ",") == std::string::npos) merged += "," + id;
-          if (c == std::string::npos) break;
-          pos = c + 1;
+        for (std::string_view id : common::split(add, ',')) {
+          if (("," + merged + ",").find("," + std::string(id) + ",") == std::string::npos) merged += "," + std::string(id);
         }
         e = name + "=" + merged;
       }

@@ -17,6 +17,8 @@
 #include <sstream>
 #include <thread>
 
+#include "common/split.h"
+
 namespace draplane::node {
 
 void set_child_signal_defaults(posix_spawnattr_t& attr, bool own_process_group) {
@@ -40,14 +42,9 @@ std::string resolve_program(const std::string& prog, const std::vector<std::stri
   for (const auto& e : env) {
     if (e.rfind("PATH=", 0) == 0) path = e.substr(5);
   }
-  size_t pos = 0;
-  while (pos <= path.size()) {
-    size_t c = path.find(':', pos);
-    std::string dir = path.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
-    std::string cand = (dir.empty() ? "." : dir) + "/" + prog;
+  for (std::string_view dir : common::split(path, ':')) {
+    std::string cand = (dir.empty() ? std::string(".") : std::string(dir)) + "/" + prog;
     if (access(cand.c_str(), X_OK) == 0) return cand;
-    if (c == std::string::npos) break;
-    pos = c + 1;
   }
   return "";
 }

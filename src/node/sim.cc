@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "common/split.h"
 #include "node/catalogue.h"
 #include "node/versions.h"
 
@@ -91,10 +92,7 @@ Result<std::vector<GpuInfo>> parse_sim_spec(std::string_view spec, const SimOpti
   RETURN_IF_ERROR(validate_options(options));
   if (spec.empty()) return invalid_error("sim spec is empty: want e.g. sim:8xH100 or sim:4xA100-40GB,2xH200");
   std::vector<Group> groups;
-  size_t pos = 0;
-  while (pos <= spec.size()) {
-    size_t comma = spec.find(',', pos);
-    std::string_view item = spec.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
+  for (std::string_view item : common::split(spec, ',')) {
     Group g;
     std::string_view model = item;
     size_t x = item.find('x');
@@ -113,8 +111,6 @@ Result<std::vector<GpuInfo>> parse_sim_spec(std::string_view spec, const SimOpti
           fmt::format("sim spec item \"{}\": unknown GPU model \"{}\" (known: {})", item, model, gpu_model_names()));
     }
     groups.push_back(g);
-    if (comma == std::string_view::npos) break;
-    pos = comma + 1;
   }
   return expand(groups, options);
 }

@@ -8,22 +8,12 @@
 
 #include <fmt/format.h>
 
+#include "common/split.h"
+
 namespace draplane::node {
 namespace {
 
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  size_t pos = 0;
-  while (true) {
-    size_t next = s.find(sep, pos);
-    if (next == std::string_view::npos) {
-      out.push_back(s.substr(pos));
-      return out;
-    }
-    out.push_back(s.substr(pos, next - pos));
-    pos = next + 1;
-  }
-}
+using common::split;
 
 bool all_of(std::string_view s, int (*pred)(int)) {
   if (s.empty()) return false;

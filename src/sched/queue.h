@@ -24,9 +24,13 @@
 #include <tuple>
 #include <vector>
 
-#include "sched/clock.h"
+#include "common/clock.h"
 
 namespace draplane::sched {
+
+// The scheduler's only source of time (backoff deadlines, condition
+// timestamps), so tests drive time by hand.
+using common::Clock;
 
 class SchedulingQueue {
  public:

@@ -1,13 +1,16 @@
 #include "sched/rest_binder.h"
 
 #include "api/codec.h"
+#include "client/resource_path.h"
 
 namespace draplane::sched {
 namespace {
 
-std::string claims_path(const std::string& ns) { return "/apis/resource.k8s.io/v1/namespaces/" + ns + "/resourceclaims"; }
-std::string pod_path(const api::Pod& pod) {
-  return "/api/v1/namespaces/" + pod.metadata.namespace_ + "/pods/" + pod.metadata.name;
+using client::resources::kResourceClaims;
+
+client::Path claim_path(const api::ResourceClaim& c) { return kResourceClaims.ns(c.metadata.namespace_).name(c.metadata.name); }
+client::Path pod_path(const api::Pod& pod) {
+  return client::resources::kPods.ns(pod.metadata.namespace_).name(pod.metadata.name);
 }
 
 api::ResourceClaim with_type(api::ResourceClaim c) {
@@ -26,25 +29,25 @@ std::string binding_json(const api::Pod& pod, const std::string& node) {
 }  // namespace
 
 Result<api::ResourceClaim> RestBinder::create_claim(const api::ResourceClaim& claim) {
-  ASSIGN_OR_RETURN(std::string body, client_.post(claims_path(claim.metadata.namespace_), api::to_json(with_type(claim))));
+  ASSIGN_OR_RETURN(std::string body, client_.post(kResourceClaims.ns(claim.metadata.namespace_), api::to_json(with_type(claim))));
   return api::decode_as<api::ResourceClaim>(body);
 }
 
 Result<api::ResourceClaim> RestBinder::update_claim(const api::ResourceClaim& claim) {
-  ASSIGN_OR_RETURN(std::string body, client_.put(claims_path(claim.metadata.namespace_) + "/" + claim.metadata.name,
+  ASSIGN_OR_RETURN(std::string body, client_.put(claim_path(claim),
                                                  api::to_json(with_type(claim))));
   return api::decode_as<api::ResourceClaim>(body);
 }
 
 Result<api::ResourceClaim> RestBinder::update_claim_status(const api::ResourceClaim& claim) {
   ASSIGN_OR_RETURN(std::string body,
-                   client_.put(claims_path(claim.metadata.namespace_) + "/" + claim.metadata.name + "/status",
+                   client_.put(claim_path(claim).sub("status"),
                                api::to_json(with_type(claim))));
   return api::decode_as<api::ResourceClaim>(body);
 }
 
 Result<void> RestBinder::bind(const api::Pod& pod, const std::string& node) {
-  ASSIGN_OR_RETURN(std::string body, client_.post(pod_path(pod) + "/binding", binding_json(pod, node)));
+  ASSIGN_OR_RETURN(std::string body, client_.post(pod_path(pod).sub("binding"), binding_json(pod, node)));
   (void)body;
   return {};
 }
@@ -68,7 +71,7 @@ Result<void> RestBinder::update_pod_status(const api::Pod& pod, const std::funct
     }
     mutate(p);
     p.typeMeta = {"v1", "Pod"};
-    auto r = client_.put(pod_path(pod) + "/status", api::to_json(p));
+    auto r = client_.put(pod_path(pod).sub("status"), api::to_json(p));
     if (r.has_value()) return {};
     last = r.error();
     if (last.code() != Code::kConflict) break;

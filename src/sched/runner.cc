@@ -9,10 +9,13 @@
 
 #include "client/event_recorder.h"
 #include "client/informer.h"
+#include "client/resource_path.h"
 #include "sched/rest_binder.h"
 
 namespace draplane::sched {
 namespace {
+
+using namespace client::resources;
 
 template <typename T>
 std::unique_ptr<client::Informer<T>> informer(client::RestClient& c, Scheduler& s, std::string api_version,
@@ -37,7 +40,7 @@ std::unique_ptr<client::Informer<T>> informer(client::RestClient& c, Scheduler& 
 Result<void> run_scheduler(client::RestClient& client, client::RestClient& binder_client,
                            const RunnerOptions& options, const std::atomic<bool>& stop) {
   auto log = options.logger ? options.logger : spdlog::default_logger();
-  SystemClock clock;
+  common::RealClock clock;
   // Scheduled / FailedScheduling through events.k8s.io/v1, as kube-scheduler
   // writes them; on their own thread so no cycle waits for an event's write.
   client::EventRecorderOptions eo;
@@ -50,14 +53,14 @@ Result<void> run_scheduler(client::RestClient& client, client::RestClient& binde
   binder.set_recorder(&recorder, host);
   Scheduler scheduler(binder, clock, options.scheduler, log);
 
-  auto nodes = informer<api::Node>(client, scheduler, "v1", "Node", "/api/v1/nodes");
+  auto nodes = informer<api::Node>(client, scheduler, "v1", "Node", kNodes.all().str());
   auto classes = informer<api::DeviceClass>(client, scheduler, api::kResourceV1, "DeviceClass",
-                                            "/apis/resource.k8s.io/v1/deviceclasses");
+                                            kDeviceClasses.all().str());
   auto slices = informer<api::ResourceSlice>(client, scheduler, api::kResourceV1, "ResourceSlice",
-                                             "/apis/resource.k8s.io/v1/resourceslices");
+                                             kResourceSlices.all().str());
   auto claims = informer<api::ResourceClaim>(client, scheduler, api::kResourceV1, "ResourceClaim",
-                                             "/apis/resource.k8s.io/v1/resourceclaims");
-  auto pods = informer<api::Pod>(client, scheduler, "v1", "Pod", "/api/v1/pods");
+                                             kResourceClaims.all().str());
+  auto pods = informer<api::Pod>(client, scheduler, "v1", "Pod", kPods.all().str());
   // Inventory and claims first, so the first pods already see them.
   nodes->start();
   classes->start();

@@ -37,7 +37,7 @@
 #include "alloc/allocator.h"
 #include "api/types.h"
 #include "sched/binder.h"
-#include "sched/clock.h"
+#include "common/clock.h"
 #include "sched/cluster_cache.h"
 #include "sched/queue.h"
 

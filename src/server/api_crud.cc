@@ -6,6 +6,7 @@
 
 #include "api/codec_tree.h"
 #include "api/decode_limits.h"
+#include "common/base64.h"
 #include "server/internal/impl_class.h"
 
 namespace draplane::server {
@@ -164,55 +165,6 @@ bool equal_ignoring_rv(const JsonValue& a, const JsonValue& b) {
 // Continue tokens are base64 RawURLEncoding of
 // {"v":"meta.k8s.io/v1","rv":<revision>,"start":"<last key>"}, as upstream's
 // storage encodes them (draplane's start key is the last key returned).
-constexpr const char* kUrlAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-std::string b64(const std::string& in) {
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    uint32_t n = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
-    for (int s = 18; s >= 0; s -= 6) out += kUrlAlphabet[(n >> s) & 63];
-  }
-  if (i + 1 == in.size()) {
-    uint32_t n = uint8_t(in[i]) << 16;
-    out += kUrlAlphabet[(n >> 18) & 63];
-    out += kUrlAlphabet[(n >> 12) & 63];
-  } else if (i + 2 == in.size()) {
-    uint32_t n = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
-    out += kUrlAlphabet[(n >> 18) & 63];
-    out += kUrlAlphabet[(n >> 12) & 63];
-    out += kUrlAlphabet[(n >> 6) & 63];
-  }
-  return out;
-}
-
-// Go's base64.RawURLEncoding.DecodeString: the URL alphabet, no padding, CR
-// and LF skipped; the error names the offset as Go's CorruptInputError does.
-Result<std::string> unb64(const std::string& in) {
-  std::string out;
-  uint32_t buf = 0;
-  int bits = 0, pending = 0;
-  size_t last = 0;
-  for (size_t i = 0; i < in.size(); ++i) {
-    char c = in[i];
-    if (c == '\r' || c == '\n') continue;
-    const char* at = std::strchr(kUrlAlphabet, c);
-    if (c == '\0' || at == nullptr) {
-      return Status(Code::kBadRequest, "illegal base64 data at input byte " + std::to_string(i));
-    }
-    buf = (buf << 6) | static_cast<uint32_t>(at - kUrlAlphabet);
-    bits += 6;
-    pending = (pending + 1) % 4;
-    last = i;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((buf >> bits) & 0xff);
-    }
-  }
-  if (pending == 1) return Status(Code::kBadRequest, "illegal base64 data at input byte " + std::to_string(last));
-  return out;
-}
-
 struct ContinueToken {
   int64_t revision = 0;  // < 0: the latest
   std::string start;     // the last key returned, below the prefix
@@ -223,7 +175,7 @@ Result<ContinueToken> decode_continue(const std::string& token) {
   auto fail = [](const std::string& why) {
     return Status(Code::kBadRequest, "continue key is not valid" + (why.empty() ? std::string() : ": " + why));
   };
-  auto data = unb64(token);
+  auto data = common::base64_decode(token, common::Base64::kRawUrl);
   if (!data.has_value()) return fail(data.error().message());
   auto doc = parse_json(*data);
   if (!doc.has_value()) return fail(doc.error().message());
@@ -431,7 +383,7 @@ Reply ApiServer::Impl::get(const Request& req, const Target& t) {
     if (auto e = check_table_options(req)) return error_reply(*e);
     to_served_version(*t.resource, cur->object);
     std::vector<const JsonValue*> one{&cur->object};
-    return json_reply(200, to_table(*t.resource, one, std::to_string(cur->mod_revision), "", opts_.now(),
+    return json_reply(200, to_table(*t.resource, one, std::to_string(cur->mod_revision), "", opts_.clock->unix_seconds(),
                                     q(req, "includeObject") != "None"));
   }
   return object_reply(*t.resource, 200, cur->object);
@@ -535,13 +487,13 @@ Reply ApiServer::Impl::list(const Request& req, const Target& t) {
   if (more) {
     std::string tok = R"({"v":"meta.k8s.io/v1","rv":)" + std::to_string(revision) + R"(,"start":")" +
                       last_key.substr(prefix.size()) + "\"}";
-    token = b64(tok);
+    token = common::base64_encode(tok, common::Base64::kRawUrl);
   }
   if (table) {
     if (auto e = check_table_options(req)) return error_reply(*e);
     std::vector<const JsonValue*> ptrs;
     for (const auto& o : items) ptrs.push_back(&o);
-    return json_reply(200, to_table(*t.resource, ptrs, std::to_string(revision), token, opts_.now(),
+    return json_reply(200, to_table(*t.resource, ptrs, std::to_string(revision), token, opts_.clock->unix_seconds(),
                                     q(req, "includeObject") != "None"));
   }
   std::string body = R"({"kind":")" + t.resource->kind + R"(List","apiVersion":")" + t.resource->group_version() +

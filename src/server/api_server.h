@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/result.h"
 #include "server/metrics.h"
 #include "store/store.h"
@@ -76,8 +77,8 @@ class WatchStream {
 };
 
 struct ApiServerOptions {
-  // Seconds since the Unix epoch; injected so tests are deterministic.
-  std::function<int64_t()> now;
+  // Timestamps (creationTimestamp, table ages); injected so tests are deterministic.
+  std::shared_ptr<const common::Clock> clock = common::real_clock();
   // A fresh UID (RFC 4122 text); injected likewise.
   std::function<std::string()> new_uid;
   // Random lowercase suffix for generateName (5 characters).

@@ -26,21 +26,6 @@ Reply json_reply(int code, std::string body) {
 
 Reply error_reply(const ApiError& e) { return json_reply(e.http, status_json(e)); }
 
-std::string rfc3339(int64_t seconds) {
-  std::time_t t = static_cast<std::time_t>(seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-int64_t parse_rfc3339(const std::string& text) {
-  std::tm tm{};
-  if (strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm) == nullptr) return -1;
-  return static_cast<int64_t>(timegm(&tm));
-}
-
 std::string human_duration(int64_t s) {
   // k8s.io/apimachinery/pkg/util/duration.HumanDuration
   if (s < 0) return "<invalid>";

@@ -16,10 +16,10 @@ std::string event_line(const char* type, const std::string& object_json) {
 
 class Stream final : public WatchStream {
  public:
-  Stream(ListParams params, int timeout, const ResourceInfo& served, bool table, std::function<int64_t()> now,
+  Stream(ListParams params, int timeout, const ResourceInfo& served, bool table, std::shared_ptr<const common::Clock> clock,
          std::shared_ptr<WatchEventCache> cache)
       : params_(std::move(params)), timeout_(timeout), served_(served), table_of_(table ? &served : nullptr),
-        now_(std::move(now)), cache_(std::move(cache)) {}
+        clock_(std::move(clock)), cache_(std::move(cache)) {}
 
   // The event's object (in the watched version): the object itself, or a
   // one-row Table for kubectl get -w.
@@ -27,7 +27,7 @@ class Stream final : public WatchStream {
     if (table_of_ == nullptr) return served_text(served_, to_string(obj));
     to_served_version(served_, obj);
     std::vector<const JsonValue*> one{&obj};
-    return to_table(*table_of_, one, get_string(obj, {"metadata", "resourceVersion"}), "", now_(), true);
+    return to_table(*table_of_, one, get_string(obj, {"metadata", "resourceVersion"}), "", clock_->unix_seconds(), true);
   }
   ~Stream() override { handle_.reset(); }  // stops callbacks before members die
 
@@ -99,7 +99,7 @@ class Stream final : public WatchStream {
   int timeout_;
   const ResourceInfo& served_;
   const ResourceInfo* table_of_;
-  std::function<int64_t()> now_;
+  std::shared_ptr<const common::Clock> clock_;
   std::shared_ptr<WatchEventCache> cache_;
   std::mutex mu_;
   std::vector<std::string> pending_;
@@ -142,7 +142,7 @@ ApiServer::Outcome ApiServer::Impl::watch(const Request& req, const Target& t) {
     rv_number = *n;
   }
   bool initial = params.send_initial_events.value_or(false);
-  auto stream = std::make_unique<Stream>(params, timeout, *t.resource, wants_table(req.accept), opts_.now,
+  auto stream = std::make_unique<Stream>(params, timeout, *t.resource, wants_table(req.accept), opts_.clock,
                                          watch_events_);
   Stream* s = stream.get();
   int64_t from = 0;

@@ -5,30 +5,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/base64.h"
 #include "server/pki.h"
 
 namespace draplane::server {
 namespace {
-
-std::string base64(const std::string& in) {
-  static const char* k = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    uint32_t n = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
-    for (int s = 18; s >= 0; s -= 6) out += k[(n >> s) & 63];
-  }
-  size_t rest = in.size() - i;
-  if (rest > 0) {
-    uint32_t n = uint8_t(in[i]) << 16;
-    if (rest == 2) n |= uint8_t(in[i + 1]) << 8;
-    out += k[(n >> 18) & 63];
-    out += k[(n >> 12) & 63];
-    out += rest == 2 ? k[(n >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
 
 Status write_secret(const std::string& path, const std::string& data) {
   std::string tmp = path + ".tmp";
@@ -108,7 +89,7 @@ Result<std::string> write_kubeconfig(const std::string& dir, const std::string& 
     if (!id.node.empty()) add("node-" + id.node, tok);
   }
   std::string cfg = "apiVersion: v1\nkind: Config\nclusters:\n- name: draplane\n  cluster:\n    server: " + server_url +
-                    "\n    certificate-authority-data: " + base64(ca_pem) + "\nusers:\n" + users + "contexts:\n" +
+                    "\n    certificate-authority-data: " + common::base64_encode(ca_pem) + "\nusers:\n" + users + "contexts:\n" +
                     contexts + "current-context: admin\npreferences: {}\n";
   std::string path = dir + "/kubeconfig";
   if (Status st = write_secret(path, cfg); !st.ok()) return st;

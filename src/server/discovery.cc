@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "common/hex.h"
 #include "server/internal/api_impl.h"
 
 namespace draplane::server {
@@ -157,13 +158,7 @@ std::string lower(std::string s) {
 std::string sha512_hex(const std::string& text) {
   unsigned char md[SHA512_DIGEST_LENGTH];
   SHA512(reinterpret_cast<const unsigned char*>(text.data()), text.size(), md);
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : md) {
-    out += hex[c >> 4];
-    out += hex[c & 15];
-  }
-  return out;
+  return common::hex_encode(std::string_view(reinterpret_cast<const char*>(md), sizeof md), /*upper=*/true);
 }
 
 std::optional<std::string> negotiate_aggregated_discovery(const std::string& accept) {

@@ -66,7 +66,7 @@ class EventStrategy final : public Strategy {
     if (get_string(core, {"apiVersion"}) == "events.k8s.io/v1") event_to_core(core);
     const JsonValue& o = core;
     auto since = [&](const std::string& t) {
-      int64_t s = parse_rfc3339(t);
+      int64_t s = common::parse_rfc3339(t).value_or(-1);
       return s < 0 ? std::string("<unknown>") : human_duration(now - s);
     };
     auto or_else = [](std::string a, std::string b) { return a.empty() ? b : a; };

@@ -6,8 +6,8 @@
 
 namespace draplane::server {
 
-EventTtl::EventTtl(store::Store& store, int64_t ttl_seconds, std::function<int64_t()> now)
-    : store_(store), ttl_(ttl_seconds), now_(std::move(now)) {}
+EventTtl::EventTtl(store::Store& store, int64_t ttl_seconds, std::shared_ptr<const common::Clock> clock)
+    : store_(store), ttl_(ttl_seconds), clock_(std::move(clock)) {}
 
 EventTtl::~EventTtl() { stop(); }
 
@@ -24,15 +24,13 @@ int64_t EventTtl::last_recorded(const std::string& json, int64_t fallback) {
                     std::initializer_list<std::string_view>{"eventTime"},
                     std::initializer_list<std::string_view>{"metadata", "creationTimestamp"}}) {
     std::string t = get_string(*obj, path);
-    // MicroTime has fractional seconds: the whole seconds are enough here.
-    if (size_t dot = t.find('.'); dot != std::string::npos) t = t.substr(0, dot) + "Z";
-    if (!t.empty()) latest = std::max(latest, parse_rfc3339(t));
+    if (!t.empty()) latest = std::max(latest, common::parse_rfc3339(t).value_or(-1));
   }
   return latest < 0 ? fallback : latest;
 }
 
 size_t EventTtl::sweep() {
-  const int64_t now = now_();
+  const int64_t now = clock_->unix_seconds();
   auto listed = store_.list("/registry/events/");
   if (!listed.has_value()) return 0;
   std::unordered_map<std::string, Seen> next;

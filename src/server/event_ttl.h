@@ -21,14 +21,15 @@
 #include <thread>
 #include <unordered_map>
 
+#include "common/clock.h"
 #include "store/store.h"
 
 namespace draplane::server {
 
 class EventTtl {
  public:
-  // `now`: seconds since the Unix epoch (injected: tests move the clock).
-  EventTtl(store::Store& store, int64_t ttl_seconds, std::function<int64_t()> now);
+  // `clock` is injected: tests move it.
+  EventTtl(store::Store& store, int64_t ttl_seconds, std::shared_ptr<const common::Clock> clock);
   ~EventTtl();  // stop()
 
   // One pass: deletes the expired events; returns how many.
@@ -52,7 +53,7 @@ class EventTtl {
 
   store::Store& store_;
   int64_t ttl_;
-  std::function<int64_t()> now_;
+  std::shared_ptr<const common::Clock> clock_;
   std::unordered_map<std::string, Seen> seen_;
   bool first_ = true;
 

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "api/field_error.h"
+#include "common/rfc3339.h"
 
 namespace draplane::server::ssa {
 namespace {
@@ -15,12 +16,6 @@ namespace {
 constexpr std::string_view kLastApplied = "kubectl.kubernetes.io/last-applied-configuration";
 
 std::string_view sv(const JsonValue& s) { return std::string_view(s.GetString(), s.GetStringLength()); }
-
-int64_t seconds_of(const std::string& rfc3339) {
-  std::tm tm{};
-  if (strptime(rfc3339.c_str(), "%Y-%m-%dT%H:%M:%S", &tm) == nullptr) return 0;
-  return static_cast<int64_t>(timegm(&tm));
-}
 
 // ---------------------------------------------------------------- shapes
 
@@ -643,8 +638,8 @@ void encode_managed_fields(const Managers& managers, Json& object) {
   for (const auto& [id, m] : managers) sorted.push_back(&m);
   std::sort(sorted.begin(), sorted.end(), [](const Manager* p, const Manager* q) {
     if (p->operation != q->operation) return p->operation < q->operation;
-    int64_t ps = p->time.empty() ? 0 : seconds_of(p->time);
-    int64_t qs = q->time.empty() ? 0 : seconds_of(q->time);
+    int64_t ps = common::parse_rfc3339(p->time).value_or(0);
+    int64_t qs = common::parse_rfc3339(q->time).value_or(0);
     if (ps != qs) return ps < qs;
     if (p->manager != q->manager) return p->manager < q->manager;
     if (p->api_version != q->api_version) return p->api_version < q->api_version;

@@ -285,7 +285,7 @@ std::optional<Reply> openapi_v3(const Request& req, const ApiServerOptions& opts
       return r;
     }
     r.headers.push_back({"Cache-Control", "public, immutable"});
-    r.headers.push_back({"Expires", http_date(std::time(nullptr) + 365 * 24 * 3600)});
+    r.headers.push_back({"Expires", http_date(opts.clock->unix_seconds() + 365 * 24 * 3600)});
   }
   r.headers.push_back({"Etag", etag});
   r.code = 200;

@@ -11,6 +11,8 @@
 #include <memory>
 #include <sstream>
 
+#include "common/hex.h"
+
 namespace draplane::server {
 namespace {
 
@@ -109,13 +111,7 @@ bool is_ip(const std::string& h) {
 std::string random_hex(size_t n) {
   std::string bytes(n, '\0');
   RAND_bytes(reinterpret_cast<unsigned char*>(bytes.data()), static_cast<int>(n));
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out += kHex[c >> 4];
-    out += kHex[c & 15];
-  }
-  return out;
+  return common::hex_encode(bytes);
 }
 
 Result<PkiFiles> ensure_pki(const std::string& dir, const std::vector<std::string>& hosts) {

@@ -58,7 +58,7 @@ Result<std::string> read_time(const pb::Field& f, const std::string& field) {
     }
     return Status();
   }));
-  return seconds == 0 ? std::string() : rfc3339(seconds);
+  return seconds == 0 ? std::string() : common::format_rfc3339(seconds);
 }
 
 Result<void> read_owner_reference(const pb::Field& f, JsonValue& refs, JsonAlloc& a) {

@@ -72,7 +72,7 @@ const Strategy& default_strategy() { return the_strategy<Strategy>(); }
 const Strategy& strategy_of(const ResourceInfo& r) { return r.strategy ? *r.strategy : default_strategy(); }
 
 std::string table_age(const JsonValue& o, int64_t now) {
-  int64_t t = parse_rfc3339(get_string(o, {"metadata", "creationTimestamp"}));
+  int64_t t = common::parse_rfc3339(get_string(o, {"metadata", "creationTimestamp"})).value_or(-1);
   return t < 0 ? "<unknown>" : human_duration(now - t);
 }
 

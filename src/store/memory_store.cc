@@ -90,30 +90,24 @@ class MemoryStore final : public Store {
 
   Result<WriteResult> update(std::string_view key, std::string_view value, int64_t expected) override {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = keys_.find(std::string(key));
-    if (it == keys_.end() || it->second.empty() || it->second.back().deleted) return not_found(key);
-    Rec cur = it->second.back();
-    KeyValue prev = to_kv(it->first, cur);
-    if (expected != 0 && expected != cur.rev) return WriteResult{false, prev, 0};
+    ASSIGN_OR_RETURN(Live cur, live(key));
+    if (expected != 0 && expected != cur.rec.rev) return WriteResult{false, cur.kv, 0};
     int64_t rev = ++rev_;
-    it->second.push_back(Rec{rev, cur.create_rev, cur.version + 1, false, std::string(value)});
-    KeyValue kv = to_kv(it->first, it->second.back());
-    append_event(Event{EventType::kPut, kv, prev});
+    cur.recs->push_back(Rec{rev, cur.rec.create_rev, cur.rec.version + 1, false, std::string(value)});
+    KeyValue kv = to_kv(cur.kv.key, cur.recs->back());
+    append_event(Event{EventType::kPut, kv, cur.kv});
     return WriteResult{true, kv, rev};
   }
 
   Result<WriteResult> remove(std::string_view key, int64_t expected) override {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = keys_.find(std::string(key));
-    if (it == keys_.end() || it->second.empty() || it->second.back().deleted) return not_found(key);
-    Rec cur = it->second.back();
-    KeyValue prev = to_kv(it->first, cur);
-    if (expected != 0 && expected != cur.rev) return WriteResult{false, prev, 0};
+    ASSIGN_OR_RETURN(Live cur, live(key));
+    if (expected != 0 && expected != cur.rec.rev) return WriteResult{false, cur.kv, 0};
     int64_t rev = ++rev_;
-    it->second.push_back(Rec{rev, 0, 0, true, ""});
-    KeyValue tomb{it->first, "", 0, rev, 0};
-    append_event(Event{EventType::kDelete, tomb, prev});
-    return WriteResult{true, prev, rev};
+    cur.recs->push_back(Rec{rev, 0, 0, true, ""});
+    KeyValue tomb{cur.kv.key, "", 0, rev, 0};
+    append_event(Event{EventType::kDelete, tomb, cur.kv});
+    return WriteResult{true, cur.kv, rev};
   }
 
   Result<std::unique_ptr<WatchHandle>> watch(std::string_view prefix, int64_t start,
@@ -182,6 +176,17 @@ class MemoryStore final : public Store {
   }
   static KeyValue to_kv(const std::string& key, const Rec& r) {
     return KeyValue{key, r.value, r.create_rev, r.rev, r.version};
+  }
+  // The live (not deleted) record at `key` that a conditional write replaces.
+  struct Live {
+    std::vector<Rec>* recs;
+    Rec rec;      // its latest record
+    KeyValue kv;  // that record as read
+  };
+  Result<Live> live(std::string_view key) {
+    auto it = keys_.find(std::string(key));
+    if (it == keys_.end() || it->second.empty() || it->second.back().deleted) return not_found(key);
+    return Live{&it->second, it->second.back(), to_kv(it->first, it->second.back())};
   }
   void append_event(Event ev) {
     log_.push_back(ev);

@@ -11,8 +11,6 @@
 namespace draplane::client {
 namespace {
 
-using Clock = std::chrono::system_clock;
-
 // Records every request; answers 201 to POST, 200 to PATCH (404 for names in
 // `gone`), optionally holding every request until release().
 class FakeClient final : public RestClient {
@@ -70,18 +68,11 @@ class EventRecorderTest : public ::testing::Test {
     o.api = api;
     o.component = api == EventRecorderOptions::Api::kEventsV1 ? "default-scheduler" : "kubelet";
     o.instance = api == EventRecorderOptions::Api::kEventsV1 ? "default-scheduler-host" : "node-a";
-    o.now = [this] {
-      std::lock_guard<std::mutex> l(mu_);
-      return now_;
-    };
+    o.clock = clock_;
     return o;
   }
-  void advance(std::chrono::seconds s) {
-    std::lock_guard<std::mutex> l(mu_);
-    now_ += s;
-  }
-  std::mutex mu_;
-  Clock::time_point now_ = Clock::from_time_t(1767225600);  // 2026-01-01T00:00:00Z
+  void advance(std::chrono::seconds s) { clock_->advance(s); }
+  std::shared_ptr<common::FakeClock> clock_ = std::make_shared<common::FakeClock>();  // 2026-01-01T00:00:00Z
   FakeClient client_;
 };
 

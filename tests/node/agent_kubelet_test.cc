@@ -40,7 +40,7 @@ class KubeletTest : public ::testing::Test {
     o.state_dir = dir_.str();
     o.cdi_dir = dir_.file("cdi");
     o.base_env = {"PATH=/usr/bin:/bin"};
-    o.now = [] { return std::string("2026-01-01T00:00:00Z"); };
+    o.clock = std::make_shared<common::FakeClock>();  // 2026-01-01T00:00:00Z
     o.orphan_sweep_ms = 50;
     o.boot_id = "boot-1";
     auto k = std::make_unique<Kubelet>(api_, *devices_, launcher_, o);

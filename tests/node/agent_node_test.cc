@@ -201,7 +201,7 @@ TEST(Agent, RegistersPublishesAndRunsPods) {
   o.gpus = "sim:2xH100";
   o.state_dir = dir.str();
   o.heartbeat_seconds = 1;
-  o.now = [] { return std::string("2026-01-01T00:00:00Z"); };
+  o.clock = std::make_shared<common::FakeClock>();  // 2026-01-01T00:00:00Z
   std::atomic<bool> stop{false};
   Status result;
   std::thread t([&] { result = run_agent(api, o, stop).status(); });

@@ -43,7 +43,9 @@ TEST(Health, GpuLostTaintsEverything) {
 TEST(Health, MonitorAndRepublish) {
   auto gpus = *parse_sim_spec("2xH100", SimOptions{});
   SimBackend sim(gpus);
-  HealthMonitor monitor(sim, gpus, false, [] { return std::string("2025-01-01T00:00:00Z"); });
+  common::FakeClock clock;
+  clock.set_unix_seconds(1735689600);  // 2025-01-01T00:00:00Z
+  HealthMonitor monitor(sim, gpus, false, clock);
   EXPECT_FALSE(monitor.poll_once(0));  // nothing happened
   sim.inject_event({GpuEvent::Kind::kXid, gpus[0].uuid, 79});
   EXPECT_TRUE(monitor.poll_once(0));

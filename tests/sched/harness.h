@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "sched/binder.h"
-#include "sched/clock.h"
+#include "common/clock.h"
 #include "sched/scheduler.h"
 
 namespace draplane::sched::testing {
@@ -116,7 +116,7 @@ class FakeApi : public Binder {
 
 // Scheduler + fake API + clock; add() stores an object and delivers its event.
 struct Harness {
-  FakeClock clock;
+  common::FakeClock clock;
   FakeApi api;
   Scheduler sched;
 

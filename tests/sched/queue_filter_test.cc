@@ -11,7 +11,7 @@ namespace {
 using std::chrono::milliseconds;
 
 TEST(SchedulingQueue, PriorityThenFifo) {
-  FakeClock clock;
+  common::FakeClock clock;
   SchedulingQueue q;
   q.add("a", 0, clock.now(), false);
   q.add("b", 10, clock.now(), false);
@@ -23,7 +23,7 @@ TEST(SchedulingQueue, PriorityThenFifo) {
 }
 
 TEST(SchedulingQueue, BackoffDoublesUpToMax) {
-  FakeClock clock;
+  common::FakeClock clock;
   SchedulingQueue q(SchedulingQueue::Options{milliseconds(1000), milliseconds(3000)});
   q.add("p", 0, clock.now(), false);
   struct Step {
@@ -41,7 +41,7 @@ TEST(SchedulingQueue, BackoffDoublesUpToMax) {
 }
 
 TEST(SchedulingQueue, UnschedulableWaitsForMoveAll) {
-  FakeClock clock;
+  common::FakeClock clock;
   SchedulingQueue q;
   q.add("p", 0, clock.now(), false);
   ASSERT_TRUE(q.pop(clock.now()));

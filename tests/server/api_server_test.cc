@@ -25,7 +25,7 @@ class ApiServerTest : public ::testing::Test {
   ApiServerTest() {
     store_ = store::new_memory_store();
     ApiServerOptions o;
-    o.now = [] { return int64_t{1767225600}; };  // 2026-01-01T00:00:00Z
+    o.clock = std::make_shared<common::FakeClock>();  // 2026-01-01T00:00:00Z
     o.new_uid = [this] { return "uid-" + std::to_string(++uids_); };
     o.random_suffix = [] { return "xyz12"; };
     api_ = std::make_unique<ApiServer>(*store_, o);
@@ -956,7 +956,7 @@ TEST(ApiServerMetrics, RequestAndStoreLatencyHistograms) {
   auto store = store::new_memory_store();
   Metrics metrics;
   ApiServerOptions o;
-  o.now = [] { return int64_t{1767225600}; };
+  o.clock = std::make_shared<common::FakeClock>();
   int uids = 0;
   o.new_uid = [&] { return "uid-" + std::to_string(++uids); };
   o.random_suffix = [] { return "abcde"; };

@@ -68,7 +68,7 @@ class AuthorizationTest : public ::testing::Test {
   AuthorizationTest() {
     store_ = store::new_memory_store();
     ApiServerOptions o;
-    o.now = [] { return int64_t{1767225600}; };
+    o.clock = std::make_shared<common::FakeClock>();
     o.new_uid = [this] { return "uid-" + std::to_string(++uids_); };
     o.random_suffix = [] { return "xyz12"; };
     api_ = std::make_unique<ApiServer>(*store_, o);

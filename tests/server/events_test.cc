@@ -35,7 +35,7 @@ class EventsTest : public ::testing::Test {
   EventsTest() {
     store_ = store::new_memory_store();
     ApiServerOptions o;
-    o.now = [this] { return now_; };
+    o.clock = clock_;
     o.new_uid = [this] { return "uid-" + std::to_string(++uids_); };
     o.random_suffix = [] { return "xyz12"; };
     api_ = std::make_unique<ApiServer>(*store_, o);
@@ -85,7 +85,7 @@ class EventsTest : public ::testing::Test {
     return out;
   }
 
-  int64_t now_ = 1767225600;  // 2026-01-01T00:00:00Z
+  std::shared_ptr<common::FakeClock> clock_ = std::make_shared<common::FakeClock>();  // 2026-01-01T00:00:00Z
   int uids_ = 0;
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<ApiServer> api_;
@@ -234,7 +234,7 @@ TEST_F(EventsTest, FieldSelectorsOfBothVersions) {
 TEST_F(EventsTest, TableShowsEitherVersionAsKubectlGetEvents) {
   ASSERT_EQ(call("POST", kCore, kKubeletEvent).code, 201);
   ASSERT_EQ(call("POST", kV1, kSchedulerEvent).code, 201);
-  now_ += 120;
+  clock_->advance(std::chrono::seconds(120));
   for (const char* target : {kCore, kV1}) {
     Response r = call("GET", target, "", "application/json", "application/json;as=Table;v=v1;g=meta.k8s.io");
     ASSERT_EQ(r.code, 200) << r.body;
@@ -256,12 +256,30 @@ TEST_F(EventsTest, TableShowsEitherVersionAsKubectlGetEvents) {
   }
 }
 
+// Times with a UTC offset name the same instant as their "Z" form (they were
+// read as if in UTC, two hours late, and the table said "<invalid>").
+TEST_F(EventsTest, TableAgesReadTimesWithAnOffset) {
+  std::string event = kKubeletEvent;
+  for (auto [from, to] : {std::pair<std::string, std::string>{"2026-01-01T00:00:00Z", "2026-01-01T02:00:00+02:00"},
+                          {"2026-01-01T00:00:05Z", "2026-01-01T02:00:05+02:00"}}) {
+    event.replace(event.find(from), from.size(), to);
+  }
+  ASSERT_EQ(call("POST", kCore, event).code, 201);
+  clock_->advance(std::chrono::seconds(120));
+  Response r = call("GET", kCore, "", "application/json", "application/json;as=Table;v=v1;g=meta.k8s.io");
+  ASSERT_EQ(r.code, 200) << r.body;
+  Json t = json(r);
+  const JsonValue& cells = (*find(t, {"rows"}))[0]["cells"];
+  EXPECT_EQ(std::string(cells[0].GetString()), "115s");  // Last Seen
+  EXPECT_EQ(std::string(cells[7].GetString()), "2m");    // First Seen
+}
+
 TEST_F(EventsTest, EventsExpireTtlAfterTheirLastWrite) {
-  EventTtl ttl(*store_, 3600, [this] { return now_; });
+  EventTtl ttl(*store_, 3600, clock_);
   ASSERT_EQ(call("POST", kCore, kKubeletEvent).code, 201);
   ASSERT_EQ(call("POST", kV1, kSchedulerEvent).code, 201);
   EXPECT_EQ(ttl.sweep(), 0u);
-  now_ += 1800;
+  clock_->advance(std::chrono::seconds(1800));
   // A repeat (a write) renews p2's lease, as kube-apiserver's per-write lease does.
   ASSERT_EQ(call("PATCH", std::string(kV1) + "/p2.17f0b",
                  R"({"series":{"count":2,"lastObservedTime":"2026-01-01T00:30:00.000000Z"}})",
@@ -269,14 +287,14 @@ TEST_F(EventsTest, EventsExpireTtlAfterTheirLastWrite) {
                 .code,
             200);
   EXPECT_EQ(ttl.sweep(), 0u);
-  now_ += 1799;
+  clock_->advance(std::chrono::seconds(1799));
   EXPECT_EQ(ttl.sweep(), 0u);
   EXPECT_EQ(names(kCore), (std::vector<std::string>{"p1.17f0a", "p2.17f0b"}));
-  now_ += 1;  // p1: an hour since its write
+  clock_->advance(std::chrono::seconds(1));  // p1: an hour since its write
   EXPECT_EQ(ttl.sweep(), 1u);
   EXPECT_EQ(names(kCore), (std::vector<std::string>{"p2.17f0b"}));
   EXPECT_EQ(call("GET", std::string(kV1) + "/p1.17f0a").code, 404);
-  now_ += 1800;
+  clock_->advance(std::chrono::seconds(1800));
   EXPECT_EQ(ttl.sweep(), 1u);
   EXPECT_TRUE(names(kV1).empty());
   // Other resources are untouched.
@@ -285,11 +303,11 @@ TEST_F(EventsTest, EventsExpireTtlAfterTheirLastWrite) {
 
 TEST_F(EventsTest, EventsStoredBeforeStartCountFromTheirOwnTime) {
   ASSERT_EQ(call("POST", kCore, kKubeletEvent).code, 201);  // lastTimestamp 00:00:05
-  now_ += 3600;
+  clock_->advance(std::chrono::seconds(3600));
   // A server started now: its first sweep reads the event's own timestamps.
-  EventTtl ttl(*store_, 3600, [this] { return now_; });
+  EventTtl ttl(*store_, 3600, clock_);
   EXPECT_EQ(ttl.sweep(), 0u);
-  now_ += 5;
+  clock_->advance(std::chrono::seconds(5));
   EXPECT_EQ(ttl.sweep(), 1u);
 }
 

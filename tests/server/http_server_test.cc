@@ -141,7 +141,7 @@ class HttpServerTest : public ::testing::Test {
     }
     store_ = store::new_memory_store();
     ApiServerOptions ao;
-    ao.now = [] { return int64_t{1767225600}; };
+    ao.clock = std::make_shared<common::FakeClock>();
     ao.new_uid = [this] { return "uid-" + std::to_string(++uids_); };
     ao.random_suffix = [] { return "xyz12"; };
     api_ = std::make_unique<ApiServer>(*store_, ao);

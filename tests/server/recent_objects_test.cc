@@ -55,7 +55,7 @@ TEST(RecentObjects, TakeRemovesAndTheOldestGoBeyondTheBudget) {
 struct Server {
   explicit Server(size_t recent_bytes) : store(store::new_memory_store()) {
     ApiServerOptions o;
-    o.now = [] { return int64_t{1767225600}; };
+    o.clock = std::make_shared<common::FakeClock>();
     o.new_uid = [this] { return "uid-" + std::to_string(++uids); };
     o.random_suffix = [] { return "xyz12"; };
     o.recent_objects_bytes = recent_bytes;

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "common/rfc3339.h"
 #include "server/api_error.h"
 #include "server/api_server.h"
 #include "server/json_util.h"
@@ -30,8 +31,6 @@ Reply json_reply(int code, std::string body);
 Reply error_reply(const ApiError& e);
 
 // RFC 3339 (seconds) UTC text of a Unix time; and back (-1 when unparsable).
-std::string rfc3339(int64_t seconds);
-int64_t parse_rfc3339(const std::string& text);
 // Go's duration.HumanDuration ("5s", "3m", "2d1h"... as kubectl prints AGE).
 std::string human_duration(int64_t seconds);
 

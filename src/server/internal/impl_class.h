@@ -97,7 +97,7 @@ class ApiServer::Impl final : public RegistryHooks {
   // Watch (api_watch.cc).
   Outcome watch(const Request& req, const Target& t);
 
-  std::string now_text() const { return rfc3339(opts_.now()); }
+  std::string now_text() const { return opts_.clock->rfc3339(); }
   // What a kind's strategy is given with a request of resource `r` (at `now`,
   // RFC 3339; the clock's when not given).
   StrategyContext context(const ResourceInfo& r, FieldValidation fv, std::string now) {

@@ -1,0 +1,13 @@
+// go_quote: Go's strconv.Quote (what %q prints), as Kubernetes error messages
+// quote values: "\"", "\\", \a \b \f \n \r \t \v escaped, other control bytes
+// as \xNN; other bytes (UTF-8 text included) are copied.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace draplane::common {
+
+std::string go_quote(std::string_view s);
+
+}  // namespace draplane::common
