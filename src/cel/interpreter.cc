@@ -209,7 +209,7 @@ class CallNode : public Node {
       for (size_t k = 0; k < N; ++k) c.kinds[k] = static_cast<int8_t>(required_value_kind(o->params[k]));
       candidates_.push_back(c);
     }
-    if (exact && overloads.size() == 1 && overloads[0]->impl) direct_ = overloads[0];
+    if (exact && overloads.size() == 1 && overloads[0]->callable()) direct_ = overloads[0];
   }
   Value eval(Frame& f) const override {
     ++f.cost;
@@ -230,7 +230,7 @@ class CallNode : public Node {
           break;
         }
       }
-      if (!o || !o->impl) return no_such_overload();
+      if (!o || !o->callable()) return no_such_overload();
     }
     if (N > 0 && o->size_cost) {
       const Value& a = vals[0];
@@ -239,7 +239,7 @@ class CallNode : public Node {
                                                                            : 0;
       f.cost += sz / 10;
     }
-    return o->impl(vals);
+    return o->invoke(f.in.context, vals);
   }
 
  private:
@@ -273,9 +273,9 @@ class CallNodeN : public Node {
       if (vals[k].is_error()) return vals[k];
     }
     for (const Overload* o : overloads_) {
-      bool ok = o->impl != nullptr;
+      bool ok = o->callable();
       for (size_t k = 0; ok && k < vals.size(); ++k) ok = value_matches(o->params[k], vals[k]);
-      if (ok) return o->impl(vals.data());
+      if (ok) return o->invoke(f.in.context, vals.data());
     }
     return no_such_overload();
   }
@@ -579,6 +579,19 @@ class BindNode : public Node {
   }
 };
 
+// `v` with an optional's value in place of the optional; false when it is
+// optional.none() (then `v` stays as it was).
+bool unwrap_optional(Value& v) {
+  if (v.kind != ValueKind::kOptional) return true;
+  if (!v.optional_value()) return false;
+  Value inner = *v.optional_value();
+  v = std::move(inner);
+  return true;
+}
+
+// optional.of(*found), or optional.none() when nothing was found.
+Value optional_of_found(const Value* found) { return found ? Value::optional_of(*found) : Value::optional_none(); }
+
 class OptSelectNode : public Node {
  public:
   OptSelectNode(NodePtr operand, std::string field) : operand_(std::move(operand)), field_(std::move(field)) {}
@@ -586,16 +599,11 @@ class OptSelectNode : public Node {
     ++f.cost;
     Value v = operand_->eval(f);
     if (v.is_error()) return v;
-    if (v.kind == ValueKind::kOptional) {
-      if (!v.optional_value()) return v;
-      Value inner = *v.optional_value();
-      v = std::move(inner);
-    }
+    if (!unwrap_optional(v)) return v;  // optional.none()
     if (v.kind == ValueKind::kMap) {
       const Value* found = v.map_data().find_string(field_);
-      if (found) return Value::optional_of(*found);
-      if (v.map_data().default_empty) return Value::optional_of(Value::borrowed_map(&empty_map()));
-      return Value::optional_none();
+      if (!found && v.map_data().default_empty) return Value::optional_of(Value::borrowed_map(&empty_map()));
+      return optional_of_found(found);
     }
     Value r = select_field(v, field_, false);
     if (r.is_error()) return r;
@@ -616,16 +624,8 @@ class OptIndexNode : public Node {
     if (v.is_error()) return v;
     Value k = index_->eval(f);
     if (k.is_error()) return k;
-    if (v.kind == ValueKind::kOptional) {
-      if (!v.optional_value()) return v;
-      Value inner = *v.optional_value();
-      v = std::move(inner);
-    }
-    if (v.kind == ValueKind::kMap) {
-      const Value* found = v.map_data().find(k);
-      if (found) return Value::optional_of(*found);
-      return Value::optional_none();
-    }
+    if (!unwrap_optional(v)) return v;  // optional.none()
+    if (v.kind == ValueKind::kMap) return optional_of_found(v.map_data().find(k));
     if (v.kind == ValueKind::kList) {
       if (k.kind != ValueKind::kInt) return no_such_overload();
       if (k.i < 0 || static_cast<size_t>(k.i) >= v.list_data().size()) return Value::optional_none();
@@ -675,6 +675,7 @@ class Planner {
   }
 
   size_t max_slots() const { return max_slots_; }
+  bool uses_context() const { return uses_context_; }
 
  private:
   static Value literal_value(const Literal& l) {
@@ -902,6 +903,7 @@ class Planner {
     if (overloads.empty()) {
       return std::make_unique<ConstNode>(Value::error("no matching overload for " + e.name));
     }
+    for (const Overload* o : overloads) uses_context_ = uses_context_ || o->ctx_impl;
     bool exact = checked_ && overloads.size() == 1;
     auto concrete = [](const Type& t) {
       return t.kind != TypeKind::kDyn && t.kind != TypeKind::kTypeParam && t.kind != TypeKind::kError;
@@ -948,6 +950,7 @@ class Planner {
   bool checked_;
   std::vector<std::pair<std::string, size_t>> scopes_;
   size_t max_slots_ = 0;
+  bool uses_context_ = false;
 };
 
 Plan::~Plan() = default;
@@ -957,6 +960,7 @@ std::unique_ptr<Plan> Plan::build(const Expr& root, bool checked) {
   std::unique_ptr<Plan> p(new Plan());
   p->root_ = planner.plan(root);
   p->slots_ = planner.max_slots();
+  p->uses_context_ = planner.uses_context();
   return p;
 }
 

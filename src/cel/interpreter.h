@@ -18,6 +18,7 @@
 
 #include "cel/ast.h"
 #include "cel/cel.h"
+#include "cel/functions.h"
 #include "cel/value.h"
 
 namespace draplane::cel {
@@ -31,6 +32,7 @@ struct EvalInput {
   const DeviceBinding::Impl* device = nullptr;  // null: `device` is unbound
   const Activation* activation = nullptr;
   uint64_t cost_limit = kCostLimit;
+  CallContext context;  // the time zone database among others
 };
 
 class Node;
@@ -46,10 +48,15 @@ class Plan {
   // runtime cost charged.
   Value eval(const EvalInput& in, uint64_t* cost = nullptr) const;
 
+  // Whether some call may use EvalInput::context (a timestamp accessor with a
+  // time zone argument): the owner supplies a TimeZoneDatabase only then.
+  bool uses_context() const { return uses_context_; }
+
  private:
   Plan() = default;
   std::unique_ptr<Node> root_;
   size_t slots_ = 0;
+  bool uses_context_ = false;
   friend class Planner;
 };
 
