@@ -254,26 +254,22 @@ class Parser {
       e->literal.d = std::strtod(text.c_str(), nullptr);
       return e;
     }
+    // A uint literal keeps its text (the caller's '-' applies to ints only).
+    bool is_uint = t.kind == Tok::kUint;
+    std::string text = negative && !is_uint ? "-" + t.text : t.text;
+    int base = t.hex ? 16 : 10;
     errno = 0;
-    std::string text = t.text;
-    if (t.kind == Tok::kUint) {
-      uint64_t v = std::strtoull(text.c_str(), nullptr, t.hex ? 16 : 10);
-      if (errno == ERANGE) {
-        fail(t.offset, "invalid uint literal");
-        return nullptr;
-      }
+    if (is_uint) {
       e->literal.kind = Literal::Kind::kUint;
-      e->literal.u = v;
-      return e;
+      e->literal.u = std::strtoull(text.c_str(), nullptr, base);
+    } else {
+      e->literal.kind = Literal::Kind::kInt;
+      e->literal.i = std::strtoll(text.c_str(), nullptr, base);
     }
-    if (negative) text = "-" + text;
-    long long v = std::strtoll(text.c_str(), nullptr, t.hex ? 16 : 10);
     if (errno == ERANGE) {
-      fail(t.offset, "invalid int literal");
+      fail(t.offset, is_uint ? "invalid uint literal" : "invalid int literal");
       return nullptr;
     }
-    e->literal.kind = Literal::Kind::kInt;
-    e->literal.i = v;
     return e;
   }
 
