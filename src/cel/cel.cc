@@ -21,8 +21,10 @@ class CompiledProgram : public Program {
  public:
   CompiledProgram(std::string expression, ExprPtr ast, uint64_t cost, const CompileOptions& options)
       : expression_(std::move(expression)), ast_(std::move(ast)), cost_(cost) {
-    plan_ = Plan::build(*ast_, true);
-    if (plan_->uses_context()) time_zones_ = time_zones_or_default(options);
+    plan_ = Plan::build(*ast_, true, [&] {
+      time_zones_ = time_zones_or_default(options);
+      return CallContext{time_zones_.get()};
+    });
   }
 
   EvalResult eval(const DeviceBinding& device) const override {
@@ -34,7 +36,6 @@ class CompiledProgram : public Program {
     }
     EvalInput in;
     in.device = &impl;
-    in.context.time_zones = time_zones_.get();
     Value v = plan_->eval(in);
     if (v.kind == ValueKind::kBool) {
       r.value = v.b;
@@ -53,9 +54,9 @@ class CompiledProgram : public Program {
  private:
   std::string expression_;
   ExprPtr ast_;
+  std::shared_ptr<const TimeZoneDatabase> time_zones_;  // only when the plan names zones
   std::unique_ptr<Plan> plan_;
   uint64_t cost_;
-  std::shared_ptr<const TimeZoneDatabase> time_zones_;  // only when the plan names zones
 };
 
 // Parses and checks in the DRA environment; the root type is returned in the AST.
@@ -116,9 +117,11 @@ Result<std::shared_ptr<const Program>> ProgramCache::get(std::string_view expres
 Result<std::string> eval_to_string(std::string_view expression, const api::Device* device, std::string_view driver,
                                    const CompileOptions& options) {
   ASSIGN_OR_RETURN(ExprPtr ast, parse_and_check(expression));
-  auto plan = Plan::build(*ast, true);
   std::shared_ptr<const TimeZoneDatabase> time_zones;
-  if (plan->uses_context()) time_zones = time_zones_or_default(options);
+  auto plan = Plan::build(*ast, true, [&] {
+    time_zones = time_zones_or_default(options);
+    return CallContext{time_zones.get()};
+  });
   std::unique_ptr<DeviceBinding> binding;
   EvalInput in;
   if (device) {
@@ -126,7 +129,6 @@ Result<std::string> eval_to_string(std::string_view expression, const api::Devic
     if (!binding->impl().bind_error.empty()) return invalid_error(binding->impl().bind_error);
     in.device = &binding->impl();
   }
-  in.context.time_zones = time_zones.get();
   Value v = plan->eval(in);
   if (v.is_error()) return invalid_error(v.error_message());
   return to_literal(v);

@@ -1,6 +1,7 @@
 #include "cel/interpreter.h"
 
 #include <algorithm>
+#include <functional>
 
 #include <re2/re2.h>
 
@@ -193,12 +194,15 @@ class AttrLookupNode : public Node {
 // arity is a template parameter so the argument array lives on the stack, and
 // each candidate's parameter kinds are precomputed so that dispatch compares
 // bytes rather than walking types.
-template <size_t N>
+// With `Ctx`, some candidate uses the CallContext (captured when planned);
+// without, calls go straight to the plain implementations.
+template <size_t N, bool Ctx = false>
 class CallNode : public Node {
  public:
   // `exact`: the checker proved the argument types, so the single overload
   // applies without a runtime check.
-  CallNode(std::vector<const Overload*> overloads, std::vector<NodePtr> args, bool exact) {
+  CallNode(std::vector<const Overload*> overloads, std::vector<NodePtr> args, bool exact, CallContext ctx = {})
+      : ctx_(ctx) {
     for (size_t k = 0; k < N; ++k) {
       args_[k] = std::move(args[k]);
       auto* c = dynamic_cast<const ConstNode*>(args_[k].get());
@@ -230,7 +234,7 @@ class CallNode : public Node {
           break;
         }
       }
-      if (!o || !o->callable()) return no_such_overload();
+      if (!o || !(Ctx ? o->callable() : o->impl != nullptr)) return no_such_overload();
     }
     if (N > 0 && o->size_cost) {
       const Value& a = vals[0];
@@ -239,7 +243,11 @@ class CallNode : public Node {
                                                                            : 0;
       f.cost += sz / 10;
     }
-    return o->invoke(f.in.context, vals);
+    if constexpr (Ctx) {
+      return o->invoke(ctx_, vals);
+    } else {
+      return o->impl(vals);
+    }
   }
 
  private:
@@ -258,13 +266,14 @@ class CallNode : public Node {
   const Value* const_[N == 0 ? 1 : N];  // the value of a constant argument, else null
   std::vector<Candidate> candidates_;
   const Overload* direct_ = nullptr;
+  CallContext ctx_;
 };
 
 // Calls with more arguments than the specialized arities.
 class CallNodeN : public Node {
  public:
-  CallNodeN(std::vector<const Overload*> overloads, std::vector<NodePtr> args)
-      : overloads_(std::move(overloads)), args_(std::move(args)) {}
+  CallNodeN(std::vector<const Overload*> overloads, std::vector<NodePtr> args, CallContext ctx)
+      : overloads_(std::move(overloads)), args_(std::move(args)), ctx_(ctx) {}
   Value eval(Frame& f) const override {
     ++f.cost;
     std::vector<Value> vals(args_.size());
@@ -275,7 +284,7 @@ class CallNodeN : public Node {
     for (const Overload* o : overloads_) {
       bool ok = o->callable();
       for (size_t k = 0; ok && k < vals.size(); ++k) ok = value_matches(o->params[k], vals[k]);
-      if (ok) return o->invoke(f.in.context, vals.data());
+      if (ok) return o->invoke(ctx_, vals.data());
     }
     return no_such_overload();
   }
@@ -283,6 +292,7 @@ class CallNodeN : public Node {
  private:
   std::vector<const Overload*> overloads_;
   std::vector<NodePtr> args_;
+  CallContext ctx_;
 };
 
 // device.driver / device.allowMultipleAllocations / device.attributes / device.capacity.
@@ -644,7 +654,7 @@ class OptIndexNode : public Node {
 
 class Planner {
  public:
-  explicit Planner(bool checked) : checked_(checked) {}
+  Planner(bool checked, const std::function<CallContext()>& context) : checked_(checked), context_source_(context) {}
 
   NodePtr plan(const Expr& e) {
     switch (e.kind) {
@@ -903,7 +913,8 @@ class Planner {
     if (overloads.empty()) {
       return std::make_unique<ConstNode>(Value::error("no matching overload for " + e.name));
     }
-    for (const Overload* o : overloads) uses_context_ = uses_context_ || o->ctx_impl;
+    bool ctx = std::any_of(overloads.begin(), overloads.end(), [](const Overload* o) { return o->ctx_impl; });
+    if (ctx) return context_call(std::move(overloads), std::move(args));
     bool exact = checked_ && overloads.size() == 1;
     auto concrete = [](const Type& t) {
       return t.kind != TypeKind::kDyn && t.kind != TypeKind::kTypeParam && t.kind != TypeKind::kError;
@@ -916,8 +927,19 @@ class Planner {
       case 2: return std::make_unique<CallNode<2>>(std::move(overloads), std::move(args), exact);
       case 3: return std::make_unique<CallNode<3>>(std::move(overloads), std::move(args), exact);
       case 4: return std::make_unique<CallNode<4>>(std::move(overloads), std::move(args), exact);
-      default: return std::make_unique<CallNodeN>(std::move(overloads), std::move(args));
+      default: return std::make_unique<CallNodeN>(std::move(overloads), std::move(args), CallContext{});
     }
+  }
+
+  // A call one of whose overloads uses the CallContext (a timestamp accessor with a
+  // time zone): the context is asked for once, when the first such call is planned.
+  NodePtr context_call(std::vector<const Overload*> overloads, std::vector<NodePtr> args) {
+    if (!uses_context_) {
+      uses_context_ = true;
+      if (context_source_) context_ = context_source_();
+    }
+    if (args.size() == 2) return std::make_unique<CallNode<2, true>>(std::move(overloads), std::move(args), false, context_);
+    return std::make_unique<CallNodeN>(std::move(overloads), std::move(args), context_);
   }
 
   NodePtr plan_comprehension(const Expr& e) {
@@ -951,12 +973,14 @@ class Planner {
   std::vector<std::pair<std::string, size_t>> scopes_;
   size_t max_slots_ = 0;
   bool uses_context_ = false;
+  const std::function<CallContext()>& context_source_;
+  CallContext context_;
 };
 
 Plan::~Plan() = default;
 
-std::unique_ptr<Plan> Plan::build(const Expr& root, bool checked) {
-  Planner planner(checked);
+std::unique_ptr<Plan> Plan::build(const Expr& root, bool checked, const std::function<CallContext()>& context) {
+  Planner planner(checked, context);
   std::unique_ptr<Plan> p(new Plan());
   p->root_ = planner.plan(root);
   p->slots_ = planner.max_slots();

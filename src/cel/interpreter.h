@@ -12,6 +12,7 @@
 // A Plan is immutable after build() and may be evaluated from several threads.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -32,7 +33,6 @@ struct EvalInput {
   const DeviceBinding::Impl* device = nullptr;  // null: `device` is unbound
   const Activation* activation = nullptr;
   uint64_t cost_limit = kCostLimit;
-  CallContext context;  // the time zone database among others
 };
 
 class Node;
@@ -41,15 +41,19 @@ class Plan {
  public:
   // Builds the plan for a checked (or, with `checked` false, unchecked) AST.
   // `root` must outlive the plan. Never fails: problems surface at run time.
-  static std::unique_ptr<Plan> build(const Expr& root, bool checked);
+  // `context` is called once, and only when some call uses the CallContext (a
+  // timestamp accessor with a time zone): the plan keeps what it returns (the
+  // time zone database must outlive the plan). Without it, such calls know no
+  // named zones.
+  static std::unique_ptr<Plan> build(const Expr& root, bool checked,
+                                     const std::function<CallContext()>& context = nullptr);
   ~Plan();
 
   // Evaluates; returns the value or an error value. `cost` receives the
   // runtime cost charged.
   Value eval(const EvalInput& in, uint64_t* cost = nullptr) const;
 
-  // Whether some call may use EvalInput::context (a timestamp accessor with a
-  // time zone argument): the owner supplies a TimeZoneDatabase only then.
+  // Whether some call uses the CallContext (the `context` of build() was asked).
   bool uses_context() const { return uses_context_; }
 
  private:

@@ -253,11 +253,10 @@ Outcome run_test(const rapidjson::Value& t, const draplane::cel::TimeZoneDatabas
     if (want_error) return {true, ""};
     return {false, "compile: " + draplane::cel::format_issues(expr, issues)};
   }
-  auto plan = Plan::build(*ast, checked);
+  auto plan = Plan::build(*ast, checked, [&] { return draplane::cel::CallContext{&zones}; });
   EvalInput in;
   in.activation = &act;
   in.cost_limit = UINT64_MAX;
-  in.context.time_zones = &zones;
   Value got = plan->eval(in);
   if (want_error) {
     if (got.is_error()) return {true, ""};

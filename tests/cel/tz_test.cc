@@ -188,11 +188,34 @@ TEST(TimeZoneDatabase, PlanWithoutDatabase) {
   EXPECT_EQ(h.i, 0);
 }
 
-TEST(TimeZoneDatabase, PlansWithoutZonesNeedNoDatabase) {
+// The plan asks its owner for the database once, when it plans the first call
+// that needs one, and never for an expression without named zones.
+TEST(TimeZoneDatabase, PlanAsksForTheDatabaseOnlyWhenNeeded) {
+  FakeZoneinfo zi;
+  zi.add("Test/Fake", kFakeOffset);
+  TimeZoneDatabase db({zi.path()});
+  int asked = 0;
+  auto source = [&] {
+    ++asked;
+    return CallContext{&db};
+  };
   std::vector<Issue> issues;
-  ExprPtr ast = parse("device.driver == 'x' && timestamp('2009-02-13T23:31:30Z').getHours() == 23", issues);
+  ExprPtr ast = parse(
+      "timestamp('2009-02-13T23:31:30Z').getHours('Test/Fake') * 100 + "
+      "timestamp('2009-02-13T23:31:30Z').getMinutes('Test/Fake')",
+      issues);
   ASSERT_TRUE(ast);
-  EXPECT_FALSE(Plan::build(*ast, false)->uses_context());
+  auto plan = Plan::build(*ast, false, source);
+  EXPECT_EQ(asked, 1);
+  EXPECT_TRUE(plan->uses_context());
+  Value v = plan->eval(EvalInput{});
+  ASSERT_EQ(v.kind, ValueKind::kInt) << (v.is_error() ? v.error_message() : "");
+  EXPECT_EQ(v.i, 501);
+
+  ExprPtr plain = parse("device.driver == 'x' && timestamp('2009-02-13T23:31:30Z').getHours() == 23", issues);
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(Plan::build(*plain, false, source)->uses_context());
+  EXPECT_EQ(asked, 1);
 }
 
 }  // namespace
