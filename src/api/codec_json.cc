@@ -164,13 +164,18 @@ void newline(std::string& out, int indent, int depth) {
 // writes the i-th.
 template <typename Element>
 void write_container(std::string& out, char open, char close, size_t n, int indent, int depth, Element element) {
+  if (n == 0) {  // "[]" or "{}" in one append (pods have many empty objects)
+    const char empty[2] = {open, close};
+    out.append(empty, 2);
+    return;
+  }
   out.push_back(open);
   for (size_t i = 0; i < n; ++i) {
     if (i > 0) out.push_back(',');
     if (indent > 0) newline(out, indent, depth + 1);
     element(i);
   }
-  if (indent > 0 && n > 0) newline(out, indent, depth);
+  if (indent > 0) newline(out, indent, depth);
   out.push_back(close);
 }
 
