@@ -160,44 +160,42 @@ void newline(std::string& out, int indent, int depth) {
   out.append(static_cast<size_t>(indent * depth), ' ');
 }
 
+// `n` elements between `open` and `close`, one a line when indenting; `element(i)`
+// writes the i-th.
+template <typename Element>
+void write_container(std::string& out, char open, char close, size_t n, int indent, int depth, Element element) {
+  if (n == 0) {  // "[]" or "{}" in one append (pods have many empty objects)
+    const char empty[2] = {open, close};
+    out.append(empty, 2);
+    return;
+  }
+  out.push_back(open);
+  for (size_t i = 0; i < n; ++i) {
+    if (i > 0) out.push_back(',');
+    if (indent > 0) newline(out, indent, depth + 1);
+    element(i);
+  }
+  if (indent > 0) newline(out, indent, depth);
+  out.push_back(close);
+}
+
 void write_value(const JsonValue& v, std::string& out, int indent, int depth) {
   switch (v.type) {
     case JsonValue::Type::kNull: out += "null"; return;
     case JsonValue::Type::kBool: out += v.boolean ? "true" : "false"; return;
     case JsonValue::Type::kNumber: out += v.text; return;
     case JsonValue::Type::kString: write_string(v.text, out); return;
-    case JsonValue::Type::kArray: {
-      if (v.items.empty()) {
-        out += "[]";
-        return;
-      }
-      out.push_back('[');
-      for (size_t i = 0; i < v.items.size(); ++i) {
-        if (i > 0) out.push_back(',');
-        if (indent > 0) newline(out, indent, depth + 1);
-        write_value(v.items[i], out, indent, depth + 1);
-      }
-      if (indent > 0) newline(out, indent, depth);
-      out.push_back(']');
+    case JsonValue::Type::kArray:
+      write_container(out, '[', ']', v.items.size(), indent, depth,
+                      [&](size_t i) { write_value(v.items[i], out, indent, depth + 1); });
       return;
-    }
-    case JsonValue::Type::kObject: {
-      if (v.members.empty()) {
-        out += "{}";
-        return;
-      }
-      out.push_back('{');
-      for (size_t i = 0; i < v.members.size(); ++i) {
-        if (i > 0) out.push_back(',');
-        if (indent > 0) newline(out, indent, depth + 1);
+    case JsonValue::Type::kObject:
+      write_container(out, '{', '}', v.members.size(), indent, depth, [&](size_t i) {
         write_string(v.members[i].first, out);
         out += indent > 0 ? ": " : ":";
         write_value(v.members[i].second, out, indent, depth + 1);
-      }
-      if (indent > 0) newline(out, indent, depth);
-      out.push_back('}');
+      });
       return;
-    }
   }
 }
 

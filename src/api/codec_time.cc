@@ -19,10 +19,7 @@ std::string quote(std::string_view s) {
       out += '\\';
       out += static_cast<char>(c);
     } else if (c < 0x20 || c == 0x7f) {
-      static const char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
+      append_hex_escape(out, c);
     } else {
       out += static_cast<char>(c);
     }

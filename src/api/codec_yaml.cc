@@ -219,24 +219,24 @@ class Builder : public YAML::EventHandler {
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value) override {
-    count(1, 0);
-    Frame f;
-    f.value = JsonValue::array();
-    f.value.line = mark.line + 1;
-    f.anchor = anchor;
-    stack_.push_back(std::move(f));
+    open_container(JsonValue::array(), mark, anchor);
   }
   void OnSequenceEnd() override { close(); }
   void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                   YAML::EmitterStyle::value) override {
+    open_container(JsonValue::object(), mark, anchor);
+  }
+  void OnMapEnd() override { close(); }
+
+  // A sequence or mapping starts: its value is built on the stack until its end.
+  void open_container(JsonValue value, const YAML::Mark& mark, YAML::anchor_t anchor) {
     count(1, 0);
     Frame f;
-    f.value = JsonValue::object();
+    f.value = std::move(value);
     f.value.line = mark.line + 1;
     f.anchor = anchor;
     stack_.push_back(std::move(f));
   }
-  void OnMapEnd() override { close(); }
 
   bool has_root() const { return has_root_; }
   JsonValue take_root() { return std::move(root_); }
@@ -399,20 +399,13 @@ Style scalar_style(const std::string& s) {
 void write_double_quoted(const std::string& s, std::string& out) {
   out.push_back('"');
   for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\x%02X", c);
-          out += buf;
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
+    bool named = c == '"' || c == '\\' || c == '\n' || c == '\t' || c == '\r';
+    if (named) {
+      append_named_escape(out, c);
+    } else if (c < 0x20 || c == 0x7f) {
+      append_hex_escape(out, c, /*upper=*/true);
+    } else {
+      out.push_back(static_cast<char>(c));
     }
   }
   out.push_back('"');

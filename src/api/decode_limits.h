@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/utf8.h"
+
 namespace draplane::api {
 
 // The deepest nesting of arrays and objects a JSON document may have, as in Go's
@@ -25,8 +27,8 @@ std::optional<std::string> rfc3339_error(std::string_view value);
 
 // Whether `text` is valid UTF-8, and `text` with each byte that does not start
 // a valid sequence replaced by U+FFFD: what Go's encoding/json (and so
-// kube-apiserver) makes of invalid UTF-8 in a JSON string.
-bool valid_utf8(std::string_view text);
-std::string coerce_utf8(std::string_view text);
+// kube-apiserver) makes of invalid UTF-8 in a JSON string (common/utf8.h).
+using draplane::coerce_utf8;
+using draplane::valid_utf8;
 
 }  // namespace draplane::api

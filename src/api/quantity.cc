@@ -13,6 +13,8 @@
 #include <limits>
 #include <vector>
 
+#include "api/limbs.h"
+
 namespace draplane::api {
 namespace {
 
@@ -130,26 +132,9 @@ bool interpret_suffix(std::string_view s, Suffix& out) {
 // hold a parsed digit string exactly before rounding it to nanos.
 class BigUint {
  public:
-  void mul_add(uint32_t m, uint32_t a) {
-    uint64_t carry = a;
-    for (uint32_t& limb : limbs_) {
-      uint64_t v = static_cast<uint64_t>(limb) * m + carry;
-      limb = static_cast<uint32_t>(v);
-      carry = v >> 32;
-    }
-    if (carry != 0) limbs_.push_back(static_cast<uint32_t>(carry));
-  }
+  void mul_add(uint32_t m, uint32_t a) { limbs_mul_add(limbs_, m, a); }
   // Divides in place; returns the remainder.
-  uint32_t divmod(uint32_t d) {
-    uint64_t rem = 0;
-    for (size_t i = limbs_.size(); i-- > 0;) {
-      uint64_t cur = (rem << 32) | limbs_[i];
-      limbs_[i] = static_cast<uint32_t>(cur / d);
-      rem = cur % d;
-    }
-    while (!limbs_.empty() && limbs_.back() == 0) limbs_.pop_back();
-    return static_cast<uint32_t>(rem);
-  }
+  uint32_t divmod(uint32_t d) { return limbs_divmod(limbs_, d); }
   bool is_zero() const { return limbs_.empty(); }
   size_t bits() const { return limbs_.size() * 32; }
   // The value when it fits in 127 bits.
@@ -162,7 +147,7 @@ class BigUint {
   }
 
  private:
-  std::vector<uint32_t> limbs_;
+  Limbs limbs_;
 };
 
 // Multiplies by 10^n (n >= 0); false when the result clearly exceeds the range.

@@ -5,11 +5,13 @@
 #include <cstdlib>
 #include <limits>
 
+#include "api/limbs.h"
+
 namespace draplane::cel {
 
 namespace {
 
-using Limbs = std::vector<uint32_t>;
+using api::Limbs;
 using u128 = unsigned __int128;
 using i128 = __int128;
 using Format = api::Quantity::Format;
@@ -18,27 +20,8 @@ void trim(Limbs& v) {
   while (!v.empty() && v.back() == 0) v.pop_back();
 }
 
-void mul_add(Limbs& v, uint32_t m, uint32_t a) {
-  uint64_t carry = a;
-  for (uint32_t& limb : v) {
-    uint64_t x = static_cast<uint64_t>(limb) * m + carry;
-    limb = static_cast<uint32_t>(x);
-    carry = x >> 32;
-  }
-  if (carry != 0) v.push_back(static_cast<uint32_t>(carry));
-}
-
-// Divides in place; returns the remainder.
-uint32_t divmod(Limbs& v, uint32_t d) {
-  uint64_t rem = 0;
-  for (size_t i = v.size(); i-- > 0;) {
-    uint64_t cur = (rem << 32) | v[i];
-    v[i] = static_cast<uint32_t>(cur / d);
-    rem = cur % d;
-  }
-  trim(v);
-  return static_cast<uint32_t>(rem);
-}
+void mul_add(Limbs& v, uint32_t m, uint32_t a) { api::limbs_mul_add(v, m, a); }
+uint32_t divmod(Limbs& v, uint32_t d) { return api::limbs_divmod(v, d); }
 
 int cmp_mag(const Limbs& a, const Limbs& b) {
   if (a.size() != b.size()) return a.size() < b.size() ? -1 : 1;

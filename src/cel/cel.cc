@@ -13,11 +13,18 @@ namespace draplane::cel {
 
 namespace {
 
+std::shared_ptr<const TimeZoneDatabase> time_zones_or_default(const CompileOptions& options) {
+  return options.time_zones ? options.time_zones : std::make_shared<const TimeZoneDatabase>();
+}
+
 class CompiledProgram : public Program {
  public:
-  CompiledProgram(std::string expression, ExprPtr ast, uint64_t cost)
+  CompiledProgram(std::string expression, ExprPtr ast, uint64_t cost, const CompileOptions& options)
       : expression_(std::move(expression)), ast_(std::move(ast)), cost_(cost) {
-    plan_ = Plan::build(*ast_, true);
+    plan_ = Plan::build(*ast_, true, [&] {
+      time_zones_ = time_zones_or_default(options);
+      return CallContext{time_zones_.get()};
+    });
   }
 
   EvalResult eval(const DeviceBinding& device) const override {
@@ -47,6 +54,7 @@ class CompiledProgram : public Program {
  private:
   std::string expression_;
   ExprPtr ast_;
+  std::shared_ptr<const TimeZoneDatabase> time_zones_;  // only when the plan names zones
   std::unique_ptr<Plan> plan_;
   uint64_t cost_;
 };
@@ -63,14 +71,16 @@ Result<ExprPtr> parse_and_check(std::string_view expression) {
 
 }  // namespace
 
-Result<std::shared_ptr<const Program>> compile(std::string_view expression) {
+Result<std::shared_ptr<const Program>> compile(std::string_view expression,
+                                               const CompileOptions& options) {
   ASSIGN_OR_RETURN(ExprPtr ast, parse_and_check(expression));
   TypeKind k = ast->type.kind;
   if (k != TypeKind::kBool && k != TypeKind::kDyn) {
     return invalid_error("must evaluate to bool or the unknown type, not " + ast->type.to_string());
   }
   uint64_t cost = estimate_cost(*ast);
-  return std::shared_ptr<const Program>(std::make_shared<CompiledProgram>(std::string(expression), std::move(ast), cost));
+  return std::shared_ptr<const Program>(
+      std::make_shared<CompiledProgram>(std::string(expression), std::move(ast), cost, options));
 }
 
 Status check_selector(std::string_view expression, ProgramCache* cache) {
@@ -87,6 +97,9 @@ Status check_selector(std::string_view expression, ProgramCache* cache) {
   return {};
 }
 
+ProgramCache::ProgramCache(std::shared_ptr<const TimeZoneDatabase> time_zones)
+    : options_{time_zones ? std::move(time_zones) : std::make_shared<const TimeZoneDatabase>()} {}
+
 Result<std::shared_ptr<const Program>> ProgramCache::get(std::string_view expression) {
   std::string key(expression);
   {
@@ -94,16 +107,21 @@ Result<std::shared_ptr<const Program>> ProgramCache::get(std::string_view expres
     auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
   }
-  auto compiled = compile(expression);  // compile outside the lock
+  auto compiled = compile(expression, options_);  // compile outside the lock
   std::lock_guard<std::mutex> lock(mu_);
   if (cache_.size() >= kMaxPrograms && cache_.count(key) == 0) cache_.clear();  // held programs live on
   auto [it, inserted] = cache_.emplace(std::move(key), compiled);
   return it->second;
 }
 
-Result<std::string> eval_to_string(std::string_view expression, const api::Device* device, std::string_view driver) {
+Result<std::string> eval_to_string(std::string_view expression, const api::Device* device, std::string_view driver,
+                                   const CompileOptions& options) {
   ASSIGN_OR_RETURN(ExprPtr ast, parse_and_check(expression));
-  auto plan = Plan::build(*ast, true);
+  std::shared_ptr<const TimeZoneDatabase> time_zones;
+  auto plan = Plan::build(*ast, true, [&] {
+    time_zones = time_zones_or_default(options);
+    return CallContext{time_zones.get()};
+  });
   std::unique_ptr<DeviceBinding> binding;
   EvalInput in;
   if (device) {

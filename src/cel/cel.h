@@ -17,9 +17,20 @@
 #include <unordered_map>
 
 #include "api/types.h"
+#include "cel/tz.h"
 #include "common/result.h"
 
 namespace draplane::cel {
+
+using timeutil::TimeZoneDatabase;
+
+// What a compiled program uses besides its expression: the services its owner
+// injects. A program whose expression names a time zone (getHours('Europe/Paris'))
+// keeps `time_zones`; left null, such a program gets a TimeZoneDatabase of its
+// own over the system's zoneinfo directories.
+struct CompileOptions {
+  std::shared_ptr<const TimeZoneDatabase> time_zones;
+};
 
 // Limits Kubernetes applies to device selectors.
 inline constexpr size_t kMaxExpressionLength = 10 * 1024;
@@ -72,7 +83,7 @@ class Program {
 //   "ERROR: <input>:1:5: undeclared reference to 'foo'\n | foo == 1\n | ....^"
 // and "too complex, exceeds cost limit" style text is left to validation, which
 // compares estimated_cost() with kCostLimit itself.
-Result<std::shared_ptr<const Program>> compile(std::string_view expression);
+Result<std::shared_ptr<const Program>> compile(std::string_view expression, const CompileOptions& options = {});
 
 // Validation of a device selector expression (DeviceClass and ResourceClaim
 // selectors): OK; Code::kInvalid with "compilation failed: <cel-go style
@@ -85,13 +96,16 @@ Status check_selector(std::string_view expression, class ProgramCache* cache = n
 
 // Compiled programs keyed by expression text, shared by the allocator and
 // validation. Compile errors are cached too. Holds at most kMaxPrograms
-// expressions (emptied beyond: expressions come from API clients).
+// expressions (emptied beyond: expressions come from API clients). Its programs
+// share one TimeZoneDatabase: the given one, or one over the system's zoneinfo.
 class ProgramCache {
  public:
+  explicit ProgramCache(std::shared_ptr<const TimeZoneDatabase> time_zones = nullptr);
   Result<std::shared_ptr<const Program>> get(std::string_view expression);
   static constexpr size_t kMaxPrograms = 4096;
 
  private:
+  CompileOptions options_;
   std::mutex mu_;
   std::unordered_map<std::string, Result<std::shared_ptr<const Program>>> cache_;
 };
@@ -101,8 +115,9 @@ class ProgramCache {
 // (or with no device bound: then referencing `device` is a runtime error), and
 // returns the value in CEL literal form: true, 42, 3u, 1.5, "text", b"..", [1, 2],
 // {"a": 1}, null, or a quantity/semver as quantity("1Gi") / semver("1.2.3").
-// Compile errors and runtime errors are returned as Code::kInvalid.
+// Compile errors and runtime errors are returned as Code::kInvalid. Named time
+// zones come from options.time_zones (the system's zoneinfo when null).
 Result<std::string> eval_to_string(std::string_view expression, const api::Device* device,
-                                   std::string_view driver);
+                                   std::string_view driver, const CompileOptions& options = {});
 
 }  // namespace draplane::cel

@@ -4,6 +4,7 @@
 // (sets.contains, sets.equivalent, sets.intersects), optional values and the
 // map insertion helper of two-variable comprehensions.
 #include <algorithm>
+#include <type_traits>
 
 #include "cel/functions.h"
 
@@ -45,37 +46,33 @@ Value sum_of_kind(const Value* a) {
   }
 }
 
+// The sum of a list whose elements must all be of `kind`, read through `field`;
+// `overflow` is the error when an integer sum overflows.
+template <typename T>
+Value checked_sum(const ListData& l, ValueKind kind, T Value::*field, Value (*make)(T), const char* overflow) {
+  T s = 0;
+  for (const auto& v : l) {
+    if (v.kind != kind) return no_such_overload();
+    if constexpr (std::is_floating_point_v<T>) {
+      s += v.*field;
+    } else if (__builtin_add_overflow(s, v.*field, &s)) {
+      return Value::error(overflow);
+    }
+  }
+  return make(s);
+}
+
 template <ValueKind K>
 Value sum(const Value* a) {
   const auto& l = a[0].list_data();
   if constexpr (K == ValueKind::kInt) {
-    int64_t s = 0;
-    for (const auto& v : l) {
-      if (v.kind != ValueKind::kInt) return no_such_overload();
-      if (__builtin_add_overflow(s, v.i, &s)) return Value::error("integer overflow");
-    }
-    return Value::integer(s);
+    return checked_sum(l, K, &Value::i, Value::integer, "integer overflow");
   } else if constexpr (K == ValueKind::kUint) {
-    uint64_t s = 0;
-    for (const auto& v : l) {
-      if (v.kind != ValueKind::kUint) return no_such_overload();
-      if (__builtin_add_overflow(s, v.u, &s)) return Value::error("unsigned integer overflow");
-    }
-    return Value::uinteger(s);
+    return checked_sum(l, K, &Value::u, Value::uinteger, "unsigned integer overflow");
   } else if constexpr (K == ValueKind::kDuration) {
-    int64_t s = 0;
-    for (const auto& v : l) {
-      if (v.kind != ValueKind::kDuration) return no_such_overload();
-      if (__builtin_add_overflow(s, v.i, &s)) return Value::error("integer overflow");
-    }
-    return Value::duration(s);
+    return checked_sum(l, K, &Value::i, Value::duration, "integer overflow");
   } else {
-    double s = 0;
-    for (const auto& v : l) {
-      if (v.kind != ValueKind::kDouble) return no_such_overload();
-      s += v.d;
-    }
-    return Value::dbl(s);
+    return checked_sum(l, ValueKind::kDouble, &Value::d, Value::dbl, "");
   }
 }
 

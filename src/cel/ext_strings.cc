@@ -203,45 +203,13 @@ Value format(const Value* a) { return format_string(a[0].str(), a[1].list_data()
 }  // namespace
 
 std::string quote_string(std::string_view s) {
+  // cel-go sanitizes first: each invalid byte becomes U+FFFD, as Go's range over
+  // a string reads it; other control characters are written as they are.
   std::string out = "\"";
-  auto cps = decode_utf8(s);
-  // Invalid UTF-8 becomes U+FFFD, as Go's range over a string does.
-  bool valid = true;
-  {
-    std::string re;
-    for (auto c : cps) append_utf8(re, c);
-    valid = re == s;
-  }
-  if (!valid) {
-    cps.clear();
-    for (size_t i = 0; i < s.size();) {
-      unsigned char c = static_cast<unsigned char>(s[i]);
-      size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-      bool ok = len > 0 && i + len <= s.size();
-      for (size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-      if (ok) {
-        auto one = decode_utf8(s.substr(i, len));
-        cps.push_back(one[0]);
-        i += len;
-      } else {
-        cps.push_back(0xFFFD);
-        ++i;
-      }
-    }
-  }
-  for (uint32_t c : cps) {
-    switch (c) {
-      case '\a': out += "\\a"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\v': out += "\\v"; break;
-      case '\\': out += "\\\\"; break;
-      case '"': out += "\\\""; break;
-      default: append_utf8(out, c);
-    }
+  for (size_t i = 0; i < s.size();) {
+    DecodedRune r = decode_rune(s, i);
+    i += r.width;
+    if (!append_named_escape(out, r.rune)) append_utf8(out, r.rune);
   }
   out += "\"";
   return out;

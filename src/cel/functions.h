@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cel/types.h"
+#include "common/utf8.h"
 #include "cel/value.h"
 
 namespace re2 {
@@ -24,9 +25,20 @@ class RE2;
 
 namespace draplane::cel {
 
+namespace timeutil {
+class TimeZoneDatabase;
+}
+
 // Implementation: `args` holds the receiver first for member overloads. Returns
 // an error value for CEL runtime errors.
 using FnImpl = Value (*)(const Value* args);
+
+// What the few implementations that need more than their arguments receive: the
+// services the program's owner injects (no process-wide state).
+struct CallContext {
+  const timeutil::TimeZoneDatabase* time_zones = nullptr;  // null: named zones are unknown
+};
+using CtxFnImpl = Value (*)(const CallContext& ctx, const Value* args);
 
 struct Overload {
   std::string id;
@@ -38,6 +50,11 @@ struct Overload {
   // Extra runtime cost per call beyond the base 1, as a multiple of the size of
   // the first string/list argument / 10 (cel-go charges string traversals so).
   bool size_cost = false;
+  // Set instead of `impl` by overloads that use the CallContext.
+  CtxFnImpl ctx_impl = nullptr;
+
+  bool callable() const { return impl || ctx_impl; }
+  Value invoke(const CallContext& ctx, const Value* args) const { return impl ? impl(args) : ctx_impl(ctx, args); }
 };
 
 // Overloads of `function` in the given style with `nargs` parameters (receiver

@@ -1,6 +1,7 @@
 #include "cel/interpreter.h"
 
 #include <algorithm>
+#include <functional>
 
 #include <re2/re2.h>
 
@@ -193,12 +194,15 @@ class AttrLookupNode : public Node {
 // arity is a template parameter so the argument array lives on the stack, and
 // each candidate's parameter kinds are precomputed so that dispatch compares
 // bytes rather than walking types.
-template <size_t N>
+// With `Ctx`, some candidate uses the CallContext (captured when planned);
+// without, calls go straight to the plain implementations.
+template <size_t N, bool Ctx = false>
 class CallNode : public Node {
  public:
   // `exact`: the checker proved the argument types, so the single overload
   // applies without a runtime check.
-  CallNode(std::vector<const Overload*> overloads, std::vector<NodePtr> args, bool exact) {
+  CallNode(std::vector<const Overload*> overloads, std::vector<NodePtr> args, bool exact, CallContext ctx = {})
+      : ctx_(ctx) {
     for (size_t k = 0; k < N; ++k) {
       args_[k] = std::move(args[k]);
       auto* c = dynamic_cast<const ConstNode*>(args_[k].get());
@@ -209,7 +213,7 @@ class CallNode : public Node {
       for (size_t k = 0; k < N; ++k) c.kinds[k] = static_cast<int8_t>(required_value_kind(o->params[k]));
       candidates_.push_back(c);
     }
-    if (exact && overloads.size() == 1 && overloads[0]->impl) direct_ = overloads[0];
+    if (exact && overloads.size() == 1 && overloads[0]->callable()) direct_ = overloads[0];
   }
   Value eval(Frame& f) const override {
     ++f.cost;
@@ -230,7 +234,7 @@ class CallNode : public Node {
           break;
         }
       }
-      if (!o || !o->impl) return no_such_overload();
+      if (!o || !(Ctx ? o->callable() : o->impl != nullptr)) return no_such_overload();
     }
     if (N > 0 && o->size_cost) {
       const Value& a = vals[0];
@@ -239,7 +243,11 @@ class CallNode : public Node {
                                                                            : 0;
       f.cost += sz / 10;
     }
-    return o->impl(vals);
+    if constexpr (Ctx) {
+      return o->invoke(ctx_, vals);
+    } else {
+      return o->impl(vals);
+    }
   }
 
  private:
@@ -258,13 +266,14 @@ class CallNode : public Node {
   const Value* const_[N == 0 ? 1 : N];  // the value of a constant argument, else null
   std::vector<Candidate> candidates_;
   const Overload* direct_ = nullptr;
+  CallContext ctx_;
 };
 
 // Calls with more arguments than the specialized arities.
 class CallNodeN : public Node {
  public:
-  CallNodeN(std::vector<const Overload*> overloads, std::vector<NodePtr> args)
-      : overloads_(std::move(overloads)), args_(std::move(args)) {}
+  CallNodeN(std::vector<const Overload*> overloads, std::vector<NodePtr> args, CallContext ctx)
+      : overloads_(std::move(overloads)), args_(std::move(args)), ctx_(ctx) {}
   Value eval(Frame& f) const override {
     ++f.cost;
     std::vector<Value> vals(args_.size());
@@ -273,9 +282,9 @@ class CallNodeN : public Node {
       if (vals[k].is_error()) return vals[k];
     }
     for (const Overload* o : overloads_) {
-      bool ok = o->impl != nullptr;
+      bool ok = o->callable();
       for (size_t k = 0; ok && k < vals.size(); ++k) ok = value_matches(o->params[k], vals[k]);
-      if (ok) return o->impl(vals.data());
+      if (ok) return o->invoke(ctx_, vals.data());
     }
     return no_such_overload();
   }
@@ -283,6 +292,7 @@ class CallNodeN : public Node {
  private:
   std::vector<const Overload*> overloads_;
   std::vector<NodePtr> args_;
+  CallContext ctx_;
 };
 
 // device.driver / device.allowMultipleAllocations / device.attributes / device.capacity.
@@ -579,6 +589,19 @@ class BindNode : public Node {
   }
 };
 
+// `v` with an optional's value in place of the optional; false when it is
+// optional.none() (then `v` stays as it was).
+bool unwrap_optional(Value& v) {
+  if (v.kind != ValueKind::kOptional) return true;
+  if (!v.optional_value()) return false;
+  Value inner = *v.optional_value();
+  v = std::move(inner);
+  return true;
+}
+
+// optional.of(*found), or optional.none() when nothing was found.
+Value optional_of_found(const Value* found) { return found ? Value::optional_of(*found) : Value::optional_none(); }
+
 class OptSelectNode : public Node {
  public:
   OptSelectNode(NodePtr operand, std::string field) : operand_(std::move(operand)), field_(std::move(field)) {}
@@ -586,16 +609,11 @@ class OptSelectNode : public Node {
     ++f.cost;
     Value v = operand_->eval(f);
     if (v.is_error()) return v;
-    if (v.kind == ValueKind::kOptional) {
-      if (!v.optional_value()) return v;
-      Value inner = *v.optional_value();
-      v = std::move(inner);
-    }
+    if (!unwrap_optional(v)) return v;  // optional.none()
     if (v.kind == ValueKind::kMap) {
       const Value* found = v.map_data().find_string(field_);
-      if (found) return Value::optional_of(*found);
-      if (v.map_data().default_empty) return Value::optional_of(Value::borrowed_map(&empty_map()));
-      return Value::optional_none();
+      if (!found && v.map_data().default_empty) return Value::optional_of(Value::borrowed_map(&empty_map()));
+      return optional_of_found(found);
     }
     Value r = select_field(v, field_, false);
     if (r.is_error()) return r;
@@ -616,16 +634,8 @@ class OptIndexNode : public Node {
     if (v.is_error()) return v;
     Value k = index_->eval(f);
     if (k.is_error()) return k;
-    if (v.kind == ValueKind::kOptional) {
-      if (!v.optional_value()) return v;
-      Value inner = *v.optional_value();
-      v = std::move(inner);
-    }
-    if (v.kind == ValueKind::kMap) {
-      const Value* found = v.map_data().find(k);
-      if (found) return Value::optional_of(*found);
-      return Value::optional_none();
-    }
+    if (!unwrap_optional(v)) return v;  // optional.none()
+    if (v.kind == ValueKind::kMap) return optional_of_found(v.map_data().find(k));
     if (v.kind == ValueKind::kList) {
       if (k.kind != ValueKind::kInt) return no_such_overload();
       if (k.i < 0 || static_cast<size_t>(k.i) >= v.list_data().size()) return Value::optional_none();
@@ -644,7 +654,7 @@ class OptIndexNode : public Node {
 
 class Planner {
  public:
-  explicit Planner(bool checked) : checked_(checked) {}
+  Planner(bool checked, const std::function<CallContext()>& context) : checked_(checked), context_source_(context) {}
 
   NodePtr plan(const Expr& e) {
     switch (e.kind) {
@@ -675,6 +685,7 @@ class Planner {
   }
 
   size_t max_slots() const { return max_slots_; }
+  bool uses_context() const { return uses_context_; }
 
  private:
   static Value literal_value(const Literal& l) {
@@ -902,6 +913,8 @@ class Planner {
     if (overloads.empty()) {
       return std::make_unique<ConstNode>(Value::error("no matching overload for " + e.name));
     }
+    bool ctx = std::any_of(overloads.begin(), overloads.end(), [](const Overload* o) { return o->ctx_impl; });
+    if (ctx) return context_call(std::move(overloads), std::move(args));
     bool exact = checked_ && overloads.size() == 1;
     auto concrete = [](const Type& t) {
       return t.kind != TypeKind::kDyn && t.kind != TypeKind::kTypeParam && t.kind != TypeKind::kError;
@@ -914,8 +927,19 @@ class Planner {
       case 2: return std::make_unique<CallNode<2>>(std::move(overloads), std::move(args), exact);
       case 3: return std::make_unique<CallNode<3>>(std::move(overloads), std::move(args), exact);
       case 4: return std::make_unique<CallNode<4>>(std::move(overloads), std::move(args), exact);
-      default: return std::make_unique<CallNodeN>(std::move(overloads), std::move(args));
+      default: return std::make_unique<CallNodeN>(std::move(overloads), std::move(args), CallContext{});
     }
+  }
+
+  // A call one of whose overloads uses the CallContext (a timestamp accessor with a
+  // time zone): the context is asked for once, when the first such call is planned.
+  NodePtr context_call(std::vector<const Overload*> overloads, std::vector<NodePtr> args) {
+    if (!uses_context_) {
+      uses_context_ = true;
+      if (context_source_) context_ = context_source_();
+    }
+    if (args.size() == 2) return std::make_unique<CallNode<2, true>>(std::move(overloads), std::move(args), false, context_);
+    return std::make_unique<CallNodeN>(std::move(overloads), std::move(args), context_);
   }
 
   NodePtr plan_comprehension(const Expr& e) {
@@ -948,15 +972,19 @@ class Planner {
   bool checked_;
   std::vector<std::pair<std::string, size_t>> scopes_;
   size_t max_slots_ = 0;
+  bool uses_context_ = false;
+  const std::function<CallContext()>& context_source_;
+  CallContext context_;
 };
 
 Plan::~Plan() = default;
 
-std::unique_ptr<Plan> Plan::build(const Expr& root, bool checked) {
-  Planner planner(checked);
+std::unique_ptr<Plan> Plan::build(const Expr& root, bool checked, const std::function<CallContext()>& context) {
+  Planner planner(checked, context);
   std::unique_ptr<Plan> p(new Plan());
   p->root_ = planner.plan(root);
   p->slots_ = planner.max_slots();
+  p->uses_context_ = planner.uses_context();
   return p;
 }
 

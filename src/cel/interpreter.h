@@ -12,12 +12,14 @@
 // A Plan is immutable after build() and may be evaluated from several threads.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 
 #include "cel/ast.h"
 #include "cel/cel.h"
+#include "cel/functions.h"
 #include "cel/value.h"
 
 namespace draplane::cel {
@@ -39,17 +41,26 @@ class Plan {
  public:
   // Builds the plan for a checked (or, with `checked` false, unchecked) AST.
   // `root` must outlive the plan. Never fails: problems surface at run time.
-  static std::unique_ptr<Plan> build(const Expr& root, bool checked);
+  // `context` is called once, and only when some call uses the CallContext (a
+  // timestamp accessor with a time zone): the plan keeps what it returns (the
+  // time zone database must outlive the plan). Without it, such calls know no
+  // named zones.
+  static std::unique_ptr<Plan> build(const Expr& root, bool checked,
+                                     const std::function<CallContext()>& context = nullptr);
   ~Plan();
 
   // Evaluates; returns the value or an error value. `cost` receives the
   // runtime cost charged.
   Value eval(const EvalInput& in, uint64_t* cost = nullptr) const;
 
+  // Whether some call uses the CallContext (the `context` of build() was asked).
+  bool uses_context() const { return uses_context_; }
+
  private:
   Plan() = default;
   std::unique_ptr<Node> root_;
   size_t slots_ = 0;
+  bool uses_context_ = false;
   friend class Planner;
 };
 

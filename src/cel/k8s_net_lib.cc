@@ -14,22 +14,31 @@ namespace {
 const Type kB(TypeKind::kBool), kI(TypeKind::kInt), kS(TypeKind::kString), kIP(TypeKind::kIP),
     kCIDR(TypeKind::kCIDR), kURL(TypeKind::kURL);
 
-Value ip(const Value* a) {
-  IpAddr addr;
+// `make` applied to string `s` parsed with `Parse`, or the parse error.
+template <typename T, bool (*Parse)(std::string_view, T&, std::string&), typename Make>
+Value with_parsed(const Value& s, Make make) {
+  T v;
   std::string err;
-  if (!net::parse_ip(a[0].str(), addr, err)) return Value::error(err);
-  return Value::ip(addr);
+  if (!Parse(s.str(), v, err)) return Value::error(err);
+  return make(v);
 }
-Value is_ip(const Value* a) {
-  IpAddr addr;
+// Whether string a[0] parses with `Parse` (isIP, isCIDR).
+template <typename T, bool (*Parse)(std::string_view, T&, std::string&)>
+Value parses(const Value* a) {
+  T v;
   std::string err;
-  return Value::boolean(net::parse_ip(a[0].str(), addr, err));
+  return Value::boolean(Parse(a[0].str(), v, err));
+}
+constexpr auto parse_ip = net::parse_ip;
+constexpr auto parse_cidr = net::parse_cidr;
+
+Value ip(const Value* a) {
+  return with_parsed<IpAddr, parse_ip>(a[0], [](const IpAddr& v) { return Value::ip(v); });
 }
 Value ip_is_canonical(const Value* a) {
-  IpAddr addr;
-  std::string err;
-  if (!net::parse_ip(a[0].str(), addr, err)) return Value::error(err);
-  return Value::boolean(net::to_string(addr) == a[0].str());
+  return with_parsed<IpAddr, parse_ip>(a[0], [&](const IpAddr& v) {
+    return Value::boolean(net::to_string(v) == a[0].str());
+  });
 }
 Value ip_string(const Value* a) { return Value::string(net::to_string(a[0].ip_data())); }
 Value family(const Value* a) { return Value::integer(a[0].ip_data().v4 ? 4 : 6); }
@@ -40,34 +49,24 @@ Value is_ll_unicast(const Value* a) { return Value::boolean(net::is_link_local_u
 Value is_global_unicast(const Value* a) { return Value::boolean(net::is_global_unicast(a[0].ip_data())); }
 
 Value cidr(const Value* a) {
-  IpPrefix p;
-  std::string err;
-  if (!net::parse_cidr(a[0].str(), p, err)) return Value::error(err);
-  return Value::cidr(p);
-}
-Value is_cidr(const Value* a) {
-  IpPrefix p;
-  std::string err;
-  return Value::boolean(net::parse_cidr(a[0].str(), p, err));
+  return with_parsed<IpPrefix, parse_cidr>(a[0], [](const IpPrefix& p) { return Value::cidr(p); });
 }
 Value cidr_string(const Value* a) { return Value::string(net::to_string(a[0].cidr_data())); }
 Value contains_ip(const Value* a) { return Value::boolean(net::contains(a[0].cidr_data(), a[1].ip_data())); }
 // Upstream reports "no such overload" when the string does not parse; the
 // parse error says more (docs/compat.md).
 Value contains_ip_string(const Value* a) {
-  IpAddr addr;
-  std::string err;
-  if (!net::parse_ip(a[1].str(), addr, err)) return Value::error(err);
-  return Value::boolean(net::contains(a[0].cidr_data(), addr));
+  return with_parsed<IpAddr, parse_ip>(a[1], [&](const IpAddr& v) {
+    return Value::boolean(net::contains(a[0].cidr_data(), v));
+  });
 }
 Value contains_cidr(const Value* a) {
   return Value::boolean(net::contains_cidr(a[0].cidr_data(), a[1].cidr_data()));
 }
 Value contains_cidr_string(const Value* a) {
-  IpPrefix p;
-  std::string err;
-  if (!net::parse_cidr(a[1].str(), p, err)) return Value::error(err);
-  return Value::boolean(net::contains_cidr(a[0].cidr_data(), p));
+  return with_parsed<IpPrefix, parse_cidr>(a[1], [&](const IpPrefix& p) {
+    return Value::boolean(net::contains_cidr(a[0].cidr_data(), p));
+  });
 }
 Value cidr_ip(const Value* a) { return Value::ip(a[0].cidr_data().addr); }
 Value masked(const Value* a) { return Value::cidr(net::masked(a[0].cidr_data())); }
@@ -111,7 +110,7 @@ void register_net(std::vector<Overload>& out) {
     out.push_back(Overload{std::move(id), std::move(fn), member, std::move(params), std::move(result), impl, size_cost});
   };
   add("string_to_ip", "ip", false, {kS}, kIP, ip, true);
-  add("is_ip", "isIP", false, {kS}, kB, is_ip, true);
+  add("is_ip", "isIP", false, {kS}, kB, parses<IpAddr, parse_ip>, true);
   add("ip_is_canonical", "ip.isCanonical", false, {kS}, kB, ip_is_canonical, true);
   add("ip_to_string", "string", false, {kIP}, kS, ip_string);
   add("ip_family", "family", true, {kIP}, kI, family);
@@ -122,7 +121,7 @@ void register_net(std::vector<Overload>& out) {
   add("ip_is_global_unicast", "isGlobalUnicast", true, {kIP}, kB, is_global_unicast);
 
   add("string_to_cidr", "cidr", false, {kS}, kCIDR, cidr, true);
-  add("is_cidr", "isCIDR", false, {kS}, kB, is_cidr, true);
+  add("is_cidr", "isCIDR", false, {kS}, kB, parses<IpPrefix, parse_cidr>, true);
   add("cidr_to_string", "string", false, {kCIDR}, kS, cidr_string);
   add("cidr_contains_ip_string", "containsIP", true, {kCIDR, kS}, kB, contains_ip_string);
   add("cidr_contains_ip_ip", "containsIP", true, {kCIDR, kIP}, kB, contains_ip);

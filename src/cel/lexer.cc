@@ -36,24 +36,6 @@ bool is_reserved_word(std::string_view w) {
   return false;
 }
 
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
-
 bool Lexer::skip_space_and_comments() {
   while (pos_ < src_.size()) {
     char c = src_[pos_];
@@ -138,6 +120,11 @@ Token Lexer::next() {
     }
     return t;
   };
+  auto doubled = [&](Tok kind) {  // ==, &&, ||: no one-character form
+    pos_ += 2;
+    t.kind = kind;
+    return t;
+  };
   switch (c) {
     case '(': ++pos_; t.kind = Tok::kLParen; return t;
     case ')': ++pos_; t.kind = Tok::kRParen; return t;
@@ -158,25 +145,13 @@ Token Lexer::next() {
     case '<': return two('=', Tok::kLe, Tok::kLt);
     case '>': return two('=', Tok::kGe, Tok::kGt);
     case '=':
-      if (peek(1) == '=') {
-        pos_ += 2;
-        t.kind = Tok::kEq;
-        return t;
-      }
+      if (peek(1) == '=') return doubled(Tok::kEq);
       break;
     case '&':
-      if (peek(1) == '&') {
-        pos_ += 2;
-        t.kind = Tok::kAnd;
-        return t;
-      }
+      if (peek(1) == '&') return doubled(Tok::kAnd);
       break;
     case '|':
-      if (peek(1) == '|') {
-        pos_ += 2;
-        t.kind = Tok::kOr;
-        return t;
-      }
+      if (peek(1) == '|') return doubled(Tok::kOr);
       break;
     default: break;
   }
@@ -273,19 +248,13 @@ Token Lexer::lex_string(size_t start, bool raw, bool bytes) {
       }
       return true;
     };
+    // One-character escapes: each letter followed by the character it stands for.
+    static constexpr std::string_view kSimple = "a\ab\bf\fn\nr\rt\tv\v\\\\''\"\"``??";
+    if (size_t k = kSimple.find(e); k != std::string_view::npos && k % 2 == 0) {
+      out.push_back(kSimple[k + 1]);
+      continue;
+    }
     switch (e) {
-      case 'a': out.push_back('\a'); break;
-      case 'b': out.push_back('\b'); break;
-      case 'f': out.push_back('\f'); break;
-      case 'n': out.push_back('\n'); break;
-      case 'r': out.push_back('\r'); break;
-      case 't': out.push_back('\t'); break;
-      case 'v': out.push_back('\v'); break;
-      case '\\': out.push_back('\\'); break;
-      case '\'': out.push_back('\''); break;
-      case '"': out.push_back('"'); break;
-      case '`': out.push_back('`'); break;
-      case '?': out.push_back('?'); break;
       case 'x':
       case 'X': {
         if (!need(2, is_hex)) return error_at(esc, "Syntax error: invalid escape sequence");

@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/utf8.h"  // append_utf8, used with the lexer's decoded strings
+
 namespace draplane::cel {
 
 enum class Tok {
@@ -57,8 +59,5 @@ class Lexer {
 
 // True for words CEL reserves (as, break, const, ...), which cannot be identifiers.
 bool is_reserved_word(std::string_view word);
-
-// Appends the UTF-8 encoding of code point `cp` to `out`.
-void append_utf8(std::string& out, uint32_t cp);
 
 }  // namespace draplane::cel

@@ -54,6 +54,23 @@ const Expr* unprintable(const Expr& e) {
   return nullptr;
 }
 
+// cel-go's message when numeric formatting clause `verb` does not accept an
+// argument of type `t`; empty when it does.
+std::string verb_mismatch(char verb, const Type& t) {
+  using K = TypeKind;
+  switch (verb) {
+    case 'd': return kind_one_of(t, {K::kInt, K::kUint}) ? "" : "decimal clause can only be used on integers";
+    case 'f': return kind_one_of(t, {K::kDouble, K::kString}) ? "" : "fixed-point clause can only be used on doubles";
+    case 'e': return kind_one_of(t, {K::kDouble, K::kString}) ? "" : "scientific clause can only be used on doubles";
+    case 'b':
+      return kind_one_of(t, {K::kInt, K::kUint, K::kBool}) ? "" : "only integers and bools can be formatted as binary";
+    case 'o': return kind_one_of(t, {K::kInt, K::kUint}) ? "" : "octal clause can only be used on integers";
+    default:  // x, X
+      if (kind_one_of(t, {K::kInt, K::kUint, K::kString, K::kBytes})) return "";
+      return "only integers, byte buffers, and strings can be formatted as hex";
+  }
+}
+
 // The strings extension's format validator (ext/formatting.go
 // stringFormatValidator, installed with strings version >= 1): a constant
 // format string with a list literal of arguments is checked when compiling.
@@ -72,35 +89,8 @@ void check_format(const Expr& e, std::vector<Issue>& issues) {
                  "durations, and timestamps, was given " + type_name(bad->type);
         }
         break;
-      case 'd':
-        if (!kind_one_of(a.type, {TypeKind::kInt, TypeKind::kUint})) {
-          return "decimal clause can only be used on integers" + given;
-        }
-        break;
-      case 'f':
-        if (!kind_one_of(a.type, {TypeKind::kDouble, TypeKind::kString})) {
-          return "fixed-point clause can only be used on doubles" + given;
-        }
-        break;
-      case 'e':
-        if (!kind_one_of(a.type, {TypeKind::kDouble, TypeKind::kString})) {
-          return "scientific clause can only be used on doubles" + given;
-        }
-        break;
-      case 'b':
-        if (!kind_one_of(a.type, {TypeKind::kInt, TypeKind::kUint, TypeKind::kBool})) {
-          return "only integers and bools can be formatted as binary" + given;
-        }
-        break;
-      case 'o':
-        if (!kind_one_of(a.type, {TypeKind::kInt, TypeKind::kUint})) {
-          return "octal clause can only be used on integers" + given;
-        }
-        break;
-      default:  // x, X
-        if (!kind_one_of(a.type, {TypeKind::kInt, TypeKind::kUint, TypeKind::kString, TypeKind::kBytes})) {
-          return "only integers, byte buffers, and strings can be formatted as hex" + given;
-        }
+      default:
+        if (std::string m = verb_mismatch(verb, a.type); !m.empty()) return m + given;
     }
     where = e.offset;
     return "";

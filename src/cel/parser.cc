@@ -170,58 +170,47 @@ class Parser {
   ExprPtr logical(Tok op, const char* fn) {
     std::vector<ExprPtr> terms;
     std::vector<int32_t> ops;
-    terms.push_back(op == Tok::kOr ? logical(Tok::kAnd, "_&&_") : relation());
+    terms.push_back(op == Tok::kOr ? logical(Tok::kAnd, "_&&_") : binary(kRelation));
     while (!failed_ && tok_.kind == op) {
       ops.push_back(tok_.offset);
       advance();
-      terms.push_back(op == Tok::kOr ? logical(Tok::kAnd, "_&&_") : relation());
+      terms.push_back(op == Tok::kOr ? logical(Tok::kAnd, "_&&_") : binary(kRelation));
     }
     if (failed_) return nullptr;
     return balance(fn, terms, ops, 0, terms.size() - 1);
   }
 
-  ExprPtr relation() {
-    ExprPtr left = addition();
+  // Binary operators by precedence level, loosest first (cel-go's grammar:
+  // relations, then + -, then * / %); null when `t` is none at `level`.
+  static constexpr int kRelation = 0, kAddition = 1, kMultiplication = 2;
+  static const char* binary_function(int level, Tok t) {
+    switch (level) {
+      case kRelation:
+        switch (t) {
+          case Tok::kLt: return "_<_";
+          case Tok::kLe: return "_<=_";
+          case Tok::kGt: return "_>_";
+          case Tok::kGe: return "_>=_";
+          case Tok::kEq: return "_==_";
+          case Tok::kNe: return "_!=_";
+          case Tok::kIn: return "@in";
+          default: return nullptr;
+        }
+      case kAddition: return t == Tok::kPlus ? "_+_" : t == Tok::kMinus ? "_-_" : nullptr;
+      default: return t == Tok::kStar ? "_*_" : t == Tok::kSlash ? "_/_" : t == Tok::kPercent ? "_%_" : nullptr;
+    }
+  }
+
+  // Left-associative operators of one level over the next tighter level.
+  ExprPtr binary(int level) {
+    auto operand = [&] { return level == kMultiplication ? unary() : binary(level + 1); };
+    ExprPtr left = operand();
     while (!failed_) {
-      const char* fn = nullptr;
-      switch (tok_.kind) {
-        case Tok::kLt: fn = "_<_"; break;
-        case Tok::kLe: fn = "_<=_"; break;
-        case Tok::kGt: fn = "_>_"; break;
-        case Tok::kGe: fn = "_>=_"; break;
-        case Tok::kEq: fn = "_==_"; break;
-        case Tok::kNe: fn = "_!=_"; break;
-        case Tok::kIn: fn = "@in"; break;
-        default: break;
-      }
+      const char* fn = binary_function(level, tok_.kind);
       if (!fn) break;
       int32_t off = tok_.offset;
       advance();
-      ExprPtr right = addition();
-      left = call2(off, fn, std::move(left), std::move(right));
-    }
-    return left;
-  }
-
-  ExprPtr addition() {
-    ExprPtr left = multiplication();
-    while (!failed_ && (tok_.kind == Tok::kPlus || tok_.kind == Tok::kMinus)) {
-      const char* fn = tok_.kind == Tok::kPlus ? "_+_" : "_-_";
-      int32_t off = tok_.offset;
-      advance();
-      ExprPtr right = multiplication();
-      left = call2(off, fn, std::move(left), std::move(right));
-    }
-    return left;
-  }
-
-  ExprPtr multiplication() {
-    ExprPtr left = unary();
-    while (!failed_ && (tok_.kind == Tok::kStar || tok_.kind == Tok::kSlash || tok_.kind == Tok::kPercent)) {
-      const char* fn = tok_.kind == Tok::kStar ? "_*_" : (tok_.kind == Tok::kSlash ? "_/_" : "_%_");
-      int32_t off = tok_.offset;
-      advance();
-      ExprPtr right = unary();
+      ExprPtr right = operand();
       left = call2(off, fn, std::move(left), std::move(right));
     }
     return left;
@@ -265,26 +254,22 @@ class Parser {
       e->literal.d = std::strtod(text.c_str(), nullptr);
       return e;
     }
+    // A uint literal keeps its text (the caller's '-' applies to ints only).
+    bool is_uint = t.kind == Tok::kUint;
+    std::string text = negative && !is_uint ? "-" + t.text : t.text;
+    int base = t.hex ? 16 : 10;
     errno = 0;
-    std::string text = t.text;
-    if (t.kind == Tok::kUint) {
-      uint64_t v = std::strtoull(text.c_str(), nullptr, t.hex ? 16 : 10);
-      if (errno == ERANGE) {
-        fail(t.offset, "invalid uint literal");
-        return nullptr;
-      }
+    if (is_uint) {
       e->literal.kind = Literal::Kind::kUint;
-      e->literal.u = v;
-      return e;
+      e->literal.u = std::strtoull(text.c_str(), nullptr, base);
+    } else {
+      e->literal.kind = Literal::Kind::kInt;
+      e->literal.i = std::strtoll(text.c_str(), nullptr, base);
     }
-    if (negative) text = "-" + text;
-    long long v = std::strtoll(text.c_str(), nullptr, t.hex ? 16 : 10);
     if (errno == ERANGE) {
-      fail(t.offset, "invalid int literal");
+      fail(t.offset, is_uint ? "invalid uint literal" : "invalid int literal");
       return nullptr;
     }
-    e->literal.kind = Literal::Kind::kInt;
-    e->literal.i = v;
     return e;
   }
 
@@ -468,47 +453,52 @@ class Parser {
     auto e = make_expr(ExprKind::kStruct, off);
     e->name = type_name;
     (void)name_off;
-    while (!failed_ && tok_.kind != Tok::kRBrace) {
-      MapEntry entry;
-      entry.optional = accept(Tok::kQuestion);
-      entry.offset = tok_.offset;
-      entry.field = selector_name();
-      expect(Tok::kColon, "':'");
-      entry.value = expr();
-      e->entries.push_back(std::move(entry));
-      if (!accept(Tok::kComma)) break;
-    }
-    expect(Tok::kRBrace, "'}'");
+    elements(Tok::kRBrace, "'}'", [&] { e->entries.push_back(entry(/*field=*/true)); });
     return e;
   }
 
   ExprPtr list_literal() {
     auto e = make_expr(ExprKind::kList, tok_.offset);
     advance();
-    while (!failed_ && tok_.kind != Tok::kRBracket) {
+    elements(Tok::kRBracket, "']'", [&] {
       if (accept(Tok::kQuestion)) e->optional_indices.push_back(static_cast<int32_t>(e->args.size()));
       e->args.push_back(expr());
-      if (!accept(Tok::kComma)) break;
-    }
-    expect(Tok::kRBracket, "']'");
+    });
     return e;
   }
 
   ExprPtr map_literal() {
     auto e = make_expr(ExprKind::kMap, tok_.offset);
     advance();
-    while (!failed_ && tok_.kind != Tok::kRBrace) {
-      MapEntry entry;
-      entry.optional = accept(Tok::kQuestion);
-      entry.key = expr();
-      entry.offset = tok_.offset;
-      expect(Tok::kColon, "':'");
-      entry.value = expr();
-      e->entries.push_back(std::move(entry));
+    elements(Tok::kRBrace, "'}'", [&] { e->entries.push_back(entry(/*field=*/false)); });
+    return e;
+  }
+
+  // Comma-separated elements up to `close` (a trailing comma allowed), each read
+  // by `element`, then `close`.
+  template <typename Element>
+  void elements(Tok close, const char* close_text, Element element) {
+    while (!failed_ && tok_.kind != close) {
+      element();
       if (!accept(Tok::kComma)) break;
     }
-    expect(Tok::kRBrace, "'}'");
-    return e;
+    expect(close, close_text);
+  }
+
+  // `[?]field: value` of a message literal, or `[?]key: value` of a map literal.
+  MapEntry entry(bool field) {
+    MapEntry m;
+    m.optional = accept(Tok::kQuestion);
+    if (field) {
+      m.offset = tok_.offset;
+      m.field = selector_name();
+    } else {
+      m.key = expr();
+      m.offset = tok_.offset;
+    }
+    expect(Tok::kColon, "':'");
+    m.value = expr();
+    return m;
   }
 
   // ------------------------------------------------------------------ macros

@@ -2,9 +2,13 @@
 
 #include <charconv>
 
+#include "api/field_error.h"  // go_quote: Go's %q
+
 namespace draplane::cel {
 
 namespace {
+
+using api::go_quote;
 
 bool all_digits(std::string_view s) {
   if (s.empty()) return false;
@@ -21,30 +25,6 @@ bool ident_chars(std::string_view s) {
     if (!ok) return false;
   }
   return true;
-}
-
-// Go's %q for the ASCII the messages quote.
-std::string go_quote(std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          out += "\\x";
-          out += kHex[c >> 4];
-          out += kHex[c & 15];
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
 }
 
 // strconv.ParseUint(s, 10, 64), with its error text.

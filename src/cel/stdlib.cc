@@ -35,25 +35,7 @@ size_t utf8_length(std::string_view s) {
   return n;
 }
 
-std::vector<uint32_t> decode_utf8(std::string_view s) {
-  std::vector<uint32_t> out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size();) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    uint32_t cp;
-    int len;
-    if (c < 0x80) { cp = c; len = 1; }
-    else if ((c & 0xE0) == 0xC0) { cp = c & 0x1F; len = 2; }
-    else if ((c & 0xF0) == 0xE0) { cp = c & 0x0F; len = 3; }
-    else { cp = c & 0x07; len = 4; }
-    for (int k = 1; k < len && i + static_cast<size_t>(k) < s.size(); ++k) {
-      cp = (cp << 6) | (static_cast<unsigned char>(s[i + static_cast<size_t>(k)]) & 0x3F);
-    }
-    out.push_back(cp);
-    i += static_cast<size_t>(len);
-  }
-  return out;
-}
+std::vector<uint32_t> decode_utf8(std::string_view s) { return decode_runes(s); }
 
 namespace {
 
@@ -69,21 +51,31 @@ Value overflow() { return Value::error("integer overflow"); }
 Value uoverflow() { return Value::error("unsigned integer overflow"); }
 
 // ---------------------------------------------------------------- arithmetic
-Value add_int(const Value* a) {
-  int64_t r;
-  if (__builtin_add_overflow(a[0].i, a[1].i, &r)) return overflow();
-  return Value::integer(r);
+// + - * with Go's overflow checks: `Op` on the int64 (or uint64) payloads.
+enum class Arith { kAdd, kSub, kMul };
+template <Arith Op, typename T>
+bool overflows(T x, T y, T& r) {
+  if constexpr (Op == Arith::kAdd) {
+    return __builtin_add_overflow(x, y, &r);
+  } else if constexpr (Op == Arith::kSub) {
+    return __builtin_sub_overflow(x, y, &r);
+  } else {
+    return __builtin_mul_overflow(x, y, &r);
+  }
 }
-Value sub_int(const Value* a) {
+template <Arith Op>
+Value int_arith(const Value* a) {
   int64_t r;
-  if (__builtin_sub_overflow(a[0].i, a[1].i, &r)) return overflow();
-  return Value::integer(r);
+  return overflows<Op>(a[0].i, a[1].i, r) ? overflow() : Value::integer(r);
 }
-Value mul_int(const Value* a) {
-  int64_t r;
-  if (__builtin_mul_overflow(a[0].i, a[1].i, &r)) return overflow();
-  return Value::integer(r);
+template <Arith Op>
+Value uint_arith(const Value* a) {
+  uint64_t r;
+  return overflows<Op>(a[0].u, a[1].u, r) ? uoverflow() : Value::uinteger(r);
 }
+constexpr FnImpl add_int = int_arith<Arith::kAdd>, sub_int = int_arith<Arith::kSub>, mul_int = int_arith<Arith::kMul>;
+constexpr FnImpl add_uint = uint_arith<Arith::kAdd>, sub_uint = uint_arith<Arith::kSub>,
+                 mul_uint = uint_arith<Arith::kMul>;
 Value div_int(const Value* a) {
   if (a[1].i == 0) return Value::error("division by zero");
   if (a[0].i == std::numeric_limits<int64_t>::min() && a[1].i == -1) return overflow();
@@ -97,21 +89,6 @@ Value mod_int(const Value* a) {
 Value neg_int(const Value* a) {
   if (a[0].i == std::numeric_limits<int64_t>::min()) return overflow();
   return Value::integer(-a[0].i);
-}
-Value add_uint(const Value* a) {
-  uint64_t r;
-  if (__builtin_add_overflow(a[0].u, a[1].u, &r)) return uoverflow();
-  return Value::uinteger(r);
-}
-Value sub_uint(const Value* a) {
-  uint64_t r;
-  if (__builtin_sub_overflow(a[0].u, a[1].u, &r)) return uoverflow();
-  return Value::uinteger(r);
-}
-Value mul_uint(const Value* a) {
-  uint64_t r;
-  if (__builtin_mul_overflow(a[0].u, a[1].u, &r)) return uoverflow();
-  return Value::uinteger(r);
 }
 Value div_uint(const Value* a) {
   if (a[1].u == 0) return Value::error("division by zero");
@@ -235,34 +212,36 @@ Value int_from_uint(const Value* a) {
   if (a[0].u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return overflow();
   return Value::integer(static_cast<int64_t>(a[0].u));
 }
-Value int_from_double(const Value* a) {
+// int(double) / uint(double): truncated when inside the open range (lo, hi).
+template <typename T>
+Value truncate_double(const Value* a, double lo, double hi, Value (*make)(T), Value (*out_of_range)()) {
   double d = a[0].d;
-  if (!(d > -9.2233720368547758e18 && d < 9.2233720368547758e18)) return overflow();
-  return Value::integer(static_cast<int64_t>(d));
+  if (!(d > lo && d < hi)) return out_of_range();
+  return make(static_cast<T>(d));
 }
-Value int_from_string(const Value* a) {
-  int64_t v;
+// int(string) / uint(string): the whole string in decimal, else cel-go's error.
+template <typename T>
+Value integer_from_string(const Value* a, Value (*make)(T), const char* type) {
+  T v;
   auto s = a[0].str();
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return Value::error("invalid int: " + std::string(s));
-  return Value::integer(v);
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) {
+    return Value::error("invalid " + std::string(type) + ": " + std::string(s));
+  }
+  return make(v);
 }
+Value int_from_double(const Value* a) {
+  return truncate_double<int64_t>(a, -9.2233720368547758e18, 9.2233720368547758e18, Value::integer, overflow);
+}
+Value int_from_string(const Value* a) { return integer_from_string<int64_t>(a, Value::integer, "int"); }
 Value uint_from_int(const Value* a) {
   if (a[0].i < 0) return uoverflow();
   return Value::uinteger(static_cast<uint64_t>(a[0].i));
 }
 Value uint_from_double(const Value* a) {
-  double d = a[0].d;
-  if (!(d > -1.0 && d < 1.8446744073709552e19)) return uoverflow();
-  return Value::uinteger(static_cast<uint64_t>(d));
+  return truncate_double<uint64_t>(a, -1.0, 1.8446744073709552e19, Value::uinteger, uoverflow);
 }
-Value uint_from_string(const Value* a) {
-  uint64_t v;
-  auto s = a[0].str();
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return Value::error("invalid uint: " + std::string(s));
-  return Value::uinteger(v);
-}
+Value uint_from_string(const Value* a) { return integer_from_string<uint64_t>(a, Value::uinteger, "uint"); }
 Value double_from_int(const Value* a) { return Value::dbl(static_cast<double>(a[0].i)); }
 Value double_from_uint(const Value* a) { return Value::dbl(static_cast<double>(a[0].u)); }
 Value double_from_string(const Value* a) {
@@ -325,30 +304,6 @@ Value string_from_int(const Value* a) { return Value::string(std::to_string(a[0]
 Value string_from_uint(const Value* a) { return Value::string(std::to_string(a[0].u)); }
 Value string_from_double(const Value* a) { return Value::string(format_double_go(a[0].d)); }
 Value string_from_bool(const Value* a) { return Value::borrowed_string(a[0].b ? "true" : "false"); }
-bool valid_utf8(std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t len;
-    uint32_t cp;
-    if (c < 0x80) { ++i; continue; }
-    if ((c & 0xE0) == 0xC0) { len = 2; cp = c & 0x1F; }
-    else if ((c & 0xF0) == 0xE0) { len = 3; cp = c & 0x0F; }
-    else if ((c & 0xF8) == 0xF0) { len = 4; cp = c & 0x07; }
-    else return false;
-    if (i + len > s.size()) return false;
-    for (size_t k = 1; k < len; ++k) {
-      unsigned char cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (cc & 0x3F);
-    }
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-        (cp >= 0xD800 && cp < 0xE000)) {
-      return false;
-    }
-    i += len;
-  }
-  return true;
-}
 Value string_from_bytes(const Value* a) {
   if (!valid_utf8(a[0].str())) return Value::error("invalid UTF-8 in bytes, cannot convert to string");
   Value v = a[0];

@@ -329,14 +329,19 @@ bool go_atoi(std::string_view s, int64_t& v, std::string& err) {
 
 }  // namespace
 
-bool zone_offset(std::string_view tz, int64_t unix_seconds, int32_t& offset, std::string& err) {
+bool zone_offset(const TimeZoneDatabase* zones, std::string_view tz, int64_t unix_seconds, int32_t& offset,
+                 std::string& err) {
   size_t colon = tz.find(':');
   if (colon == std::string_view::npos) {
     if (tz.empty() || tz == "UTC") {
       offset = 0;
       return true;
     }
-    return named_zone_offset(tz, unix_seconds, offset, err);
+    if (!zones) {
+      err = "unknown time zone " + std::string(tz) + " (no time zone database)";
+      return false;
+    }
+    return zones->offset(tz, unix_seconds, offset, err);
   }
   // cel-go: hours and minutes through strconv.Atoi; a leading '-' makes the
   // minutes negative too ("-02:30" is 2h30m west).

@@ -8,13 +8,12 @@
 //
 // Time zones for the timestamp accessors (getHours('...') etc.) are resolved as
 // cel-go does: a string containing ':' is a fixed "[+-]HH:MM" offset; otherwise
-// it is a location name: "UTC" (or ""), or an IANA name read from the system time
-// zone database (TZif files under /usr/share/zoneinfo, or $ZONEINFO), as Go's
-// time.LoadLocation reads it. "Local" is rejected: the host's zone must not
-// change a selector's meaning.
+// it is a location name: "UTC" (or ""), or an IANA name looked up in the
+// TimeZoneDatabase the caller passes (TZif files, as Go's time.LoadLocation reads
+// them; see tz.h). "Local" is rejected: the host's zone must not change a
+// selector's meaning.
 //
-// Pure functions, except that zone lookups read and cache zone files; the cache
-// is internally synchronized. Thread-safe.
+// Pure functions; zone lookups go through the given database. Thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +21,8 @@
 #include <string_view>
 
 namespace draplane::cel::timeutil {
+
+class TimeZoneDatabase;
 
 inline constexpr int64_t kMinUnixSeconds = -62135596800;  // 0001-01-01T00:00:00Z
 inline constexpr int64_t kMaxUnixSeconds = 253402300799;  // 9999-12-31T23:59:59Z
@@ -70,8 +71,10 @@ Civil civil_from_seconds(int64_t local_seconds);
 int64_t days_from_civil(int64_t year, int month, int day);
 
 // The UTC offset (seconds east) of time zone `tz` at Unix time `unix_seconds`,
-// resolved as described above. False with a message such as
-// `unknown time zone Mars/Base` when it cannot be resolved.
-bool zone_offset(std::string_view tz, int64_t unix_seconds, int32_t& offset, std::string& err);
+// resolved as described above, named zones in `zones`. False with a message such
+// as `unknown time zone Mars/Base` when it cannot be resolved (every named zone
+// when `zones` is null).
+bool zone_offset(const TimeZoneDatabase* zones, std::string_view tz, int64_t unix_seconds, int32_t& offset,
+                 std::string& err);
 
 }  // namespace draplane::cel::timeutil

@@ -112,17 +112,17 @@ Value ts_field(const Value* a) {
   return field_at<F>(a[0], 0);
 }
 template <Field F>
-Value ts_field_tz(const Value* a) {
+Value ts_field_tz(const CallContext& ctx, const Value* a) {
   int32_t offset;
   std::string err;
-  if (!tu::zone_offset(a[1].str(), a[0].ts_seconds(), offset, err)) return Value::error(err);
+  if (!tu::zone_offset(ctx.time_zones, a[1].str(), a[0].ts_seconds(), offset, err)) return Value::error(err);
   return field_at<F>(a[0], offset);
 }
 Value ts_millis(const Value* a) { return Value::integer(a[0].ts_nanos() / 1000000); }
-Value ts_millis_tz(const Value* a) {
+Value ts_millis_tz(const CallContext& ctx, const Value* a) {
   int32_t offset;
   std::string err;
-  if (!tu::zone_offset(a[1].str(), a[0].ts_seconds(), offset, err)) return Value::error(err);
+  if (!tu::zone_offset(ctx.time_zones, a[1].str(), a[0].ts_seconds(), offset, err)) return Value::error(err);
   return ts_millis(a);
 }
 // Duration accessors: the whole duration in the unit, truncated (cel-go).
@@ -159,7 +159,7 @@ void register_time(std::vector<Overload>& out) {
     const char* fn;
     const char* id;
     FnImpl plain;
-    FnImpl tz;
+    CtxFnImpl tz;  // resolves the zone in the program's TimeZoneDatabase
   };
   const Accessor accessors[] = {
       {"getFullYear", "timestamp_to_year", ts_field<Field::kYear>, ts_field_tz<Field::kYear>},
@@ -175,7 +175,8 @@ void register_time(std::vector<Overload>& out) {
   };
   for (const auto& acc : accessors) {
     add(acc.id, acc.fn, true, {kT}, kI, acc.plain);
-    add(std::string(acc.id) + "_with_tz", acc.fn, true, {kT, kS}, kI, acc.tz);
+    add(std::string(acc.id) + "_with_tz", acc.fn, true, {kT, kS}, kI, nullptr);
+    out.back().ctx_impl = acc.tz;
   }
   add("duration_to_hours", "getHours", true, {kDur}, kI, dur_hours);
   add("duration_to_minutes", "getMinutes", true, {kDur}, kI, dur_minutes);

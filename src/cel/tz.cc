@@ -276,12 +276,10 @@ bool valid_name(std::string_view name) {
   return name.find('\0') == std::string_view::npos;
 }
 
-std::shared_ptr<const Zone> load(const std::string& name) {
-  static const char* kDirs[] = {"/usr/share/zoneinfo/", "/usr/share/lib/zoneinfo/", "/usr/lib/locale/TZ/",
-                                "/etc/zoneinfo/"};
+std::shared_ptr<const Zone> load(const std::vector<std::string>& directories, const std::string& name) {
   constexpr std::streamsize kMaxFile = 1 << 20;
-  for (const char* dir : kDirs) {
-    std::ifstream in(std::string(dir) + name, std::ios::binary);
+  for (const std::string& dir : directories) {
+    std::ifstream in(dir + "/" + name, std::ios::binary);
     if (!in) continue;
     std::string data;
     data.resize(static_cast<size_t>(kMaxFile));
@@ -301,29 +299,42 @@ bool posix_rule_offset(std::string_view rule, int64_t unix_seconds, int32_t& off
   return true;
 }
 
-bool named_zone_offset(std::string_view name, int64_t unix_seconds, int32_t& offset, std::string& err) {
+struct TimeZoneDatabase::Cache {
+  std::mutex mu;
+  std::unordered_map<std::string, std::shared_ptr<const Zone>> zones;  // null: not found
+};
+
+std::vector<std::string> TimeZoneDatabase::default_directories() {
+  return {"/usr/share/zoneinfo", "/usr/share/lib/zoneinfo", "/usr/lib/locale/TZ", "/etc/zoneinfo"};
+}
+
+TimeZoneDatabase::TimeZoneDatabase() : TimeZoneDatabase(default_directories()) {}
+
+TimeZoneDatabase::TimeZoneDatabase(std::vector<std::string> directories)
+    : directories_(std::move(directories)), cache_(std::make_unique<Cache>()) {}
+
+TimeZoneDatabase::~TimeZoneDatabase() = default;
+
+bool TimeZoneDatabase::offset(std::string_view name, int64_t unix_seconds, int32_t& offset, std::string& err) const {
   if (name == "Local" || !valid_name(name)) {
     err = name == "Local" ? "unknown time zone Local (the host's zone is not used)" : "time: invalid location name";
     return false;
   }
-  static std::mutex mu;
-  static std::unordered_map<std::string, std::shared_ptr<const Zone>> cache;
-  constexpr size_t kMaxCached = 1024;  // names can be computed at run time
   std::string key(name);
   std::shared_ptr<const Zone> zone;
   bool cached = false;
   {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = cache.find(key);
-    if (it != cache.end()) {
+    std::lock_guard<std::mutex> lock(cache_->mu);
+    auto it = cache_->zones.find(key);
+    if (it != cache_->zones.end()) {
       zone = it->second;
       cached = true;
     }
   }
   if (!cached) {
-    zone = load(key);
-    std::lock_guard<std::mutex> lock(mu);
-    if (cache.size() < kMaxCached) cache.emplace(key, zone);
+    zone = load(directories_, key);  // read outside the lock
+    std::lock_guard<std::mutex> lock(cache_->mu);
+    if (cache_->zones.size() < kMaxCached) cache_->zones.emplace(key, zone);
   }
   if (!zone) {
     err = "unknown time zone " + key;

@@ -9,6 +9,7 @@
 #include "cel/net.h"
 #include "cel/time.h"
 #include "cel/url.h"
+#include "common/utf8.h"
 
 namespace draplane::cel {
 
@@ -240,23 +241,18 @@ int compare_values(const Value& a, const Value& b) {
 
 namespace {
 
+// CEL literal form: \" \\ \n \r \t by name, other control bytes (and every
+// byte past ASCII in bytes) as \x escapes.
 void quote(std::string& out, std::string_view s, bool bytes) {
   out += bytes ? "b\"" : "\"";
   for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20 || c == 0x7f || (bytes && c >= 0x80)) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\x%02x", c);
-          out += buf;
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
+    bool named = c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t';
+    if (named) {
+      append_named_escape(out, c);
+    } else if (c < 0x20 || c == 0x7f || (bytes && c >= 0x80)) {
+      append_hex_escape(out, c);
+    } else {
+      out.push_back(static_cast<char>(c));
     }
   }
   out += "\"";

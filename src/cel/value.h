@@ -68,123 +68,71 @@ struct Value {
   std::shared_ptr<const void> owner;
 
   Value() : i(0) {}
+  // The factories below build on these: a kind with its integer, or its pointer
+  // and length, payload.
+  Value(ValueKind k, int64_t v) : kind(k), i(v) {}
+  explicit Value(ValueKind k, const void* ptr = nullptr, size_t len = 0) : kind(k), p(ptr), n(len) {}
 
   // A value of `kind` pointing at its own shared copy of `data`.
   template <typename T>
   static Value boxed(ValueKind kind, T data) {
     auto owned = std::make_shared<const T>(std::move(data));
-    Value x;
-    x.kind = kind;
-    x.p = owned.get();
+    Value x(kind, owned.get());
     x.owner = std::move(owned);
     return x;
   }
 
   static Value null() { return Value(); }
   static Value boolean(bool v) {
-    Value x;
-    x.kind = ValueKind::kBool;
+    Value x(ValueKind::kBool);
     x.b = v;
     return x;
   }
-  static Value integer(int64_t v) {
-    Value x;
-    x.kind = ValueKind::kInt;
-    x.i = v;
-    return x;
-  }
+  static Value integer(int64_t v) { return Value(ValueKind::kInt, v); }
   static Value uinteger(uint64_t v) {
-    Value x;
-    x.kind = ValueKind::kUint;
+    Value x(ValueKind::kUint);
     x.u = v;
     return x;
   }
   static Value dbl(double v) {
-    Value x;
-    x.kind = ValueKind::kDouble;
+    Value x(ValueKind::kDouble);
     x.d = v;
     return x;
   }
   // Borrowed string: `s` must outlive the value (program constants, bindings).
-  static Value borrowed_string(std::string_view s) {
-    Value x;
-    x.kind = ValueKind::kString;
-    x.p = s.data();
-    x.n = s.size();
-    return x;
-  }
+  static Value borrowed_string(std::string_view s) { return Value(ValueKind::kString, s.data(), s.size()); }
   static Value string(std::string s);
   static Value bytes(std::string s);
-  static Value borrowed_bytes(std::string_view s) {
-    Value x = borrowed_string(s);
-    x.kind = ValueKind::kBytes;
-    return x;
-  }
+  static Value borrowed_bytes(std::string_view s) { return Value(ValueKind::kBytes, s.data(), s.size()); }
   static Value type_name(std::string_view static_name) {
-    Value x;
-    x.kind = ValueKind::kType;
-    x.p = static_name.data();
-    x.n = static_name.size();
-    return x;
+    return Value(ValueKind::kType, static_name.data(), static_name.size());
   }
   static Value list(ListData elems);
-  static Value borrowed_list(const ListData* l) {
-    Value x;
-    x.kind = ValueKind::kList;
-    x.p = l;
-    return x;
-  }
+  static Value borrowed_list(const ListData* l) { return Value(ValueKind::kList, l); }
   static Value map(MapData m);
   static Value borrowed_map(const MapData* m);
   static Value quantity(api::Quantity q);
-  static Value borrowed_quantity(const api::Quantity* q) {
-    Value x;
-    x.kind = ValueKind::kQuantity;
-    x.p = q;
-    return x;
-  }
+  static Value borrowed_quantity(const api::Quantity* q) { return Value(ValueKind::kQuantity, q); }
   static Value semver(Semver v);
-  static Value borrowed_semver(const Semver* v) {
-    Value x;
-    x.kind = ValueKind::kSemver;
-    x.p = v;
-    return x;
-  }
-  static Value optional_none() {
-    Value x;
-    x.kind = ValueKind::kOptional;
-    x.p = nullptr;
-    return x;
-  }
+  static Value borrowed_semver(const Semver* v) { return Value(ValueKind::kSemver, v); }
+  static Value optional_none() { return Value(ValueKind::kOptional, nullptr); }
   static Value optional_of(Value v);
   static Value error(std::string message);
   // A timestamp: `seconds` since the Unix epoch, `nanos` in [0, 1e9), and the UTC
   // offset (seconds east) it was written with, which string() keeps (cel-go
   // keeps the time.Time location). Range checks are the caller's.
   static Value timestamp(int64_t seconds, int32_t nanos, int32_t offset = 0) {
-    Value x;
-    x.kind = ValueKind::kTimestamp;
-    x.i = seconds;
+    Value x(ValueKind::kTimestamp, seconds);
     x.n = static_cast<size_t>(static_cast<uint32_t>(nanos)) |
           (static_cast<size_t>(static_cast<uint32_t>(offset)) << 32);
     return x;
   }
-  static Value duration(int64_t nanos) {
-    Value x;
-    x.kind = ValueKind::kDuration;
-    x.i = nanos;
-    return x;
-  }
+  static Value duration(int64_t nanos) { return Value(ValueKind::kDuration, nanos); }
   // Defined in net.cc / url.cc / k8s_format.cc.
   static Value ip(const IpAddr& a);
   static Value cidr(const IpPrefix& p);
   static Value url(Url u);
-  static Value format(const NamedFormat* f) {
-    Value x;
-    x.kind = ValueKind::kFormat;
-    x.p = f;
-    return x;
-  }
+  static Value format(const NamedFormat* f) { return Value(ValueKind::kFormat, f); }
 
   bool is_error() const { return kind == ValueKind::kError; }
   std::string_view str() const { return {static_cast<const char*>(p), n}; }

@@ -214,7 +214,7 @@ struct Outcome {
   std::string detail;
 };
 
-Outcome run_test(const rapidjson::Value& t) {
+Outcome run_test(const rapidjson::Value& t, const draplane::cel::TimeZoneDatabase& zones) {
   std::string expr(t["expr"].GetString(), t["expr"].GetStringLength());
   CheckEnv env;
   env.homogeneous_aggregates = false;  // the conformance environment is cel-go's default
@@ -253,7 +253,7 @@ Outcome run_test(const rapidjson::Value& t) {
     if (want_error) return {true, ""};
     return {false, "compile: " + draplane::cel::format_issues(expr, issues)};
   }
-  auto plan = Plan::build(*ast, checked);
+  auto plan = Plan::build(*ast, checked, [&] { return draplane::cel::CallContext{&zones}; });
   EvalInput in;
   in.activation = &act;
   in.cost_limit = UINT64_MAX;
@@ -302,6 +302,7 @@ int main(int argc, char** argv) {
       skips[key] = sp == std::string::npos ? "" : line.substr(sp + 1);
     }
   }
+  draplane::cel::TimeZoneDatabase zones;  // the system's zoneinfo
   int total_pass = 0, total_fail = 0, total_skip = 0;
   std::set<std::string> seen;
   for (const auto& file : doc["suites"].GetArray()) {
@@ -319,7 +320,7 @@ int main(int argc, char** argv) {
           ++skip;
           continue;
         }
-        Outcome r = run_test(o);
+        Outcome r = run_test(o, zones);
         if (r.pass) {
           ++pass;
         } else {

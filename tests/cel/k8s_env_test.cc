@@ -252,6 +252,9 @@ TEST(K8sEnv, SemverParseAsBlangSemver) {
       {"semver('1.2.3-01')", "error: Numeric PreRelease version must not contain leading zeroes \"01\""},
       {"semver('1.2.3-a..b')", "error: Prerelease is empty"},
       {"semver('1.2.3-a_b')", "error: Invalid character(s) found in prerelease \"a_b\""},
+      // Quoted as Go's %q does: \v and \a by name, not as \x escapes.
+      {"semver('1.2.3-a\\vb')", "error: Invalid character(s) found in prerelease \"a\\vb\""},
+      {"semver('1.2.3+\\a')", "error: Invalid character(s) found in build meta data \"\\a\""},
       {"semver('1.2.3+')", "error: Build meta data is empty"},
       // A numeric prerelease identifier is a uint64 (PRVersion.VersionNum).
       {"semver('1.2.3-99999999999999999999')",

@@ -21,6 +21,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/clock.h"
 #include "server/api_server.h"
 #include "server/field_schema.h"
 #include "server/json_util.h"
@@ -419,7 +420,7 @@ class OpenApiGolden : public ::testing::Test {
  protected:
   OpenApiGolden()
       : store_(store::new_memory_store()),
-        api_(std::make_unique<ApiServer>(*store_, ApiServerOptions{.now = [] { return int64_t{1767225600}; },
+        api_(std::make_unique<ApiServer>(*store_, ApiServerOptions{.clock = std::make_shared<common::FakeClock>(),
                                                                    .new_uid = [] { return std::string("uid"); },
                                                                    .random_suffix = [] { return std::string("s"); }})) {
     EXPECT_TRUE(api_->bootstrap().ok());
