@@ -347,8 +347,9 @@ TEST_F(ApiServerTest, DiscoveryListsResourceGroup) {
   Json d = json(r);
   std::vector<std::string> names;
   for (const auto& res : find(d, {"resources"})->GetArray()) names.push_back(get_string(res, {"name"}));
-  EXPECT_EQ(names, (std::vector<std::string>{"deviceclasses", "resourceclaims", "resourceclaims/status",
-                                             "resourceclaimtemplates", "resourceslices"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"deviceclasses", "devicetaintrules", "devicetaintrules/status",
+                                             "resourceclaims", "resourceclaims/status", "resourceclaimtemplates",
+                                             "resourceslices"}));
   EXPECT_EQ(get_string(json(call("GET", "/version")), {"gitVersion"}), "v1.36.0-draplane");
 }
 
@@ -739,7 +740,8 @@ TEST_F(ApiServerTest, AggregatedDiscoveryWhenAcceptPrefersIt) {
     names.push_back(get_string(res, {"resource"}));
     if (names.back() == "resourceclaims") claims = &res;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"deviceclasses", "resourceclaims", "resourceclaimtemplates", "resourceslices"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"deviceclasses", "devicetaintrules", "resourceclaims",
+                                             "resourceclaimtemplates", "resourceslices"}));
   ASSERT_NE(claims, nullptr);
   EXPECT_EQ(to_string(*claims),
             R"({"resource":"resourceclaims","responseKind":{"group":"","version":"","kind":"ResourceClaim"},)"
