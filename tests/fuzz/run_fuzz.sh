@@ -22,16 +22,18 @@ fi
 
 api=("$src"/src/api/*.cc)
 server_json=("$src/src/server/json_util.cc")
+# The resource registry with the default strategy for every kind (strategy_stubs.cc).
+registry=("$src/src/server/resources.cc" "$src/src/server/strategy.cc" "$src/tests/fuzz/strategy_stubs.cc")
 case "$target" in
   json|yaml) sources=("${api[@]}" "${server_json[@]}") ;;
   protobuf) sources=("${api[@]}" "${server_json[@]}" "$src/src/server/protobuf_body.cc"
                      "$src/src/server/protobuf_wire.cc" "$src/src/server/api_util.cc" "$src/src/server/api_error.cc"
-                     "$src/src/server/resources.cc") ;;
+                     "${registry[@]}") ;;
   query|selectors) sources=("${api[@]}" "${server_json[@]}" "$src/src/server/selectors.cc" "$src/src/server/query_params.cc" "$src/src/server/event_conversion.cc" "$src/src/server/api_error.cc"
-                            "$src/src/server/resources.cc" "$src/src/server/query_string.cc") ;;
+                            "$src/src/server/api_util.cc" "${registry[@]}" "$src/src/server/query_string.cc") ;;
   *) echo "unknown fuzz target $target"; exit 2 ;;
 esac
-sources+=("$src/src/common/result.cc")
+sources+=("$src"/src/common/*.cc)
 
 # pointer-overflow is off: RapidJSON 1.1's internal stack adds to a null pointer
 # before its first allocation (stack.h), benign and outside the project.
