@@ -539,9 +539,16 @@ namespace {
 // go-yaml's reader refuses invalid UTF-8 before parsing (readerc.go).
 std::optional<std::string> utf8_problem(std::string_view text) {
   if (valid_utf8(text)) return std::nullopt;
-  std::string fixed = coerce_utf8(text);
+  // The first byte that does not start a valid sequence. (Comparing with the
+  // coerced text instead misplaces it, or runs past the end, when the bad bytes
+  // begin like the U+FFFD that replaces them.)
   size_t i = 0;
-  while (i < text.size() && i < fixed.size() && text[i] == fixed[i]) ++i;
+  while (i < text.size()) {
+    size_t n = draplane::utf8_sequence_length(text, i);
+    if (n == 0) break;
+    i += n;
+  }
+  if (i >= text.size()) return "invalid UTF-8";  // unreachable: text is not valid
   unsigned char c = static_cast<unsigned char>(text[i]);
   if ((c >= 0x80 && c <= 0xBF) || c >= 0xF8) return "invalid leading UTF-8 octet";
   size_t want = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;

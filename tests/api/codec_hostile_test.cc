@@ -199,6 +199,14 @@ TEST(CodecHostileTest, InvalidUtf8ReadsAsGoReadsIt) {
   Result<std::string> y = yaml_to_json("a: \"x\xffy\"\n");
   ASSERT_FALSE(y.has_value());
   EXPECT_EQ(y.error().message(), "error converting YAML to JSON: yaml: invalid leading UTF-8 octet");
+  // Bad bytes that begin like the U+FFFD replacing them (found by fuzz_json: the
+  // reader ran past the end of the text).
+  y = yaml_to_json("a: \xef\xbf");
+  ASSERT_FALSE(y.has_value());
+  EXPECT_EQ(y.error().message(), "error converting YAML to JSON: yaml: incomplete UTF-8 octet sequence");
+  y = yaml_to_json("a: \xef\xbf!");
+  ASSERT_FALSE(y.has_value());
+  EXPECT_EQ(y.error().message(), "error converting YAML to JSON: yaml: invalid trailing UTF-8 octet");
 }
 
 }  // namespace

@@ -9,8 +9,8 @@ if ! command -v clang++ >/dev/null 2>&1; then
 fi
 mkdir -p "$out/corpus"
 bin="$out/fuzz_cel"
-sources=("$src"/src/cel/*.cc "$src/src/api/quantity.cc" "$src/src/api/field_error.cc" "$src/src/common/result.cc"
-         "$src/src/common/utf8.cc" "$src/tests/cel/fuzz_cel.cc")
+sources=("$src"/src/cel/*.cc "$src/src/api/quantity.cc" "$src/src/api/field_error.cc" "$src"/src/common/*.cc
+         "$src/tests/cel/fuzz_cel.cc")
 newest=$(ls -t "${sources[@]}" "$src"/src/cel/*.h | head -1)
 if [ ! -x "$bin" ] || [ "$newest" -nt "$bin" ]; then
   clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
