@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "api/validation.h"
+#include "field_error_lines.h"
 
 namespace draplane::api {
 namespace {
@@ -34,12 +35,6 @@ ResourceClaim base_claim() {
   c.metadata.namespace_ = "default";
   c.spec.devices.requests = {exact("gpu")};
   return c;
-}
-
-std::vector<std::string> lines(const FieldErrorList& errs) {
-  std::vector<std::string> out;
-  for (const auto& e : errs) out.push_back(e.to_string());
-  return out;
 }
 
 constexpr const char* kLabelRegex =

@@ -4,17 +4,10 @@
 #include <functional>
 
 #include "api/validation.h"
+#include "field_error_lines.h"
 
 namespace draplane::api {
 namespace {
-
-std::vector<std::string> lines(const FieldErrorList& errs) {
-  std::vector<std::string> out;
-  for (const auto& e : errs) out.push_back(e.to_string());
-  return out;
-}
-
-using Lines = std::vector<std::string>;
 
 DeviceClass gpu_class() {
   DeviceClass c;

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "api/validation.h"
+#include "field_error_lines.h"
 
 namespace draplane::api {
 namespace {
@@ -28,12 +29,6 @@ ResourceSlice base_slice() {
   s.spec.nodeName = "node-1";
   s.spec.devices = {gpu("gpu-0"), gpu("gpu-1")};
   return s;
-}
-
-std::vector<std::string> lines(const FieldErrorList& errs) {
-  std::vector<std::string> out;
-  for (const auto& e : errs) out.push_back(e.to_string());
-  return out;
 }
 
 constexpr const char* kCIdentMsg =

@@ -4,17 +4,10 @@
 #include <functional>
 
 #include "api/validation.h"
+#include "field_error_lines.h"
 
 namespace draplane::api {
 namespace {
-
-using Lines = std::vector<std::string>;
-
-Lines lines(const FieldErrorList& errs) {
-  Lines out;
-  for (const auto& e : errs) out.push_back(e.to_string());
-  return out;
-}
 
 // The message up to and including the bad value: the format messages after it are
 // the shared name validators' (tested with the kinds that own them).
