@@ -47,6 +47,8 @@ Result<Object> decode_typed(const JsonValue& root, std::string api_version, std:
   return Object(std::move(obj));
 }
 
+constexpr std::string_view kResourceGroupPrefix = "resource.k8s.io/";
+
 // The kinds of Object, from their tables' KindName, in variant order: decoding
 // dispatches on them, so a kind added to Object and given a table is decoded.
 using DecodeFn = Result<Object> (*)(const JsonValue&, std::string, std::string, std::vector<std::string>*);
@@ -54,7 +56,7 @@ struct KindEntry {
   std::string_view name;
   std::string_view api_version;
   DecodeFn decode;
-  bool resource_group() const { return api_version.starts_with("resource.k8s.io/"); }
+  bool resource_group() const { return api_version.starts_with(kResourceGroupPrefix); }
 };
 
 template <size_t... I>
@@ -70,12 +72,6 @@ const KindEntry* find_kind(std::string_view kind, bool resource_group) {
     if (k.name == kind && k.resource_group() == resource_group) return &k;
   }
   return nullptr;
-}
-
-// resource.k8s.io kinds, and the removed ones conversion names.
-bool is_resource_kind(std::string_view kind) {
-  return find_kind(kind, true) != nullptr || kind == "ResourceClass" || kind == "ResourceClaimParameters" ||
-         kind == "ResourceClassParameters" || kind == "PodSchedulingContext";
 }
 
 // "resource.k8s.io/v1 DeviceClass, ... and v1 Pod, Node, Namespace".
@@ -106,10 +102,12 @@ Result<Object> decode_root(JsonValue& root, std::vector<std::string>* dropped) {
   }
   std::string kind = kind_v->text;
   std::string api_version = av_v->text;
-  if (is_resource_kind(kind) || api_version.rfind("resource.k8s.io/", 0) == 0) {
+  const KindEntry* resource_kind = find_kind(kind, true);
+  if (resource_kind != nullptr || internal::is_removed_resource_kind(kind) ||
+      api_version.starts_with(kResourceGroupPrefix)) {
     RETURN_IF_ERROR(internal::convert_to_v1(root, api_version, kind));
     api_version = kResourceV1;
-    if (const KindEntry* k = find_kind(kind, true)) return k->decode(root, api_version, kind, dropped);
+    if (resource_kind != nullptr) return resource_kind->decode(root, api_version, kind, dropped);
     return Status(Code::kBadRequest, "no kind \"" + kind + "\" is registered for version \"" +
                                          api_version + "\"");
   }

@@ -272,9 +272,13 @@ void convert_spec(JsonValue& object, std::string_view kind, void (*claim_spec)(J
 
 }  // namespace
 
+bool is_removed_resource_kind(std::string_view kind) {
+  return kind == "ResourceClass" || kind == "ResourceClaimParameters" || kind == "ResourceClassParameters" ||
+         kind == "PodSchedulingContext";
+}
+
 Status convert_to_v1(JsonValue& object, std::string_view api_version, std::string_view kind) {
-  if (kind == "ResourceClass" || kind == "ResourceClaimParameters" ||
-      kind == "ResourceClassParameters" || kind == "PodSchedulingContext") {
+  if (is_removed_resource_kind(kind)) {
     return removed_kind_error(object, kind);
   }
   if (api_version == kV1) return Status();

@@ -218,11 +218,7 @@ FieldErrorList validate_device_toleration(const DeviceToleration& t, const Field
   return errs;
 }
 
-FieldErrorList validate_device_taint(const DeviceTaint& t, const FieldPath& path) {
-  return validate_device_taint(t, nullptr, path);
-}
-
-FieldErrorList validate_device_taint(const DeviceTaint& t, const DeviceTaint* old, const FieldPath& path) {
+FieldErrorList validate_device_taint(const DeviceTaint& t, const FieldPath& path, const DeviceTaint* old) {
   FieldErrorList errs = validate_label_name(t.key, path.child("key"));
   if (!t.value.empty()) append_errors(errs, validate_label_value(t.value, path.child("value")));
   if (old != nullptr && old->effect == t.effect) {

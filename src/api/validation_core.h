@@ -86,10 +86,9 @@ FieldErrorList validate_opaque_config(const std::optional<OpaqueDeviceConfigurat
 FieldErrorList validate_selectors(const std::vector<DeviceSelector>& selectors, const FieldPath& path,
                                   const ValidationOptions& options, bool stored);
 FieldErrorList validate_device_toleration(const DeviceToleration& t, const FieldPath& path);
-FieldErrorList validate_device_taint(const DeviceTaint& t, const FieldPath& path);
-// As above on an update from `old` (null on create): the effect is checked only when
-// it changed (upstream validateDeviceTaint with its oldTaint).
-FieldErrorList validate_device_taint(const DeviceTaint& t, const DeviceTaint* old, const FieldPath& path);
+// `old`: the taint this one updates (null on create); the effect is then checked
+// only when it changed (upstream validateDeviceTaint with its oldTaint).
+FieldErrorList validate_device_taint(const DeviceTaint& t, const FieldPath& path, const DeviceTaint* old = nullptr);
 // metav1validation.ValidateConditions: type (label name, unique), status, observedGeneration,
 // lastTransitionTime, reason and message.
 FieldErrorList validate_conditions(const std::vector<Condition>& conditions, const FieldPath& path);

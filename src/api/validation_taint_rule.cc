@@ -16,7 +16,7 @@ FieldErrorList validate_selector(const std::optional<DeviceTaintSelector>& selec
 
 FieldErrorList validate_spec(const DeviceTaintRuleSpec& spec, const DeviceTaintRuleSpec* old, const FieldPath& path) {
   FieldErrorList errs = validate_selector(spec.deviceSelector, path.child("deviceSelector"));
-  append_errors(errs, vcore::validate_device_taint(spec.taint, old ? &old->taint : nullptr, path.child("taint")));
+  append_errors(errs, vcore::validate_device_taint(spec.taint, path.child("taint"), old ? &old->taint : nullptr));
   return errs;
 }
 

@@ -22,6 +22,10 @@ namespace draplane::api::internal {
 // for an unknown version of the group.
 Status convert_to_v1(JsonValue& object, std::string_view api_version, std::string_view kind);
 
+// The resource.k8s.io kinds Kubernetes removed (ResourceClass, PodSchedulingContext,
+// ResourceClaimParameters, ResourceClassParameters): convert_to_v1 says what to write.
+bool is_removed_resource_kind(std::string_view kind);
+
 // Rewrites a resource.k8s.io/v1 `object` of `kind` into the shape of
 // `target_api_version` in place and sets its apiVersion (the inverse of
 // convert_to_v1, as kube-apiserver converts stored objects for older clients):
