@@ -1,5 +1,6 @@
 // metav1.Time's reading of its JSON string: time.Parse(time.RFC3339, s), with
 // Go's error messages (what kube-apiserver answers for a malformed time).
+#include "common/go_quote.h"
 #include "api/decode_limits.h"
 
 #include <string>
@@ -11,21 +12,7 @@ namespace {
 
 constexpr std::string_view kLayout = "2006-01-02T15:04:05Z07:00";
 
-// Go's quote() of a ParseError: strconv.Quote-like.
-std::string quote(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      append_hex_escape(out, c);
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
+using common::go_time_quote;
 
 bool digit(std::string_view s, size_t i) { return i < s.size() && s[i] >= '0' && s[i] <= '9'; }
 
@@ -52,9 +39,9 @@ int days_in(int month, int year) {
 }  // namespace
 
 std::optional<std::string> rfc3339_error(std::string_view value) {
-  const std::string head = "parsing time " + quote(value);
+  const std::string head = "parsing time " + go_time_quote(value);
   auto cannot = [&](std::string_view rest, std::string_view elem) {
-    return head + " as " + quote(kLayout) + ": cannot parse " + quote(rest) + " as " + quote(elem);
+    return head + " as " + go_time_quote(kLayout) + ": cannot parse " + go_time_quote(rest) + " as " + go_time_quote(elem);
   };
   auto range = [&](std::string_view what) { return head + ": " + std::string(what) + " out of range"; };
   std::string_view v = value;
@@ -103,7 +90,7 @@ std::optional<std::string> rfc3339_error(std::string_view value) {
     if (m > 60) return range("time zone offset minute");
     v.remove_prefix(6);
   }
-  if (!v.empty()) return head + ": extra text: " + quote(v);
+  if (!v.empty()) return head + ": extra text: " + go_time_quote(v);
   if (nums[1] < 1 || nums[1] > days_in(nums[0], year)) return range("day");
   return std::nullopt;
 }

@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "cel/functions.h"
+#include "common/hex.h"
 #include "cel/lexer.h"
 #include "cel/time.h"
 
@@ -191,11 +192,7 @@ Value format_string(std::string_view fmt, const ListData& args) {
         if (v.kind == ValueKind::kInt || v.kind == ValueKind::kUint) {
           out += int_in_base(v, 16, upper);
         } else if (v.kind == ValueKind::kString || v.kind == ValueKind::kBytes) {
-          const char* digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-          for (unsigned char ch : v.str()) {
-            out.push_back(digits[ch >> 4]);
-            out.push_back(digits[ch & 15]);
-          }
+          out += common::hex_encode(v.str(), upper);
         } else {
           return "only integers, byte buffers, and strings can be formatted as hex, was given " + type;
         }

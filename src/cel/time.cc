@@ -1,5 +1,6 @@
 // RFC 3339 and Go duration parsing/printing, civil-date arithmetic and the
 // fixed-offset half of time zone resolution (named zones: tz.cc).
+#include "common/go_quote.h"
 #include "cel/time.h"
 
 #include <charconv>
@@ -14,23 +15,8 @@ namespace {
 
 bool digit(std::string_view s, size_t i) { return i < s.size() && s[i] >= '0' && s[i] <= '9'; }
 
-// Go's strconv.Quote for the ASCII texts these messages carry.
-std::string go_quote(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(static_cast<char>(c));
-    } else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    } else {
-      out.push_back(static_cast<char>(c));
-    }
-  }
-  return out + "\"";
-}
+// The time package's quote, as Go's parse errors carry it.
+using common::go_time_quote;
 
 bool is_leap(int64_t y) { return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0); }
 
@@ -84,12 +70,12 @@ Civil civil_from_seconds(int64_t local) {
 bool parse_rfc3339(std::string_view s, Timestamp& out, std::string& err) {
   size_t p = 0;
   auto cannot = [&](std::string_view elem) {
-    err = "parsing time " + go_quote(s) + " as " + go_quote(kLayout) + ": cannot parse " +
-          go_quote(s.substr(std::min(p, s.size()))) + " as " + go_quote(elem);
+    err = "parsing time " + go_time_quote(s) + " as " + go_time_quote(kLayout) + ": cannot parse " +
+          go_time_quote(s.substr(std::min(p, s.size()))) + " as " + go_time_quote(elem);
     return false;
   };
   auto range = [&](const char* what) {
-    err = "parsing time " + go_quote(s) + ": " + what + " out of range";
+    err = "parsing time " + go_time_quote(s) + ": " + what + " out of range";
     return false;
   };
   auto literal = [&](char c) {
@@ -164,7 +150,7 @@ bool parse_rfc3339(std::string_view s, Timestamp& out, std::string& err) {
     p = q + 6;
   }
   if (p != s.size()) {
-    err = "parsing time " + go_quote(s) + ": extra text: " + go_quote(s.substr(p));
+    err = "parsing time " + go_time_quote(s) + ": extra text: " + go_time_quote(s.substr(p));
     return false;
   }
   if (day < 1 || day > days_in_month(month, year)) return range("day");
@@ -195,7 +181,7 @@ std::string format_rfc3339(const Timestamp& t) {
 bool parse_duration(std::string_view s, int64_t& nanos, std::string& err) {
   const std::string_view orig = s;
   auto invalid = [&] {
-    err = "time: invalid duration " + go_quote(orig);
+    err = "time: invalid duration " + go_time_quote(orig);
     return false;
   };
   constexpr uint64_t kMax = uint64_t{1} << 63;
@@ -249,7 +235,7 @@ bool parse_duration(std::string_view s, int64_t& nanos, std::string& err) {
     size_t u = 0;
     while (u < s.size() && s[u] != '.' && !(s[u] >= '0' && s[u] <= '9')) ++u;
     if (u == 0) {
-      err = "time: missing unit in duration " + go_quote(orig);
+      err = "time: missing unit in duration " + go_time_quote(orig);
       return false;
     }
     std::string_view unit_name = s.substr(0, u);
@@ -262,7 +248,7 @@ bool parse_duration(std::string_view s, int64_t& nanos, std::string& err) {
     else if (unit_name == "m") unit = 60000000000;
     else if (unit_name == "h") unit = 3600000000000;
     else {
-      err = "time: unknown unit " + go_quote(unit_name) + " in duration " + go_quote(orig);
+      err = "time: unknown unit " + go_time_quote(unit_name) + " in duration " + go_time_quote(orig);
       return false;
     }
     if (v > kMax / unit) return invalid();
@@ -310,17 +296,17 @@ bool go_atoi(std::string_view s, int64_t& v, std::string& err) {
       break;
     }
     if (u > (std::numeric_limits<uint64_t>::max() - 9) / 10) {
-      err = "strconv.Atoi: parsing " + go_quote(s) + ": value out of range";
+      err = "strconv.Atoi: parsing " + go_time_quote(s) + ": value out of range";
       return false;
     }
     u = u * 10 + static_cast<uint64_t>(c - '0');
   }
   if (!ok) {
-    err = "strconv.Atoi: parsing " + go_quote(s) + ": invalid syntax";
+    err = "strconv.Atoi: parsing " + go_time_quote(s) + ": invalid syntax";
     return false;
   }
   if (u > (neg ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1)) {
-    err = "strconv.Atoi: parsing " + go_quote(s) + ": value out of range";
+    err = "strconv.Atoi: parsing " + go_time_quote(s) + ": value out of range";
     return false;
   }
   v = neg ? static_cast<int64_t>(0 - u) : static_cast<int64_t>(u);

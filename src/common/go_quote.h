@@ -10,4 +10,9 @@ namespace draplane::common {
 
 std::string go_quote(std::string_view s);
 
+// The time package's quote (its parse errors: `parsing time "x" as "layout"`):
+// only '"' and '\' get a backslash; control bytes are written as \xHH. The
+// texts quoted are layouts and what a user wrote.
+std::string go_time_quote(std::string_view s);
+
 }  // namespace draplane::common
