@@ -870,10 +870,7 @@ void ApiServer::Impl::prepare_update(const UpdateCall& u, const Stored& cur, Upd
       if (ov) set_member(m, k, JsonValue(*ov, a), a);
       else remove_member(m, k);
     }
-    strategy_of(r).prepare_for_update(r, cur.object, obj);
-    if (!spec_equal(cur.object, obj)) {
-      set_member(ensure_object(obj, "metadata", a), "generation", JsonValue(next_generation(cur.object, obj)), a);
-    }
+    strategy_of(r).prepare_for_update(r, cur.object, obj);  // the generation follows in validate_update
   }
   set_string(ensure_object(obj, "metadata", a), "resourceVersion", std::to_string(cur.mod_revision), a);
 }
@@ -1022,6 +1019,9 @@ Reply ApiServer::Impl::remove(const Request& req, const Target& t) {
 
 Reply ApiServer::Impl::remove_collection(const Request& req, const Target& t) {
   if (auto e = authorize(req, t, "deletecollection", nullptr, nullptr)) return error_reply(*e);
+  if (!strategy_of(*t.resource).deletes_collections()) {  // after authorization, as kube-apiserver's filters
+    return error_reply(method_not_allowed());
+  }
   ListParams params;
   if (auto e = parse_list_params(req, *t.resource, params)) return error_reply(*e);
   bool dry = false;

@@ -138,4 +138,11 @@ ApiError forbidden(const ResourceInfo& r, const std::string& name, const std::st
 
 ApiError bad_request(std::string message) { return from_code(Code::kBadRequest, std::move(message)); }
 
+ApiError method_not_allowed() {
+  ApiError e = from_code(Code::kBadRequest, "the server does not allow this method on the requested resource");
+  e.http = 405;
+  e.reason = "MethodNotAllowed";
+  return e;
+}
+
 }  // namespace draplane::server

@@ -44,6 +44,8 @@ ApiError conflict(const ResourceInfo& r, const std::string& name, const std::str
 ApiError invalid(const ResourceInfo& r, const std::string& name, api::FieldErrorList errors);
 ApiError forbidden(const ResourceInfo& r, const std::string& name, const std::string& why);
 ApiError bad_request(std::string message);
+// 405 MethodNotAllowed: a verb the resource does not serve.
+ApiError method_not_allowed();
 // "resource.group" or "resource" for core.
 std::string qualified_resource(const ResourceInfo& r);
 

@@ -269,10 +269,7 @@ ApiServer::Outcome ApiServer::Impl::handle(const Request& req) {
   } else if (m == "DELETE" && t->name.empty()) {
     out.response = remove_collection(rq, *t);
   } else {
-    ApiError e = from_code(Code::kBadRequest, "the server does not allow this method on the requested resource");
-    e.http = 405;
-    e.reason = "MethodNotAllowed";
-    out.response = error_reply(e);
+    out.response = error_reply(method_not_allowed());
   }
   return out;
 }

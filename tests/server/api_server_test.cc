@@ -341,6 +341,17 @@ TEST_F(ApiServerTest, WatchStreamsAddedModifiedDeleted) {
   EXPECT_EQ(types, (std::vector<std::string>{"ADDED", "MODIFIED", "DELETED"}));
 }
 
+// Namespaces serve no deletecollection (discovery leaves it out): kube-apiserver
+// answers 405, and nothing is deleted.
+TEST_F(ApiServerTest, NamespacesCollectionCannotBeDeleted) {
+  ASSERT_EQ(call("POST", "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"keep"}})").code,
+            201);
+  Response r = call("DELETE", "/api/v1/namespaces");
+  EXPECT_EQ(r.code, 405) << r.body;
+  EXPECT_NE(r.body.find("MethodNotAllowed"), std::string::npos) << r.body;
+  EXPECT_EQ(call("GET", "/api/v1/namespaces/keep").code, 200);
+}
+
 TEST_F(ApiServerTest, DiscoveryListsResourceGroup) {
   Response r = call("GET", "/apis/resource.k8s.io/v1");
   ASSERT_EQ(r.code, 200);

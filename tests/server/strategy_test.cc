@@ -53,6 +53,17 @@ TEST(StrategyRegistry, EveryServedResourceHasItsKindsStrategy) {
                                           "PriorityClass"}));
 }
 
+// to_table writes one cell per column: a strategy whose two lists drift apart
+// would serve a malformed Table.
+TEST(StrategyRegistry, EveryStrategyGivesACellPerColumn) {
+  Json minimal = json(R"({"metadata":{"name":"x","creationTimestamp":"2026-01-01T00:00:00Z"}})");
+  for (const ResourceInfo& r : all_resources()) {
+    const Strategy& s = strategy_of(r);
+    EXPECT_EQ(s.table_cells(minimal, 1767225600).size(), s.table_columns().size())
+        << r.group_version() << " " << r.resource;
+  }
+}
+
 TEST(StrategyRegistry, VersionsServedByConversionShareTheStorageVersionsStrategy) {
   for (const ResourceInfo& r : all_resources()) {
     if (!r.converted) continue;

@@ -30,7 +30,6 @@ using Reply = Response;
 Reply json_reply(int code, std::string body);
 Reply error_reply(const ApiError& e);
 
-// RFC 3339 (seconds) UTC text of a Unix time; and back (-1 when unparsable).
 // Go's duration.HumanDuration ("5s", "3m", "2d1h"... as kubectl prints AGE).
 std::string human_duration(int64_t seconds);
 
