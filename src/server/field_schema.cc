@@ -10,9 +10,7 @@
 // Objects without properties (FieldsV1) are deduced as our default does.
 #include "server/field_schema.h"
 
-#include <map>
-#include <memory>
-#include <mutex>
+#include <vector>
 
 #include "server/openapi_schema.h"
 #include "server/resources.h"
@@ -106,13 +104,26 @@ const NodeType& Schema::at(const std::string& schema_path) const {
 }
 
 const Schema& schema_for(std::string_view group, std::string_view kind) {
-  static std::mutex mu;
-  static std::map<std::pair<std::string, std::string>, std::unique_ptr<const Schema>, std::less<>> cache;
-  std::lock_guard lock(mu);
-  auto key = std::make_pair(std::string(group), std::string(kind));
-  auto it = cache.find(key);
-  if (it == cache.end()) it = cache.emplace(key, std::make_unique<const Schema>(derive(group, kind))).first;
-  return *it->second;
+  // Every served kind's schema, derived once on first use (a thread-safe static):
+  // creates and updates look theirs up with no lock. A dozen kinds: a scan.
+  struct Entry {
+    std::string_view group, kind;
+    Schema schema;
+  };
+  static const std::vector<Entry>* kSchemas = [] {
+    auto* out = new std::vector<Entry>();  // never destroyed: schemas live as long as the process
+    for (const ResourceInfo& r : all_resources()) {
+      bool seen = false;
+      for (const Entry& e : *out) seen = seen || (e.group == r.group && e.kind == r.kind);
+      if (!seen) out->push_back(Entry{r.group, r.kind, Schema(derive(r.group, r.kind))});
+    }
+    return out;
+  }();
+  for (const Entry& e : *kSchemas) {
+    if (e.group == group && e.kind == kind) return e.schema;
+  }
+  static const Schema kMetadataOnly(derive("", ""));  // kinds the server does not serve
+  return kMetadataOnly;
 }
 
 }  // namespace draplane::server::ssa

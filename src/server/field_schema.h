@@ -13,8 +13,8 @@
 // Anything the definition does not give is a struct when it is a JSON object
 // and an atomic list when it is an array.
 //
-// Thread-safety: schema_for derives a kind's schema on first use under a lock;
-// schemas are immutable and live as long as the process.
+// Thread-safety: schema_for derives every served kind's schema once, on first
+// use; schemas are immutable and live as long as the process.
 #pragma once
 
 #include <string>
