@@ -57,7 +57,8 @@ class Walker {
       return;
     }
     if (!d->type.empty() && d->type != "object") return;  // a scalar (Time, IntOrString)
-    // A struct: the default. Recursive types stop at their second level.
+    // A struct: the default. A type nested in itself is not walked again: the
+    // inner occurrence gets the defaults (a struct, atomic lists).
     for (const auto& open : stack_) {
       if (open == type) return;
     }
