@@ -27,6 +27,8 @@ namespace draplane::api::vcore {
 // most name checks) says "characters".
 std::vector<std::string> dns1123_label_errors(std::string_view value, bool bytes_unit = false);
 std::vector<std::string> dns1123_subdomain_errors(std::string_view value, bool bytes_unit = false);
+// IsDNS1035Label: a DNS-1123 label that starts with a letter.
+std::vector<std::string> dns1035_label_errors(std::string_view value);
 // IsQualifiedName / IsLabelKey: optional DNS-subdomain prefix, '/', name <= 63.
 std::vector<std::string> qualified_name_errors(std::string_view value);
 std::vector<std::string> label_value_errors(std::string_view value);

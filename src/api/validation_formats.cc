@@ -13,6 +13,10 @@ constexpr const char* kDns1123LabelFmt = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 constexpr const char* kDns1123LabelErrMsg =
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
     "must start and end with an alphanumeric character";
+constexpr const char* kDns1035LabelFmt = "[a-z]([-a-z0-9]*[a-z0-9])?";
+constexpr const char* kDns1035LabelErrMsg =
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+    "alphabetic character, and end with an alphanumeric character";
 constexpr const char* kDns1123SubdomainFmt =
     "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 constexpr const char* kDns1123SubdomainErrMsg =
@@ -141,6 +145,15 @@ std::vector<std::string> dns1123_subdomain_errors(std::string_view value, bool b
   if (value.size() > 253) errs.push_back(max_len_error(253, bytes_unit));
   if (!matches_dns_subdomain(value)) {
     errs.push_back(regex_error(kDns1123SubdomainErrMsg, kDns1123SubdomainFmt, {"example.com"}));
+  }
+  return errs;
+}
+
+std::vector<std::string> dns1035_label_errors(std::string_view value) {
+  std::vector<std::string> errs;
+  if (value.size() > 63) errs.push_back(max_len_error(63, false));
+  if (!matches_dns_label(value) || is_digit(value.front())) {
+    errs.push_back(regex_error(kDns1035LabelErrMsg, kDns1035LabelFmt, {"my-name", "abc-123"}));
   }
   return errs;
 }

@@ -1,10 +1,13 @@
 // The Kubernetes CEL format library: the named formats, their validations and
-// the functions format.named(), format.<name>() and <format>.validate().
+// the functions format.named(), format.<name>() and <format>.validate(). The
+// name formats are apimachinery's checks, shared with API validation
+// (api/validation_core.h).
 #include "cel/k8s_format.h"
 
 #include <array>
 #include <utility>
 
+#include "api/validation_core.h"
 #include "cel/functions.h"
 #include "cel/url.h"
 
@@ -16,137 +19,15 @@ namespace {
 
 using Errors = std::vector<std::string>;
 
-bool lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-bool alnum(char c) { return lower_alnum(c) || (c >= 'A' && c <= 'Z'); }
+bool alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z'); }
 bool digit(char c) { return c >= '0' && c <= '9'; }
 
-// [a-z0-9]([-a-z0-9]*[a-z0-9])?  (dns1035: first character [a-z])
-bool label_re(std::string_view s, bool dns1035) {
-  if (s.empty() || !lower_alnum(s.front()) || !lower_alnum(s.back())) return false;
-  if (dns1035 && digit(s.front())) return false;
-  for (char c : s) {
-    if (!lower_alnum(c) && c != '-') return false;
-  }
-  return true;
-}
-bool subdomain_re(std::string_view s) {
-  while (true) {
-    size_t dot = s.find('.');
-    if (!label_re(s.substr(0, dot), false)) return false;
-    if (dot == std::string_view::npos) return true;
-    s.remove_prefix(dot + 1);
-  }
-}
-// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]
-bool label_key_re(std::string_view s) {
-  if (s.empty() || !alnum(s.front()) || !alnum(s.back())) return false;
-  for (char c : s) {
-    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
-  }
-  return true;
-}
-
-std::string regex_error(std::string msg, const std::string& re, std::initializer_list<const char*> examples) {
-  msg += " (e.g. ";
-  bool first = true;
-  for (const char* e : examples) {
-    if (!first) msg += " or ";
-    first = false;
-    msg += "'" + std::string(e) + "', ";
-  }
-  return msg + "regex used for validation is '" + re + "')";
-}
-// apimachinery/pkg/util/validation says "characters", the newer
-// api/validate/content package "bytes"; each check uses its source's wording.
-std::string max_len(int n, bool bytes) {
-  return "must be no more than " + std::to_string(n) + (bytes ? " bytes" : " characters");
-}
-
-const std::string kLabelFmt = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-const std::string kSubdomainFmt = kLabelFmt + "(\\." + kLabelFmt + ")*";
-const std::string kDns1035Fmt = "[a-z]([-a-z0-9]*[a-z0-9])?";
-const std::string kLabelKeyFmt = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-const char* kLabelMsg =
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and "
-    "end with an alphanumeric character";
-const char* kSubdomainMsg =
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
-    "start and end with an alphanumeric character";
-const char* kDns1035Msg =
-    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic "
-    "character, and end with an alphanumeric character";
-const char* kLabelKeyMsg =
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
-    "character";
-const char* kLabelValueMsg =
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
-    "start and end with an alphanumeric character";
-
-Errors dns1123_label(std::string_view v) {
-  Errors e;
-  if (v.size() > 63) e.push_back(max_len(63, false));
-  if (!label_re(v, false)) {
-    e.push_back(subdomain_re(v) ? "must not contain dots" : regex_error(kLabelMsg, kLabelFmt, {"my-name", "123-abc"}));
-  }
-  return e;
-}
-Errors dns1123_subdomain(std::string_view v, bool bytes) {
-  Errors e;
-  if (v.size() > 253) e.push_back(max_len(253, bytes));
-  if (!subdomain_re(v)) e.push_back(regex_error(kSubdomainMsg, kSubdomainFmt, {"example.com"}));
-  return e;
-}
-Errors dns1035_label(std::string_view v) {
-  Errors e;
-  if (v.size() > 63) e.push_back(max_len(63, false));
-  if (!label_re(v, true)) e.push_back(regex_error(kDns1035Msg, kDns1035Fmt, {"my-name", "abc-123"}));
-  return e;
-}
 // apimachinery's maskTrailingDash for generateName prefixes: a trailing '-' and
 // the character before it become "a". (Upstream slices without a length check
 // and panics on "-"; here "-" is left as is and fails validation.)
 std::string mask_trailing_dash(std::string_view s) {
   if (s.size() >= 2 && s.back() == '-') return std::string(s.substr(0, s.size() - 2)) + "a";
   return std::string(s);
-}
-
-Errors qualified_name(std::string_view v) {
-  Errors e;
-  std::vector<std::string_view> parts;
-  for (size_t start = 0;;) {
-    size_t slash = v.find('/', start);
-    parts.push_back(v.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start));
-    if (slash == std::string_view::npos) break;
-    start = slash + 1;
-  }
-  std::string_view name;
-  if (parts.size() == 1) {
-    name = parts[0];
-  } else if (parts.size() == 2) {
-    name = parts[1];
-    if (parts[0].empty()) {
-      e.push_back("prefix part must be non-empty");
-    } else {
-      for (auto& m : dns1123_subdomain(parts[0], true)) e.push_back("prefix part " + m);
-    }
-  } else {
-    return {"a valid label key " + regex_error(kLabelKeyMsg, kLabelKeyFmt, {"MyName", "my.name", "123-abc"}) +
-            " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"};
-  }
-  if (name.empty()) e.push_back("name part must be non-empty");
-  else if (name.size() > 63) e.push_back("name part " + max_len(63, true));
-  if (!label_key_re(name)) {
-    e.push_back("name part " + regex_error(kLabelKeyMsg, kLabelKeyFmt, {"MyName", "my.name", "123-abc"}));
-  }
-  return e;
-}
-Errors label_value(std::string_view v) {
-  Errors e;
-  if (v.size() > 63) e.push_back(max_len(63, true));
-  if (!v.empty() && !label_key_re(v)) {
-    e.push_back(regex_error(kLabelValueMsg, "(" + kLabelKeyFmt + ")?", {"MyValue", "my_value", "12345"}));
-  }
-  return e;
 }
 
 Errors uri(std::string_view v) {
@@ -237,17 +118,17 @@ Errors datetime(std::string_view v) {
 }
 
 const std::vector<NamedFormat> kFormats = {
-    {"dns1123Label", "DNS1123Label", [](std::string_view s) { return dns1123_label(s); }},
-    {"dns1123Subdomain", "DNS1123Subdomain", [](std::string_view s) { return dns1123_subdomain(s, false); }},
-    {"dns1035Label", "DNS1035Label", [](std::string_view s) { return dns1035_label(s); }},
-    {"qualifiedName", "QualifiedName", [](std::string_view s) { return qualified_name(s); }},
+    {"dns1123Label", "DNS1123Label", [](std::string_view s) { return api::vcore::dns1123_label_errors(s); }},
+    {"dns1123Subdomain", "DNS1123Subdomain", [](std::string_view s) { return api::vcore::dns1123_subdomain_errors(s); }},
+    {"dns1035Label", "DNS1035Label", [](std::string_view s) { return api::vcore::dns1035_label_errors(s); }},
+    {"qualifiedName", "QualifiedName", [](std::string_view s) { return api::vcore::qualified_name_errors(s); }},
     {"dns1123LabelPrefix", "DNS1123LabelPrefix",
-     [](std::string_view s) { return dns1123_label(mask_trailing_dash(s)); }},
+     [](std::string_view s) { return api::vcore::dns1123_label_errors(mask_trailing_dash(s)); }},
     {"dns1123SubdomainPrefix", "DNS1123SubdomainPrefix",
-     [](std::string_view s) { return dns1123_subdomain(mask_trailing_dash(s), false); }},
+     [](std::string_view s) { return api::vcore::dns1123_subdomain_errors(mask_trailing_dash(s)); }},
     {"dns1035LabelPrefix", "DNS1035LabelPrefix",
-     [](std::string_view s) { return dns1035_label(mask_trailing_dash(s)); }},
-    {"labelValue", "LabelValue", [](std::string_view s) { return label_value(s); }},
+     [](std::string_view s) { return api::vcore::dns1035_label_errors(mask_trailing_dash(s)); }},
+    {"labelValue", "LabelValue", [](std::string_view s) { return api::vcore::label_value_errors(s); }},
     {"uri", "URI", [](std::string_view s) { return uri(s); }},
     {"uuid", "uuid", [](std::string_view s) { return uuid(s); }},
     {"byte", "byte", [](std::string_view s) { return base64(s); }},
