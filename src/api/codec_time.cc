@@ -1,11 +1,12 @@
 // metav1.Time's reading of its JSON string: time.Parse(time.RFC3339, s), with
 // Go's error messages (what kube-apiserver answers for a malformed time).
-#include "common/go_quote.h"
 #include "api/decode_limits.h"
 
 #include <string>
 #include <string_view>
 
+#include "common/civil_date.h"
+#include "common/go_quote.h"
 
 namespace draplane::api {
 namespace {
@@ -28,12 +29,6 @@ int getnum(std::string_view& s, bool fixed) {
   int n = (s[0] - '0') * 10 + (s[1] - '0');
   s.remove_prefix(2);
   return n;
-}
-
-bool leap(int y) { return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0); }
-int days_in(int month, int year) {
-  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return month == 2 && leap(year) ? 29 : kDays[month - 1];
 }
 
 }  // namespace
@@ -91,7 +86,7 @@ std::optional<std::string> rfc3339_error(std::string_view value) {
     v.remove_prefix(6);
   }
   if (!v.empty()) return head + ": extra text: " + go_time_quote(v);
-  if (nums[1] < 1 || nums[1] > days_in(nums[0], year)) return range("day");
+  if (nums[1] < 1 || nums[1] > common::days_in_month(year, nums[0])) return range("day");
   return std::nullopt;
 }
 

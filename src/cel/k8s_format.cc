@@ -10,6 +10,7 @@
 #include "api/validation_core.h"
 #include "cel/functions.h"
 #include "cel/url.h"
+#include "common/civil_date.h"
 
 namespace draplane::cel {
 
@@ -69,9 +70,7 @@ bool is_date(std::string_view v) {
   int m = (v[5] - '0') * 10 + (v[6] - '0');
   int d = (v[8] - '0') * 10 + (v[9] - '0');
   if (m < 1 || m > 12 || d < 1) return false;
-  static const int kDays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  bool leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-  return d <= (m == 2 && leap ? 29 : kDays[m - 1]);
+  return d <= common::days_in_month(y, m);
 }
 Errors date(std::string_view v) {
   if (!is_date(v)) return {"invalid date"};

@@ -1,6 +1,5 @@
 // RFC 3339 and Go duration parsing/printing, civil-date arithmetic and the
 // fixed-offset half of time zone resolution (named zones: tz.cc).
-#include "common/go_quote.h"
 #include "cel/time.h"
 
 #include <charconv>
@@ -8,6 +7,8 @@
 #include <limits>
 
 #include "cel/tz.h"
+#include "common/civil_date.h"
+#include "common/go_quote.h"
 
 namespace draplane::cel::timeutil {
 
@@ -18,25 +19,9 @@ bool digit(std::string_view s, size_t i) { return i < s.size() && s[i] >= '0' &&
 // The time package's quote, as Go's parse errors carry it.
 using common::go_time_quote;
 
-bool is_leap(int64_t y) { return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0); }
-
-int days_in_month(int m, int64_t y) {
-  static const int kDays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return m == 2 && is_leap(y) ? 29 : kDays[m - 1];
-}
-
 constexpr std::string_view kLayout = "2006-01-02T15:04:05Z07:00";
 
 }  // namespace
-
-int64_t days_from_civil(int64_t y, int m, int d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
 
 Civil civil_from_seconds(int64_t local) {
   int64_t days = local / 86400;
@@ -51,16 +36,11 @@ Civil civil_from_seconds(int64_t local) {
   c.second = static_cast<int>(rem % 60);
   int64_t wd = (days + 4) % 7;
   c.wday = static_cast<int>(wd < 0 ? wd + 7 : wd);
-  const int64_t z = days + 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const int64_t doe = z - era * 146097;
-  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const int64_t mp = (5 * doy + 2) / 153;
-  c.day = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
-  c.month = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
-  c.year = yoe + era * 400 + (c.month <= 2);
-  c.yday = static_cast<int>(days - days_from_civil(c.year, 1, 1));
+  const common::CivilDate date = common::civil_from_days(days);
+  c.year = date.year;
+  c.month = date.month;
+  c.day = date.day;
+  c.yday = static_cast<int>(days - common::days_from_civil(c.year, 1, 1));
   return c;
 }
 
@@ -153,8 +133,8 @@ bool parse_rfc3339(std::string_view s, Timestamp& out, std::string& err) {
     err = "parsing time " + go_time_quote(s) + ": extra text: " + go_time_quote(s.substr(p));
     return false;
   }
-  if (day < 1 || day > days_in_month(month, year)) return range("day");
-  out.seconds = days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset;
+  if (day < 1 || day > common::days_in_month(year, month)) return range("day");
+  out.seconds = common::days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset;
   out.nanos = nanos;
   out.offset = offset;
   return true;

@@ -67,9 +67,6 @@ struct Civil {
 };
 Civil civil_from_seconds(int64_t local_seconds);
 
-// Days since 1970-01-01 of a proleptic Gregorian date (month 1..12).
-int64_t days_from_civil(int64_t year, int month, int day);
-
 // The UTC offset (seconds east) of time zone `tz` at Unix time `unix_seconds`,
 // resolved as described above, named zones in `zones`. False with a message such
 // as `unknown time zone Mars/Base` when it cannot be resolved (every named zone

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cel/time.h"
+#include "common/civil_date.h"
 
 namespace draplane::cel::timeutil {
 
@@ -129,29 +130,26 @@ bool parse_posix(std::string_view s, PosixTz& tz) {
   return tz_rule(rules, tz.end) && rules.empty();
 }
 
-bool leap(int64_t y) { return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0); }
-
 // Seconds from the start of `year` (UTC) to the rule's change, given the offset
 // in effect before it.
 int64_t rule_time(int64_t year, const Rule& r, int off) {
   int64_t day = 0;  // 0-based day of the year
   switch (r.kind) {
     case Rule::kJulian:
-      day = r.day - 1 + (leap(year) && r.day >= 60 ? 1 : 0);
+      day = r.day - 1 + (common::is_leap_year(year) && r.day >= 60 ? 1 : 0);
       break;
     case Rule::kDayOfYear: day = r.day; break;
     case Rule::kMonthWeekDay: {
-      int64_t first = days_from_civil(year, r.mon, 1);
+      int64_t first = common::days_from_civil(year, r.mon, 1);
       int64_t dow = (first + 4) % 7;
       if (dow < 0) dow += 7;
       int64_t d = (r.day - dow + 7) % 7;  // 0-based day of month of the first such weekday
-      static const int kDays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-      int dim = r.mon == 2 && leap(year) ? 29 : kDays[r.mon - 1];
+      const int dim = common::days_in_month(year, r.mon);
       for (int i = 1; i < r.week; ++i) {
         if (d + 7 >= dim) break;
         d += 7;
       }
-      day = first - days_from_civil(year, 1, 1) + d;
+      day = first - common::days_from_civil(year, 1, 1) + d;
       break;
     }
   }
@@ -162,7 +160,7 @@ int posix_offset_at(const PosixTz& tz, int64_t sec) {
   if (!tz.has_dst) return tz.std_offset;
   int64_t days = sec / 86400 - (sec % 86400 < 0 ? 1 : 0);
   int64_t year = civil_from_seconds(days * 86400).year;
-  int64_t ysec = sec - days_from_civil(year, 1, 1) * 86400;
+  int64_t ysec = sec - common::days_from_civil(year, 1, 1) * 86400;
   int64_t start = rule_time(year, tz.start, tz.std_offset);
   int64_t end = rule_time(year, tz.end, tz.dst_offset);
   int std_off = tz.std_offset, dst_off = tz.dst_offset;

@@ -2,40 +2,14 @@
 
 #include <cstdio>
 
+#include "common/civil_date.h"
+
 namespace draplane::common {
 namespace {
 
 using std::chrono::microseconds;
 
 constexpr int64_t kSecondsPerDay = 86400;
-
-// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
-// days_from_civil), so formatting needs no gmtime and works for any year.
-int64_t days_from_civil(int64_t y, int m, int d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
-struct Civil {
-  int64_t year;
-  int month, day;
-};
-
-Civil civil_from_days(int64_t z) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const int64_t doe = z - era * 146097;
-  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const int64_t mp = (5 * doy + 2) / 153;
-  const int d = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
-  const int m = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
-  return {yoe + era * 400 + (m <= 2), m, d};
-}
 
 int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
@@ -44,7 +18,7 @@ int64_t micros_of(WallTime t) { return std::chrono::duration_cast<microseconds>(
 std::string format(int64_t seconds, const char* fraction) {
   const int64_t days = floor_div(seconds, kSecondsPerDay);
   const int64_t rest = seconds - days * kSecondsPerDay;
-  const Civil c = civil_from_days(days);
+  const CivilDate c = civil_from_days(days);
   char buf[64];
   std::snprintf(buf, sizeof buf, "%04lld-%02d-%02dT%02d:%02d:%02d%sZ", static_cast<long long>(c.year), c.month, c.day,
                 static_cast<int>(rest / 3600), static_cast<int>(rest / 60 % 60), static_cast<int>(rest % 60), fraction);
@@ -68,13 +42,6 @@ bool expect(std::string_view text, size_t& pos, char c) {
   if (pos >= text.size() || text[pos] != c) return false;
   ++pos;
   return true;
-}
-
-bool leap(int y) { return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0); }
-
-int days_in_month(int y, int m) {
-  static constexpr int kDays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return m == 2 && leap(y) ? 29 : kDays[m - 1];
 }
 
 }  // namespace
