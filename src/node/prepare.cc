@@ -81,7 +81,9 @@ std::vector<std::string> mps_devices(const PreparedClaim& c) {
 // (rounded down; under 1Mi is an error).
 Result<int64_t> limit_mib(const api::Quantity& q, const std::string& what) {
   int64_t mib = q.value() >> 20;
-  if (mib <= 0) return invalid_error(fmt::format("{}: Invalid value: \"{}\": must be at least 1Mi", what, q.to_string()));
+  if (mib <= 0) {
+    return invalid_error(fmt::format("{}: Invalid value: \"{}\": must be at least 1Mi", what, q.to_string()));
+  }
   return mib;
 }
 
@@ -208,7 +210,9 @@ std::vector<std::string> mps_client_env(const PreparedClaim& c, bool simulated) 
   std::optional<int64_t> percentage;
   for (const PreparedDevice& d : c.devices) {
     if (!is_strategy(d.sharing, "MPS") || !seen.insert(d.uuid).second) continue;
-    if (d.sharing->pinned_memory_limit_mib) limits.push_back(fmt::format("{}={}M", d.uuid, *d.sharing->pinned_memory_limit_mib));
+    if (d.sharing->pinned_memory_limit_mib) {
+      limits.push_back(fmt::format("{}={}M", d.uuid, *d.sharing->pinned_memory_limit_mib));
+    }
     if (d.sharing->active_thread_percentage) {
       percentage = std::max(percentage.value_or(0), *d.sharing->active_thread_percentage);
     }

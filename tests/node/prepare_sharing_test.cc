@@ -102,7 +102,8 @@ class PrepareSharingTest : public ::testing::Test {
 TEST_F(PrepareSharingTest, TimeSlicingIsSetOncePerGpuAndResetAfterTheLastShare) {
   auto s = state();
   for (const char* uid : {"a", "b", "c"}) {
-    prepare(*s, uid, share("gpu-0", std::string("share-") + uid, time_slicing("Medium"), {{"shares", api::Quantity::from_int(1)}}));
+    prepare(*s, uid,
+            share("gpu-0", std::string("share-") + uid, time_slicing("Medium"), {{"shares", api::Quantity::from_int(1)}}));
     EXPECT_EQ(cdi_env(uid, "gpu-0"), std::vector<std::string>{"NVIDIA_VISIBLE_DEVICES=" + g0_});
   }
   EXPECT_EQ(commands(), (std::vector<std::string>{"nvidia-smi -i " + g0_ + " -c DEFAULT",
