@@ -189,8 +189,8 @@ Result<AppliedSharing> mps_share(const ClaimRef& claim, const Planned& p, const 
   } else if (memory != p.result->consumedCapacity.end()) {
     int64_t total = p.ref.profile ? p.ref.profile->memory_mib << 20 : p.ref.gpu->memory_bytes;
     if (total > 0) {
-      int64_t used = memory->second.value();
-      a.active_thread_percentage = std::clamp<int64_t>((used * 100 + total - 1) / total, 1, 100);
+      __int128 used = memory->second.value();  // 128 bits: no overflow of used * 100
+      a.active_thread_percentage = static_cast<int64_t>(std::clamp<__int128>((used * 100 + total - 1) / total, 1, 100));
     }
   }
   return a;
