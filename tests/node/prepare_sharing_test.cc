@@ -339,5 +339,33 @@ TEST_F(PrepareSharingTest, SharedMigDeviceIsCreatedOnceAndDestroyedAfterTheLastS
   EXPECT_TRUE(sim_.list_mig_devices("")->empty());
 }
 
+TEST_F(PrepareSharingTest, MpsOnASharedMigDevice) {
+  const std::string mig = "gpu-0-mig-3g40gb-9-0";
+  const std::string mig_cfg =
+      R"({"apiVersion":"resource.nvidia.com/v1beta1","kind":"MigDeviceConfig","sharing":{"strategy":"MPS"}})";
+  auto s = state();
+  prepare(*s, "a", share(mig, "a", mig_cfg, memory("10Gi")));
+  prepare(*s, "b", share(mig, "b", mig_cfg, memory("20Gi")));
+  auto migs = *sim_.list_mig_devices("");
+  ASSERT_EQ(migs.size(), 1u);
+  const std::string env = "CUDA_VISIBLE_DEVICES=" + migs[0].uuid + " CUDA_MPS_PIPE_DIRECTORY=" + pipe(mig) +
+                          " CUDA_MPS_LOG_DIRECTORY=" + dir_.file("plugin") + "/mps/" + mig + "/log ";
+  EXPECT_EQ(commands(), (std::vector<std::string>{"nvidia-smi -i " + g0_ + " -c EXCLUSIVE_PROCESS",
+                                                  env + "nvidia-cuda-mps-control -d"}));
+  // 20Gi of the 3g.40gb's 39.5Gi.
+  EXPECT_EQ(cdi_env("b", mig), (std::vector<std::string>{"NVIDIA_VISIBLE_DEVICES=" + migs[0].uuid,
+                                                         "CUDA_MPS_PIPE_DIRECTORY=" + pipe(mig),
+                                                         "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=" + migs[0].uuid + "=20480M",
+                                                         "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=51"}));
+  ASSERT_TRUE(s->unprepare("b").ok());
+  EXPECT_TRUE(commands().empty());
+  EXPECT_EQ(sim_.list_mig_devices("")->size(), 1u);
+  ASSERT_TRUE(s->unprepare("a").ok());
+  EXPECT_EQ(commands(), (std::vector<std::string>{
+                            "CUDA_MPS_PIPE_DIRECTORY=" + pipe(mig) + " nvidia-cuda-mps-control <<< quit",
+                            "nvidia-smi -i " + g0_ + " -c DEFAULT"}));
+  EXPECT_TRUE(sim_.list_mig_devices("")->empty());
+}
+
 }  // namespace
 }  // namespace draplane::node
