@@ -70,6 +70,15 @@ void write_mig(Writer& w, const MigInstance& m) {
   w.EndObject();
 }
 
+void write_sharing(Writer& w, const AppliedSharing& s) {
+  w.StartObject();
+  key_str(w, "strategy", s.strategy);
+  if (!s.interval.empty()) key_str(w, "interval", s.interval);
+  if (s.pinned_memory_limit_mib) key_int(w, "pinnedMemoryLimitMiB", *s.pinned_memory_limit_mib);
+  if (s.active_thread_percentage) key_int(w, "activeThreadPercentage", *s.active_thread_percentage);
+  w.EndObject();
+}
+
 Status bad(const std::string& path, const char* want) {
   return internal_error(fmt::format("checkpoint: {}: expected {}", path, want));
 }
@@ -89,6 +98,41 @@ Result<std::vector<std::string>> get_list(const Value& o, const char* k, const s
   for (const auto& v : o[k].GetArray()) {
     if (!v.IsString()) return bad(path + "." + k, "array of strings");
     out.emplace_back(v.GetString(), v.GetStringLength());
+  }
+  return out;
+}
+
+Result<int64_t> get_int64(const Value& o, const char* k, const std::string& path) {
+  if (!o.HasMember(k) || !o[k].IsInt64()) return bad(path + "." + k, "integer");
+  return o[k].GetInt64();
+}
+
+Result<AppliedSharing> read_sharing(const Value& o, const std::string& path) {
+  if (!o.IsObject()) return bad(path, "object");
+  AppliedSharing s;
+  ASSIGN_OR_RETURN(s.strategy, get_str(o, "strategy", path));
+  if (o.HasMember("interval")) {
+    ASSIGN_OR_RETURN(s.interval, get_str(o, "interval", path));
+  }
+  if (o.HasMember("pinnedMemoryLimitMiB")) {
+    ASSIGN_OR_RETURN(s.pinned_memory_limit_mib, get_int64(o, "pinnedMemoryLimitMiB", path));
+  }
+  if (o.HasMember("activeThreadPercentage")) {
+    ASSIGN_OR_RETURN(s.active_thread_percentage, get_int64(o, "activeThreadPercentage", path));
+  }
+  return s;
+}
+
+Result<std::map<std::string, api::Quantity>> read_capacity(const Value& o, const std::string& path) {
+  if (!o.IsObject()) return bad(path, "object");
+  std::map<std::string, api::Quantity> out;
+  for (auto it = o.MemberBegin(); it != o.MemberEnd(); ++it) {
+    std::string name(it->name.GetString(), it->name.GetStringLength());
+    std::string p = path + "." + name;
+    if (!it->value.IsString()) return bad(p, "quantity string");
+    auto q = api::Quantity::parse(std::string_view(it->value.GetString(), it->value.GetStringLength()));
+    if (!q) return bad(p, "quantity string");
+    out.emplace(std::move(name), *q);
   }
   return out;
 }
@@ -116,12 +160,18 @@ Result<PreparedDevice> read_device(const Value& o, const std::string& path) {
   if (o.HasMember("shareID")) {
     ASSIGN_OR_RETURN(d.share_id, get_str(o, "shareID", path));
   }
+  if (o.HasMember("consumedCapacity")) {
+    ASSIGN_OR_RETURN(d.consumed_capacity, read_capacity(o["consumedCapacity"], path + ".consumedCapacity"));
+  }
   ASSIGN_OR_RETURN(d.cdi_device_ids, get_list(o, "cdiDeviceIDs", path));
   if (o.HasMember("uuid")) {
     ASSIGN_OR_RETURN(d.uuid, get_str(o, "uuid", path));
   }
   if (o.HasMember("mig")) {
     ASSIGN_OR_RETURN(d.mig, read_mig(o["mig"], path + ".mig"));
+  }
+  if (o.HasMember("sharing")) {
+    ASSIGN_OR_RETURN(d.sharing, read_sharing(o["sharing"], path + ".sharing"));
   }
   return d;
 }
@@ -155,11 +205,21 @@ std::string encode_checkpoint(const Checkpoint& c) {
       key_str(w, "pool", d.pool);
       key_str(w, "device", d.device);
       if (d.share_id) key_str(w, "shareID", *d.share_id);
+      if (!d.consumed_capacity.empty()) {
+        w.Key("consumedCapacity");
+        w.StartObject();
+        for (const auto& [name, q] : d.consumed_capacity) key_str(w, name.c_str(), q.to_string());
+        w.EndObject();
+      }
       str_list(w, "cdiDeviceIDs", d.cdi_device_ids);
       if (!d.uuid.empty()) key_str(w, "uuid", d.uuid);
       if (d.mig) {
         w.Key("mig");
         write_mig(w, *d.mig);
+      }
+      if (d.sharing) {
+        w.Key("sharing");
+        write_sharing(w, *d.sharing);
       }
       w.EndObject();
     }

@@ -5,7 +5,11 @@
 //
 // File: <plugin dir>/checkpoint.json, JSON with a schema version:
 //   {"version":1,"bootID":"...","claims":{"<uid>":{"namespace":..,"name":..,
-//    "state":"PrepareStarted|PrepareCompleted","devices":[...]}}}
+//    "state":"PrepareStarted|PrepareCompleted","mpsPipeDir":..,"devices":[{...,
+//    "consumedCapacity":{"memory":"20Gi"},"sharing":{"strategy":"MPS",
+//    "pinnedMemoryLimitMiB":20480,"activeThreadPercentage":26}}]}}}
+// Which GPU-level setup (time-slicing, MPS daemon, shared MIG device) is in use
+// is derived from all claims' entries, so it survives an agent restart.
 // Saving is atomic: rewrite <path>.tmp, swap it with <path> (not flushed:
 // see FileSync::kUntilReboot); a crash leaves either the old or the new file
 // (and a .tmp with an older or torn copy, which load ignores). A checkpoint written under another boot ID is
@@ -21,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "api/quantity.h"
 #include "common/result.h"
 #include "node/gpu_info.h"
 
@@ -30,14 +35,28 @@ inline constexpr int kCheckpointVersion = 1;
 
 enum class PrepareState { kPrepareStarted, kPrepareCompleted };
 
+// The sharing a claim applied to one of its devices (its effective opaque
+// config, reduced to what prepare acts on). Claims sharing a device must agree
+// on strategy and interval; the MPS numbers are the claim's own.
+struct AppliedSharing {
+  std::string strategy;  // TimeSlicing | MPS
+  std::string interval;  // TimeSlicing of a full GPU: Default | Short | Medium | Long
+  // MPS: the client limits the claim's containers get (CDI env).
+  std::optional<int64_t> pinned_memory_limit_mib;
+  std::optional<int64_t> active_thread_percentage;
+  bool operator==(const AppliedSharing&) const = default;
+};
+
 struct PreparedDevice {
   std::vector<std::string> requests;  // "req" or "req/sub"
   std::string pool;
   std::string device;
   std::optional<std::string> share_id;
+  std::map<std::string, api::Quantity> consumed_capacity;  // of a shared device's allocation result
   std::vector<std::string> cdi_device_ids;
   std::string uuid;                // GPU or MIG device UUID, once known
-  std::optional<MigInstance> mig;  // the MIG device created for it
+  std::optional<MigInstance> mig;  // the MIG device created for it (or reused: another claim's share)
+  std::optional<AppliedSharing> sharing;
   bool operator==(const PreparedDevice&) const = default;
 };
 
@@ -46,7 +65,9 @@ struct PreparedClaim {
   std::string name;
   PrepareState state = PrepareState::kPrepareStarted;
   std::vector<PreparedDevice> devices;
-  std::optional<std::string> mps_pipe_dir;  // the claim's MPS daemon, if one was started
+  // The pipe directory of the MPS control daemon the claim's MPS devices use
+  // (<plugin dir>/mps/<id>/pipe); claims on the same GPUs share one daemon.
+  std::optional<std::string> mps_pipe_dir;
   bool operator==(const PreparedClaim&) const = default;
 };
 

@@ -5,17 +5,27 @@
 // prepare(claim, allocation), for the results of this driver and node only:
 //  1. the checkpoint first: a claim already PrepareCompleted returns what was
 //     recorded (idempotent); one left PrepareStarted by a crash is rolled back
-//     (its recorded MIG devices destroyed) and prepared again;
-//  2. resolve devices and their effective opaque config (config.h);
+//     (what it recorded and no other claim holds is undone) and prepared again;
+//  2. resolve devices and their effective opaque config (config.h); refuse
+//     sharing that conflicts with the claims already prepared on a device
+//     (another strategy or interval, MPS on an overlapping device set);
 //  3. record PrepareStarted, then create MIG devices through the GpuBackend
-//     (recording each in the checkpoint as soon as it exists);
+//     (recording each in the checkpoint as soon as it exists; a shared MIG
+//     device another claim created is used as it is);
 //  4. apply sharing through the CommandRunner: time-slicing = nvidia-smi compute
-//     mode DEFAULT + --set-timeslice; MPS = EXCLUSIVE_PROCESS + one
-//     nvidia-cuda-mps-control daemon per claim;
+//     mode DEFAULT + --set-timeslice, once per GPU while it has time-sliced
+//     shares; MPS = EXCLUSIVE_PROCESS + one nvidia-cuda-mps-control daemon per
+//     set of devices, shared by every claim on them, each claim's containers
+//     getting their own limits (pinned device memory = the claim's consumed
+//     `memory` capacity or MpsConfig's; active thread percentage = MpsConfig's
+//     or the memory share) as MPS client environment in the CDI spec;
 //  5. write the claim's CDI spec, then record PrepareCompleted.
 // Any failure undoes what was done for the claim and returns the error.
-// unprepare(uid) stops MPS, destroys CI then GI, removes the CDI spec and the
-// checkpoint entry; a claim that is not prepared is OK (idempotent).
+// unprepare(uid) undoes the claim's part: the GPU-level setup (MPS daemon and
+// compute mode, timeslice, MIG device) only when no other claim in the
+// checkpoint holds it (reference counts derived from the checkpoint, so they
+// survive a restart); it removes the CDI spec and the checkpoint entry. A claim
+// that is not prepared is OK (idempotent).
 //
 // Thread-safety: all methods serialise on one mutex (prepare is rare and slow
 // compared with the lock).
@@ -88,8 +98,13 @@ class DeviceState {
               CheckpointFile file, Checkpoint checkpoint);
   Result<std::vector<PreparedDeviceResult>> prepare_locked(const ClaimRef& claim,
                                                            const api::AllocationResult& allocation);
-  // Undoes the side effects recorded for a claim (MPS, MIG, CDI); keeps going on
-  // errors and returns the first.
+  // Starts the MPS control daemon with this pipe directory for these device
+  // UUIDs (compute mode EXCLUSIVE_PROCESS on their GPUs first).
+  Status start_mps_daemon_locked(const std::string& pipe_dir, const std::vector<std::string>& uuids,
+                                 const std::vector<std::string>& gpus);
+  // Undoes the side effects recorded for a claim (MPS, time-slicing, MIG, CDI)
+  // that no other claim in the checkpoint still holds; keeps going on errors
+  // and returns the first.
   Status teardown_locked(const std::string& uid, const PreparedClaim& claim);
   Status save_locked();
 

@@ -33,7 +33,15 @@ Checkpoint sample() {
   d.cdi_device_ids = {"k8s.gpu.nvidia.com/claim=uid-a-gpu-0-mig-3g40gb-9-4"};
   d.uuid = "MIG-1";
   d.mig = MigInstance{"GPU-0", 0, 9, {4, 4}, 2, 0, "MIG-1"};
+  d.consumed_capacity = {{"memory", *api::Quantity::parse("20Gi")}};
+  d.sharing = AppliedSharing{"MPS", "", 20480, 26};
   a.devices.push_back(d);
+  PreparedDevice t;
+  t.pool = "node-a";
+  t.device = "gpu-1";
+  t.uuid = "GPU-1";
+  t.sharing = AppliedSharing{"TimeSlicing", "Long", std::nullopt, std::nullopt};
+  a.devices.push_back(t);
   PreparedClaim b;
   b.namespace_ = "ns";
   b.name = "other";
@@ -47,6 +55,10 @@ TEST(Checkpoint, RoundTrip) {
   Checkpoint c = sample();
   std::string json = encode_checkpoint(c);
   EXPECT_EQ(json.substr(0, 41), R"({"version":1,"bootID":"boot-1","claims":{)");
+  EXPECT_NE(json.find(R"("shareID":"share-1","consumedCapacity":{"memory":"20Gi"},)"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("sharing":{"strategy":"MPS","pinnedMemoryLimitMiB":20480,"activeThreadPercentage":26})"),
+            std::string::npos);
+  EXPECT_NE(json.find(R"("sharing":{"strategy":"TimeSlicing","interval":"Long"})"), std::string::npos);
   auto back = decode_checkpoint(json);
   ASSERT_TRUE(back.has_value()) << back.error().message();
   EXPECT_EQ(*back, c);
@@ -66,6 +78,10 @@ TEST(Checkpoint, DecodeErrors) {
        Code::kInternal, "checkpoint: claims.u.state: unknown state \"Weird\""},
       {R"({"version":1,"bootID":"","claims":{"u":{"namespace":"n","name":"c","state":"PrepareStarted","devices":[{"pool":1}]}}})",
        Code::kInternal, "checkpoint: claims.u.devices[0].pool: expected string"},
+      {R"({"version":1,"bootID":"","claims":{"u":{"namespace":"n","name":"c","state":"PrepareStarted","devices":[{"pool":"p","device":"d","sharing":{"strategy":"MPS","pinnedMemoryLimitMiB":"1G"}}]}}})",
+       Code::kInternal, "checkpoint: claims.u.devices[0].sharing.pinnedMemoryLimitMiB: expected integer"},
+      {R"({"version":1,"bootID":"","claims":{"u":{"namespace":"n","name":"c","state":"PrepareStarted","devices":[{"pool":"p","device":"d","consumedCapacity":{"memory":"lots"}}]}}})",
+       Code::kInternal, "checkpoint: claims.u.devices[0].consumedCapacity.memory: expected quantity string"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.json);

@@ -216,7 +216,9 @@ TEST_F(PrepareTest, TimeSlicingAndMps) {
   auto r = s->prepare({"default", "shared", "uid-s"}, a);
   ASSERT_TRUE(r.has_value()) << r.error().message();
   EXPECT_EQ((*r)[1].share_id, "abc");
-  std::string mps = dir_.file("plugin") + "/mps/uid-s";
+  // The daemon is named after its device; the claim's limits reach its
+  // containers as MPS client environment.
+  std::string mps = dir_.file("plugin") + "/mps/gpu-1";
   std::string env = "CUDA_VISIBLE_DEVICES=" + gpus_[1].uuid + " CUDA_MPS_PIPE_DIRECTORY=" + mps +
                     "/pipe CUDA_MPS_LOG_DIRECTORY=" + mps + "/log ";
   EXPECT_EQ(runner_.log(), (std::vector<std::string>{
@@ -224,20 +226,28 @@ TEST_F(PrepareTest, TimeSlicingAndMps) {
                                "nvidia-smi compute-policy -i " + gpus_[0].uuid + " --set-timeslice 2",
                                "nvidia-smi -i " + gpus_[1].uuid + " -c EXCLUSIVE_PROCESS",
                                env + "nvidia-cuda-mps-control -d",
-                               env + "nvidia-cuda-mps-control <<< set_default_active_thread_percentage 25",
-                               env + "nvidia-cuda-mps-control <<< set_default_device_pinned_mem_limit 0 1024M",
                            }));
   auto spec = decode_cdi_spec(read_file(spec_path("uid-s")));
   ASSERT_TRUE(spec.has_value());
   ASSERT_EQ(spec->devices.size(), 2u);
-  EXPECT_TRUE(spec->devices[0].edits.mounts.empty());
-  EXPECT_EQ(spec->devices[1].edits.env[1], "CUDA_MPS_PIPE_DIRECTORY=/tmp/nvidia-mps");
-  EXPECT_EQ(spec->devices[1].edits.mounts[0],
-            (CdiMount{mps + "/pipe", "/tmp/nvidia-mps", {"rw", "nosuid", "nodev", "bind"}}));
-  EXPECT_EQ(spec->devices[1].edits.mounts[1].container_path, "/dev/shm");
+  EXPECT_EQ(spec->devices[0].edits.env.size(), 1u);
+  EXPECT_EQ(spec->devices[1].edits.env,
+            (std::vector<std::string>{"NVIDIA_VISIBLE_DEVICES=" + gpus_[0].uuid + "," + gpus_[1].uuid,
+                                      "CUDA_MPS_PIPE_DIRECTORY=" + mps + "/pipe",
+                                      "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=" + gpus_[1].uuid + "=1024M",
+                                      "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25"}));
+  EXPECT_TRUE(spec->devices[1].edits.mounts.empty());  // simulated: no container to mount into
 
+  size_t before = runner_.log().size();
   ASSERT_TRUE(s->unprepare("uid-s").ok());
-  EXPECT_EQ(runner_.log().back(), "CUDA_MPS_PIPE_DIRECTORY=" + mps + "/pipe nvidia-cuda-mps-control <<< quit");
+  auto log = runner_.log();
+  EXPECT_EQ(std::vector<std::string>(log.begin() + static_cast<std::ptrdiff_t>(before), log.end()),
+            (std::vector<std::string>{
+                "CUDA_MPS_PIPE_DIRECTORY=" + mps + "/pipe nvidia-cuda-mps-control <<< quit",
+                "nvidia-smi -i " + gpus_[1].uuid + " -c DEFAULT",
+                "nvidia-smi -i " + gpus_[0].uuid + " -c DEFAULT",
+                "nvidia-smi compute-policy -i " + gpus_[0].uuid + " --set-timeslice 0",
+            }));
   EXPECT_FALSE(std::filesystem::exists(mps));
 }
 
