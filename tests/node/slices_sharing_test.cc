@@ -258,7 +258,6 @@ std::vector<std::string> place(const std::vector<api::ResourceSlice>& slices, co
     auto a = alloc::allocate(*snap, state, {&c}, node);
     EXPECT_TRUE(a.has_value()) << a.error().message();
     if (!a.has_value() || !a->fits) {
-      for (const auto& r : a->reasons) std::cerr << c.metadata.name << ": " << r << "\n";
       out.push_back("none");
       continue;
     }
