@@ -15,48 +15,17 @@ Pods are checked bound and their claims allocated (which device, which node).
 
 Usage: up_sharing.py DRAPLANE_BINARY SOURCE_DIR
 """
-import json
 import os
 import re
-import shutil
-import signal
-import subprocess
 import sys
-import tempfile
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from up_cluster import UpCluster  # noqa: E402
 
 BIN = sys.argv[1]
 SRC = sys.argv[2]
-FAILURES = []
-
-
-def check(cond, what):
-    print(('ok   ' if cond else 'FAIL ') + what, flush=True)
-    if not cond:
-        FAILURES.append(what)
-    return cond
-
-
-def kubectl(*args, stdin=None):
-    p = subprocess.run(['kubectl', *args], input=stdin, capture_output=True, text=True, timeout=60)
-    if p.returncode != 0:
-        raise RuntimeError('kubectl %s: %s%s' % (' '.join(args), p.stdout, p.stderr))
-    return p.stdout
-
-
-def kjson(*args):
-    return json.loads(kubectl(*args, '-o', 'json'))
-
-
-def wait(pred, timeout, what):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        got = pred()
-        if got:
-            return got
-        time.sleep(0.2)
-    check(False, 'timed out after %d s: %s' % (timeout, what))
-    return None
+up = UpCluster(BIN, 'node-1=sim:2xH100', prefix='draplane-sharing-e2e-')  # started by main()
+kubectl, kjson, check, wait, create = up.kubectl, up.kjson, up.check, up.wait, up.apply
 
 
 def gpu_devices():
@@ -88,10 +57,6 @@ def pod(name, ns):
                      'resourceClaims': [{'name': 'gpu', 'resourceClaimName': name}]}}
 
 
-def create(objs):
-    kubectl('apply', '-f', '-', stdin=json.dumps({'apiVersion': 'v1', 'kind': 'List', 'items': objs}))
-
-
 def allocated(ns, name):
     """The device of an allocated claim, else None."""
     st = kjson('get', 'resourceclaim', '-n', ns, name).get('status', {})
@@ -112,42 +77,12 @@ def cleanup(namespaces):
 
 
 def main():
-    if not shutil.which('kubectl'):
-        print('FAIL kubectl is not on PATH (scripts/setup installs one)')
-        return 1
-    work = tempfile.mkdtemp(prefix='draplane-sharing-e2e-')
-    log = open(os.path.join(work, 'up.log'), 'w+')
-    proc = subprocess.Popen([BIN, 'up', '--data-dir', os.path.join(work, 'data'), '--listen', '127.0.0.1:0',
-                             '--nodes', 'node-1=sim:2xH100', '--heartbeat', '2'],
-                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        return run(log, proc)
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-        if FAILURES:
-            log.seek(0)
-            print('--- draplane up output:\n' + log.read()[-3000:])
-            logs = os.path.join(work, 'data', 'logs')
-            for f in sorted(os.listdir(logs)) if os.path.isdir(logs) else []:
-                print('--- %s (tail):' % f)
-                print(open(os.path.join(logs, f)).read()[-2500:])
-        shutil.rmtree(work, ignore_errors=True)
+    with up:
+        scenarios()
+    return up.exit_code
 
 
-def run(log, proc):
-    def up_output():
-        log.flush()
-        with open(log.name) as f:
-            return f.read()
-    if not wait(lambda: 'ready\n' in up_output() or proc.poll() is not None, 90, 'draplane up ready'):
-        return 1
-    if not check(proc.poll() is None, 'draplane up is running'):
-        return 1
-    os.environ['KUBECONFIG'] = re.search(r'^kubeconfig: (.*)$', up_output(), re.M).group(1)
+def scenarios():
     wait(lambda: len(gpu_devices()) == 2, 30, 'the node publishes its 2 GPUs')
     kubectl('create', 'namespace', 'team-b')
 
@@ -217,9 +152,6 @@ def run(log, proc):
                 return True
         return False
     check(wait(unschedulable, 30, 'full-2 unschedulable'), 'a second full-GPU claim finds no room')
-
-    print('%d failure(s)' % len(FAILURES))
-    return 1 if FAILURES else 0
 
 
 if __name__ == '__main__':

@@ -3,6 +3,9 @@
 // against the real allocator.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "alloc/allocated.h"
 #include "alloc/allocator.h"
 #include "alloc/snapshot.h"
@@ -57,26 +60,13 @@ T decode_yaml(const std::string& yaml) {
   return obj.value_or(T{});
 }
 
-// The 000 seed's DeviceClass, as written.
-const char* kSeedClass = R"(apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata:
-  name: nvidia-gpu
-spec:
-  selectors:
-  - cel:
-      expression: "device.driver == 'gpu.nvidia.com'"
-  config:
-  - opaque:
-      driver: gpu.nvidia.com
-      parameters:
-        apiVersion: gpu.nvidia.com/v1
-        kind: GpuConfig
-        sharing:
-          strategy: TimeSlicing
-          timeSlicingConfig:
-            replicas: 4
-)";
+// The 000 seed's DeviceClass, as written (examples/seed-000).
+api::DeviceClass seed_class() {
+  std::ifstream in(DRAPLANE_SOURCE_DIR "/examples/seed-000/deviceclass-nvidia-gpu-timeslicing.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  return decode_yaml<api::DeviceClass>(text.str());
+}
 
 api::DeviceClass mps_class(const std::string& name, const std::string& selector, const char* kind = "GpuConfig") {
   return decode_yaml<api::DeviceClass>(R"(apiVersion: resource.k8s.io/v1
@@ -156,7 +146,7 @@ TEST(SlicesSharing, FlagShapesAreTheDrivers) {
 TEST(SlicesSharing, SeedClassSharesFullGpusOnly) {
   auto gpus = sim("2xH100");
   SliceOptions o{.node_name = "n"};
-  auto cs = class_sharing(gpus, o, {decode_yaml<api::DeviceClass>(kSeedClass)});
+  auto cs = class_sharing(gpus, o, {seed_class()});
   ASSERT_TRUE(cs.has_value()) << cs.error().message();
   EXPECT_TRUE(cs->warnings.empty());
   // A GpuConfig applies to full GPUs (prepare refuses it on a MIG device).
@@ -199,12 +189,12 @@ TEST(SlicesSharing, FirstClassByNameWinsAndBrokenClassesAreSkipped) {
   auto broken = mps_class("a-broken", "device.driver == 'gpu.nvidia.com'");
   broken.spec.config[0].opaque->parameters.text = R"({"apiVersion":"resource.nvidia.com/v1beta1","kind":"GpuConfig","sharing":{"strategy":"Foo"}})";
   auto bad_cel = mps_class("b-bad-cel", "device.attributes['gpu.nvidia.com'].nope == 1");
-  auto time_sliced = decode_yaml<api::DeviceClass>(kSeedClass);
+  auto time_sliced = seed_class();
   time_sliced.spec.config[0].opaque->parameters.text =
       R"({"apiVersion":"resource.nvidia.com/v1beta1","kind":"GpuConfig","sharing":{"strategy":"TimeSlicing"}})";
   time_sliced.metadata.name = "c-plain-time-slicing";
   auto cs = *class_sharing(gpus, SliceOptions{.node_name = "n"},
-                           {decode_yaml<api::DeviceClass>(kSeedClass), mps_class("gpu-mps", "true"), broken, bad_cel,
+                           {seed_class(), mps_class("gpu-mps", "true"), broken, bad_cel,
                             time_sliced});
   // gpu-mps < nvidia-gpu: MPS wins both GPUs; the seed class is passed over.
   EXPECT_EQ(cs.devices.at("gpu-0"), (ConsumableShares{Mode::kMemory, 0}));
@@ -223,7 +213,7 @@ TEST(SlicesSharing, FirstClassByNameWinsAndBrokenClassesAreSkipped) {
 TEST(SlicesSharing, FlagWinsOverClasses) {
   auto gpus = sim("1xH100");
   SliceOptions o{.node_name = "n", .dynamic_mig = false, .consumable_shares = {Mode::kUnlimited, 0}};
-  o.sharing = class_sharing(gpus, o, {decode_yaml<api::DeviceClass>(kSeedClass)})->devices;
+  o.sharing = class_sharing(gpus, o, {seed_class()})->devices;
   EXPECT_FALSE(o.sharing.empty());
   auto slices = *build_slices(gpus, o);
   EXPECT_EQ(shape(device(slices, "gpu-0"), "shares"), "absent");
@@ -231,19 +221,11 @@ TEST(SlicesSharing, FlagWinsOverClasses) {
 }
 
 api::ResourceClaim claim(const std::string& name, const std::string& cls, const std::string& memory = "") {
-  std::string yaml = R"(apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata:
-  name: )" + name + R"(
-  namespace: default
-spec:
-  devices:
-    requests:
-    - name: gpu
-      exactly:
-        deviceClassName: )" + cls + "\n";
-  if (!memory.empty()) yaml += "        capacity:\n          requests:\n            memory: " + memory + "\n";
-  return decode_yaml<api::ResourceClaim>(yaml);
+  std::string exactly = "{deviceClassName: " + cls;
+  if (!memory.empty()) exactly += ", capacity: {requests: {memory: " + memory + "}}";
+  return decode_yaml<api::ResourceClaim>("{apiVersion: resource.k8s.io/v1, kind: ResourceClaim, metadata: {name: " +
+                                         name + ", namespace: default}, spec: {devices: {requests: [{name: gpu, "
+                                         "exactly: " + exactly + "}}]}}}");
 }
 
 // Allocates `claims` one by one (as pods arrive) on node n; the devices chosen.
@@ -271,7 +253,7 @@ std::vector<std::string> place(const std::vector<api::ResourceSlice>& slices, co
 
 TEST(SlicesSharing, AllocatorSharesTimeSlicedGpusNTimes) {
   auto gpus = sim("2xH100");
-  auto cls = decode_yaml<api::DeviceClass>(kSeedClass);
+  auto cls = seed_class();
   SliceOptions o{.node_name = "n"};
   o.sharing = class_sharing(gpus, o, {cls})->devices;
   auto slices = *build_slices(gpus, o);
