@@ -206,7 +206,6 @@ void chunk_devices(std::vector<api::Device> devices, size_t limit, const SliceOp
   }
 }
 
-
 // What one class asks its devices to publish: the sharing of its last config
 // for this driver (the one prepare applies), with the config's device kind
 // ("gpu" or "mig"); nullopt when it asks for none.
