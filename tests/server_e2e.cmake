@@ -37,6 +37,12 @@ if(TARGET draplane)
   add_test(NAME up_events_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_events.py $<TARGET_FILE:draplane>)
   set_tests_properties(up_events_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 240)
 endif()
+# GPU sharing (issue 25): time-slicing and MPS classes, MIG, on one node of 2 H100s.
+if(TARGET draplane)
+  add_test(NAME up_sharing_e2e
+           COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_sharing.py $<TARGET_FILE:draplane> ${CMAKE_SOURCE_DIR})
+  set_tests_properties(up_sharing_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 180)
+endif()
 # `draplane up` killed with SIGKILL while a pod runs, restarted on the same port
 # and data dir: the port is free and the leftover pod process is ended.
 if(TARGET draplane)

@@ -569,7 +569,11 @@ int Search::usable_alone(ReqData& r, uint32_t c) {
     return -1;
   }
   if (!ok || !capacity_ok(r, c) || tainted(r, snap_.device(cand.device))) return 0;
-  if (cand.counters_begin != cand.counters_end) {
+  // As allocate_device: a shared device already allocated consumed its counters once.
+  const auto* u = allocated_.in_use(snap_.devices()[cand.device].key);
+  bool counted = snap_.device(cand.device).allowMultipleAllocations.value_or(false) &&
+                 ((u != nullptr && u->has_capacity) || sharing_[c] > 0);
+  if (!counted && cand.counters_begin != cand.counters_end) {
     const auto& pool = view_.pools()[cand.pool];
     if (pool.overdrawn) return 0;
     for (uint32_t k = cand.counters_begin; k < cand.counters_end; ++k) {

@@ -114,6 +114,33 @@ Result<std::chrono::milliseconds> parse_duration(const std::string& text) {
   return std::chrono::milliseconds(static_cast<int64_t>(total_ms));
 }
 
+namespace {
+
+// Moves the "?mig=...&consumable-shares=..." tail of n.gpus into n's flags.
+Status take_agent_flags(SimNode& n) {
+  size_t q = n.gpus.find('?');
+  if (q == std::string::npos) return {};
+  const std::string query = n.gpus.substr(q + 1);
+  n.gpus.resize(q);
+  for (std::string_view piece : common::split(query, '&')) {
+    const std::string kv(piece);
+    size_t eq = kv.find('=');
+    const std::string key = kv.substr(0, eq);
+    const std::string value = eq == std::string::npos ? "" : kv.substr(eq + 1);
+    if (key == "mig" && (value == "dynamic" || value == "none")) {
+      n.dynamic_mig = value == "dynamic";
+    } else if (key == "consumable-shares" && node::parse_consumable_shares(value).has_value()) {
+      n.consumable_shares = value;
+    } else {
+      return Status(Code::kInvalid, "--nodes: " + n.name + ": \"" + kv +
+                                        "\": expected mig=dynamic|none or consumable-shares=disabled|unlimited|memory|N");
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<std::vector<SimNode>> parse_sim_nodes(const std::string& text) {
   std::vector<SimNode> out;
   if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
@@ -134,6 +161,7 @@ Result<std::vector<SimNode>> parse_sim_nodes(const std::string& text) {
     if (!valid_node_name(n.name)) {
       return Status(Code::kInvalid, "--nodes: \"" + n.name + "\": a node name must be a lowercase RFC 1123 subdomain");
     }
+    if (auto st = take_agent_flags(n); !st.ok()) return st;
     if (n.gpus.empty()) return Status(Code::kInvalid, "--nodes: " + n.name + ": GPUS must not be empty");
     if (!seen.insert(n.name).second) return Status(Code::kInvalid, "--nodes: duplicate node " + n.name);
     out.push_back(std::move(n));
@@ -316,6 +344,8 @@ Result<void> LocalCluster::Impl::start_components() {
     node::AgentOptions ao;
     ao.node_name = n.name;
     ao.gpus = n.gpus;
+    ao.dynamic_mig = n.dynamic_mig;
+    ao.consumable_shares = node::parse_consumable_shares(n.consumable_shares).value_or(node::ConsumableShares{});
     ao.state_dir = dir + "/nodes/" + n.name;
     ao.heartbeat_seconds = options.heartbeat_seconds;
     ao.logger = logger("agent/" + n.name, "agent-" + n.name);

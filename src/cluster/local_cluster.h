@@ -26,6 +26,8 @@ namespace draplane::cluster {
 struct SimNode {
   std::string name;
   std::string gpus;  // as `draplane agent --gpus`: sim:8xH100, sim:4xA100-40GB,2xH200, a file
+  bool dynamic_mig = true;                  // agent --mig dynamic|none
+  std::string consumable_shares = "disabled";  // agent --consumable-shares
 };
 
 struct LocalClusterOptions {
@@ -66,7 +68,9 @@ std::vector<SimNode> default_sim_nodes();
 Result<std::chrono::milliseconds> parse_duration(const std::string& text);
 
 // Parses `--nodes` of `draplane up`: "NAME=GPUS;NAME=GPUS" or a count N (N nodes
-// of 8x H100 named node-1..node-N). kInvalid names the bad part.
+// of 8x H100 named node-1..node-N). GPUS may end in agent flags as a query,
+// "?mig=none&consumable-shares=memory" (keys mig and consumable-shares).
+// kInvalid names the bad part.
 Result<std::vector<SimNode>> parse_sim_nodes(const std::string& text);
 
 class LocalCluster {

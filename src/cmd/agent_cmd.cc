@@ -1,7 +1,11 @@
 // `draplane agent --node NAME (--server URL [--token T] | --kubeconfig FILE)
-//  [--gpus sim:8xH100|nvml|FILE] [--state-dir DIR]`: the node agent (GPU driver
+//  [--gpus sim:8xH100|nvml|FILE] [--state-dir DIR] [--mig dynamic|none]
+//  [--consumable-shares disabled|unlimited|memory|N]`: the node agent (GPU driver
 // gpu.nvidia.com + kubelet) for one node. Flags -> options -> node::run_agent;
 // stops on SIGINT/SIGTERM.
+// `draplane agent --node NAME --gpus SPEC [--mig ...] [--consumable-shares ...]
+//  [-f classes.yaml] --print-slices`: prints the ResourceSlices that agent would
+// publish at start, for those DeviceClasses, as a YAML stream; no server.
 #include <spdlog/spdlog.h>
 
 #include <atomic>
@@ -9,10 +13,12 @@
 #include <iostream>
 #include <sstream>
 
+#include "api/codec.h"
 #include "client/kubeconfig.h"
 #include "client/rest_client.h"
 #include "cmd/commands.h"
 #include "cmd/component.h"
+#include "cmd/input.h"
 #include "node/agent.h"
 
 namespace draplane::cmd {
@@ -33,9 +39,66 @@ struct AgentFlags {
   int heartbeat = 10;
   std::vector<std::string> labels;
   bool verbose = false;
+  std::string mig = "dynamic";
+  std::string consumable_shares = "disabled";
+  std::vector<std::string> files;  // --print-slices: DeviceClasses
+  bool print_slices = false;
 };
 
+// The flags both modes share; false (after printing why) when one is invalid.
+bool sharing_options(const AgentFlags& f, node::AgentOptions& o) {
+  if (f.mig != "dynamic" && f.mig != "none") {
+    std::cerr << "error: --mig: Unsupported value: \"" << f.mig << "\": supported values: \"dynamic\", \"none\"\n";
+    return false;
+  }
+  o.dynamic_mig = f.mig == "dynamic";
+  auto shares = node::parse_consumable_shares(f.consumable_shares);
+  if (!shares.has_value()) {
+    std::cerr << "error: " << shares.error().message() << "\n";
+    return false;
+  }
+  o.consumable_shares = *shares;
+  return true;
+}
+
+// --print-slices: the DeviceClasses of the -f files (other kinds are skipped, so
+// the file of a whole scenario may be given), the slices on stdout.
+int print_slices(const AgentFlags& f) {
+  node::AgentOptions o;
+  o.node_name = f.node;
+  o.gpus = f.gpus;
+  if (!sharing_options(f, o)) return 2;
+  std::vector<api::DeviceClass> classes;
+  for (const auto& file : f.files) {
+    auto text = read_input(file);
+    if (!text.has_value()) {
+      std::cerr << "error: " << text.error().message() << "\n";
+      return 2;
+    }
+    for (auto& doc : api::decode_stream(*text)) {
+      if (doc.kind != "DeviceClass") continue;
+      if (!doc.object.has_value()) {
+        std::cerr << "error: " << file << ": document " << doc.index << ": DeviceClass/" << doc.name << ": "
+                  << doc.object.error().message() << "\n";
+        return 2;
+      }
+      classes.push_back(std::get<api::DeviceClass>(std::move(doc.object).value()));
+    }
+  }
+  std::vector<std::string> warnings;
+  auto slices = node::offline_slices(o, classes, warnings);
+  for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
+  if (!slices.has_value()) {
+    std::cerr << "error: " << slices.error().message() << "\n";
+    return 2;
+  }
+  std::vector<api::Object> out(slices->begin(), slices->end());
+  std::cout << api::to_yaml_stream(out);
+  return 0;
+}
+
 int run(const AgentFlags& f) {
+  if (f.print_slices) return print_slices(f);
   client::KubeConfig cfg;
   if (!f.kubeconfig.empty()) {
     auto k = client::load_kubeconfig(f.kubeconfig, f.context);
@@ -73,6 +136,7 @@ int run(const AgentFlags& f) {
   o.host_ip = f.host_ip;
   o.log_port = f.log_port;
   o.heartbeat_seconds = std::max(1, f.heartbeat);
+  if (!sharing_options(f, o)) return 2;
   for (const auto& l : f.labels) {
     size_t eq = l.find('=');
     if (eq == std::string::npos || eq == 0) {
@@ -105,6 +169,15 @@ void add_agent(CLI::App& app, int& exit_code) {
   sub->add_option("--heartbeat", f->heartbeat, "Seconds between Node status heartbeats")->capture_default_str();
   sub->add_option("--label", f->labels, "Extra Node label KEY=VALUE (repeatable)");
   sub->add_flag("-v,--verbose", f->verbose, "Debug logging");
+  sub->add_option("--mig", f->mig, "dynamic: publish MIG placements (partitionable devices); none: whole GPUs only")
+      ->capture_default_str();
+  sub->add_option("--consumable-shares", f->consumable_shares,
+                  "Publish every device as shared, as the NVIDIA driver's flag: disabled, unlimited, memory or N "
+                  "(when set, DeviceClass sharing config is not used)")
+      ->capture_default_str();
+  sub->add_flag("--print-slices", f->print_slices,
+                "Print the ResourceSlices this agent would publish (for the -f DeviceClasses) and exit; no server");
+  sub->add_option("-f,--filename", f->files, "--print-slices: YAML/JSON files with DeviceClasses ('-' for stdin)");
   sub->callback([f, &exit_code] { exit_code = run(*f); });
 }
 

@@ -114,7 +114,10 @@ int run_up(UpFlags f) {
   }
   std::cout << "draplane is up: API server " << lc.url() << ", scheduler, controllers and " << f.o.nodes.size()
             << " simulated node(s):\n";
-  for (const auto& n : f.o.nodes) std::cout << "  " << n.name << "  " << n.gpus << "\n";
+  for (const auto& n : f.o.nodes) {
+    std::cout << "  " << n.name << "  " << n.gpus << (n.dynamic_mig ? "" : "  mig=none")
+              << (n.consumable_shares == "disabled" ? "" : "  consumable-shares=" + n.consumable_shares) << "\n";
+  }
   std::cout << "kubeconfig: " << lc.kubeconfig_path() << "\n"
             << "logs: " << lc.data_dir() << "/logs\n\n"
             << "  export KUBECONFIG=" << lc.kubeconfig_path() << "\n"
@@ -152,7 +155,8 @@ void add_up(CLI::App& app, int& exit_code) {
   sub->add_option("--advertise-address", f->o.advertise, "Address written into the kubeconfig and certificate");
   sub->add_option("--store", f->o.store, "sqlite (durable, default) or memory")->capture_default_str();
   sub->add_option("--nodes", f->nodes,
-                  "Simulated nodes: N (N nodes of 8x H100) or NAME=GPUS;NAME=GPUS (GPUS as agent --gpus); "
+                  "Simulated nodes: N (N nodes of 8x H100) or NAME=GPUS;NAME=GPUS (GPUS as agent --gpus, optionally "
+                  "followed by agent flags ?mig=none&consumable-shares=4); "
                   "default: node-1=sim:8xH100;node-2=sim:8xH100;node-3=sim:4xA100-40GB");
   sub->add_option("--policy", f->o.policy, "Scheduler's device choice within a node: packing | first-fit")
       ->capture_default_str();

@@ -46,7 +46,38 @@ uint64_t seed_of(const std::string& name) {
   return h;
 }
 
+SliceOptions slice_options(const AgentOptions& options) {
+  SliceOptions so;
+  so.node_name = options.node_name;
+  so.dynamic_mig = options.dynamic_mig;
+  so.consumable_shares = options.consumable_shares;
+  return so;
+}
+
+// Logs the class warnings and the shared devices when they differ from the last
+// time (`last`), so a republish for another reason does not repeat them.
+void report_sharing(const SliceOptions& o, const std::vector<std::string>& warnings, std::string& last,
+                    spdlog::logger& log) {
+  std::string shared;
+  for (const auto& [device, shares] : o.sharing) shared += " " + device + "=" + to_string(shares);
+  std::string now = shared;
+  for (const auto& w : warnings) now += "\n" + w;
+  if (now == last) return;
+  last = now;
+  for (const auto& w : warnings) log.warn("{}", w);
+  log.info("node {}: devices shared by DeviceClass config:{}", o.node_name, shared.empty() ? " none" : shared);
+}
+
 }  // namespace
+
+Result<std::vector<api::ResourceSlice>> offline_slices(const AgentOptions& options,
+                                                       const std::vector<api::DeviceClass>& classes,
+                                                       std::vector<std::string>& warnings) {
+  if (options.node_name.empty()) return invalid_error("agent: --node is required");
+  ASSIGN_OR_RETURN(std::unique_ptr<GpuBackend> backend, make_backend(options.gpus, seed_of(options.node_name)));
+  ASSIGN_OR_RETURN(std::vector<GpuInfo> gpus, backend->discover());
+  return build_slices(gpus, with_class_sharing(slice_options(options), gpus, classes, warnings));
+}
 
 Result<void> run_agent(client::RestClient& rest, const AgentOptions& options, const std::atomic<bool>& stop) {
   if (options.node_name.empty()) return invalid_error("agent: --node is required");
@@ -107,22 +138,35 @@ Result<void> run_agent(client::RestClient& rest, const AgentOptions& options, co
   st = retry(stop, *log, "device classes", [&] { return ensure_device_classes(rest, *log); });
   if (!st.ok()) return st;
 
-  SliceOptions so;
-  so.node_name = options.node_name;
-  so.dynamic_mig = options.dynamic_mig;
+  const SliceOptions so = slice_options(options);
   HealthMonitor health(*backend, gpus, options.dynamic_mig, clock);
-  st = retry(stop, *log, "publish resource slices", [&] {
-    SliceOptions o = so;
-    o.taints = health.taints();
-    return publish_slices(rest, gpus, o, *log);
-  });
-  if (!st.ok()) return st;
-
   // Slices deleted or changed by someone else are put back, as the upstream
   // resourceslice controller does: the pool's slices are watched, and any
   // change other than an addition asks the loop below to publish again (a
   // no-op when they are as they should be, so the agent's own writes settle).
+  // DeviceClasses decide which devices are shared (class_sharing): any change
+  // to one publishes again too, unless --consumable-shares decides alone.
   std::atomic<bool> republish{false};
+  client::Informer<api::DeviceClass> classes(rest, class_informer());
+  classes.add_handler([&republish](client::EventType, const api::DeviceClass*, const api::DeviceClass&) {
+    republish.store(true);
+  }, false);
+  if (!so.consumable_shares.enabled()) {
+    classes.start();
+    if (!classes.wait_synced(10000)) log->warn("DeviceClasses not listed yet: publishing without their sharing");
+  }
+  std::string last_sharing;
+  auto desired = [&] {
+    std::vector<std::string> warnings;
+    SliceOptions o = so;
+    o.taints = health.taints();
+    o = with_class_sharing(std::move(o), gpus, classes.list(), warnings);
+    report_sharing(o, warnings, last_sharing, *log);
+    return o;
+  };
+  st = retry(stop, *log, "publish resource slices", [&] { return publish_slices(rest, gpus, desired(), *log); });
+  if (!st.ok()) return st;
+
   client::RawInformer slices(rest, slice_informer(options.node_name));
   slices.add_handler([&republish](client::EventType type, const std::string&, const std::string&, const std::string&) {
     if (type != client::EventType::kAdded) republish.store(true);
@@ -135,11 +179,9 @@ Result<void> run_agent(client::RestClient& rest, const AgentOptions& options, co
       bool health_changed = health.poll_once(500);
       bool changed_elsewhere = republish.exchange(false);
       if (!health_changed && !changed_elsewhere) continue;
-      SliceOptions o = so;
-      o.taints = health.taints();
-      Status s = publish_slices(rest, gpus, o, *log);
+      Status s = publish_slices(rest, gpus, desired(), *log);
       if (!s.ok()) {
-        log->warn("republish slices after {}: {}", health_changed ? "a health event" : "a change by someone else",
+        log->warn("republish slices after {}: {}", health_changed ? "a health event" : "a change elsewhere",
                   s.to_string());
         republish.store(true);  // tried again on the next round
       }
@@ -151,6 +193,7 @@ Result<void> run_agent(client::RestClient& rest, const AgentOptions& options, co
   }
   health_thread.join();
   slices.stop();
+  classes.stop();
   kubelet.stop();
   logs.stop();
   return {};

@@ -208,6 +208,29 @@ client::RawInformer::Options slice_informer(const std::string& node_name) {
   return o;
 }
 
+client::RawInformer::Options class_informer() {
+  client::RawInformer::Options o;
+  o.api_version = api::kResourceV1;
+  o.kind = "DeviceClass";
+  o.path = kDeviceClasses.all().str();
+  o.strip_managed_fields = true;
+  return o;
+}
+
+SliceOptions with_class_sharing(SliceOptions options, const std::vector<GpuInfo>& gpus,
+                                const std::vector<api::DeviceClass>& classes, std::vector<std::string>& warnings) {
+  options.sharing.clear();
+  if (options.consumable_shares.enabled()) return options;
+  auto derived = class_sharing(gpus, options, classes);
+  if (!derived.has_value()) {
+    warnings.push_back("sharing from DeviceClasses: " + derived.error().message());
+    return options;
+  }
+  warnings.insert(warnings.end(), derived->warnings.begin(), derived->warnings.end());
+  options.sharing = std::move(derived->devices);
+  return options;
+}
+
 Status publish_slices(client::RestClient& rest, const std::vector<GpuInfo>& gpus, const SliceOptions& options,
                       spdlog::logger& log) {
   auto body = rest.get(kResourceSlices.all().str() + "?fieldSelector=spec.nodeName%3D" + options.node_name);

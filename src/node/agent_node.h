@@ -65,6 +65,17 @@ SlicePlan plan_slices(const std::vector<api::ResourceSlice>& existing,
 // set to the node, the only ones a node may list and watch.
 client::RawInformer::Options slice_informer(const std::string& node_name);
 
+// The informer options of the DeviceClasses, all of them: their selectors and
+// config decide which devices the agent publishes as shared (class_sharing).
+client::RawInformer::Options class_informer();
+
+// `options` with the per-device sharing `classes` ask for (slices.h
+// class_sharing). When the --consumable-shares flag is set it decides alone and
+// `options` comes back as is. Classes skipped or passed over are appended to
+// `warnings`; errors building the plain pool too (the sharing is then empty).
+SliceOptions with_class_sharing(SliceOptions options, const std::vector<GpuInfo>& gpus,
+                                const std::vector<api::DeviceClass>& classes, std::vector<std::string>& warnings);
+
 // Lists the pool's slices, plans and applies. Errors from building or the API.
 Status publish_slices(client::RestClient& rest, const std::vector<GpuInfo>& gpus, const SliceOptions& options,
                       spdlog::logger& log);

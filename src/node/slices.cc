@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "alloc/snapshot.h"
+#include "node/config.h"
 #include "node/versions.h"
 
 namespace draplane::node {
@@ -95,6 +97,55 @@ std::map<std::string, DeviceAttribute> common_attributes(const GpuInfo& g) {
   return a;
 }
 
+// The driver's applyConsumableShares: the device may be allocated many times;
+// its memory (rounded down to the 1Mi step, which validRange needs max and
+// default to be multiples of) gets a request policy, and N adds `shares`. A
+// device without memory capacity gets allowMultipleAllocations only.
+void apply_consumable_shares(api::Device& d, const ConsumableShares& s) {
+  if (!s.enabled()) return;
+  d.allowMultipleAllocations = true;
+  // Deliberate difference: a partitionable device also has multiprocessors,
+  // engines... as capacities. Without a request policy each share would
+  // consume them whole (KEP 5075), so a shared GPU would take one share only;
+  // they get default 0, 0..value by 1 instead, and a claim may still ask for some.
+  for (auto& [name, cap] : d.capacity) {
+    if (name == kMemoryCapacity || cap.requestPolicy || cap.value.is_zero()) continue;  // 0: consumes nothing
+    api::CapacityRequestPolicy none;
+    none.default_ = Quantity::from_int(0);
+    none.validRange = api::CapacityRequestPolicyRange{Quantity::from_int(0), cap.value, Quantity::from_int(1)};
+    cap.requestPolicy = none;
+  }
+  auto mem = d.capacity.find(kMemoryCapacity);
+  if (mem == d.capacity.end()) return;
+  constexpr int64_t kStep = 1024 * 1024;
+  const Quantity max = qty(mem->second.value.value() / kStep * kStep);
+  const Quantity zero = Quantity::from_int(0);
+  const Quantity step = qty(kStep);
+  api::CapacityRequestPolicy policy;
+  if (s.mode == ConsumableShares::Mode::kMemory) {
+    policy.default_ = max;
+    policy.validRange = api::CapacityRequestPolicyRange{step, max, step};
+  } else {
+    policy.default_ = zero;
+    policy.validRange = api::CapacityRequestPolicyRange{zero, max, step};
+  }
+  mem->second = DeviceCapacity{max, policy};
+  if (s.mode != ConsumableShares::Mode::kShares) return;
+  const Quantity n = Quantity::from_int(s.shares);
+  const Quantity one = Quantity::from_int(1);
+  api::CapacityRequestPolicy shares;
+  shares.default_ = one;
+  shares.validRange = api::CapacityRequestPolicyRange{one, n, one};
+  d.capacity[kSharesCapacity] = DeviceCapacity{n, shares};
+}
+
+// The flag, when set, decides for every device; else the device's own entry.
+void apply_sharing(api::Device& d, const SliceOptions& o) {
+  if (o.consumable_shares.enabled()) return apply_consumable_shares(d, o.consumable_shares);
+  auto it = o.sharing.find(d.name);
+  if (it != o.sharing.end()) apply_consumable_shares(d, it->second);
+}
+
 bool partitionable(const GpuInfo& g, const SliceOptions& o) { return o.dynamic_mig && !g.mig_profiles.empty(); }
 
 api::Device full_gpu(const GpuInfo& g, const SliceOptions& o) {
@@ -110,18 +161,11 @@ api::Device full_gpu(const GpuInfo& g, const SliceOptions& o) {
   } else {
     d.capacity["memory"] = DeviceCapacity{qty(g.memory_bytes), std::nullopt};
   }
-  auto it = o.shares.find(d.name);
-  if (it != o.shares.end()) {
-    d.allowMultipleAllocations = true;
-    api::CapacityRequestPolicy policy;
-    policy.default_ = qty(1);
-    policy.validRange = api::CapacityRequestPolicyRange{qty(1), qty(it->second), qty(1)};
-    d.capacity[kSharesCapacity] = DeviceCapacity{qty(it->second), policy};
-  }
+  apply_sharing(d, o);
   return d;
 }
 
-api::Device mig_device(const GpuInfo& g, const MigProfile& p, const MigPlacement& pl) {
+api::Device mig_device(const GpuInfo& g, const MigProfile& p, const MigPlacement& pl, const SliceOptions& o) {
   api::Device d;
   d.name = mig_device_name(g.minor, p, pl.start);
   d.attributes = common_attributes(g);
@@ -130,6 +174,7 @@ api::Device mig_device(const GpuInfo& g, const MigProfile& p, const MigPlacement
   d.attributes["parentUUID"] = str(g.uuid);
   d.capacity = capacities(p);
   d.consumesCounters.push_back({counter_set_name(g.minor), counters(p, pl.start, pl.size)});
+  apply_sharing(d, o);
   return d;
 }
 
@@ -161,7 +206,112 @@ void chunk_devices(std::vector<api::Device> devices, size_t limit, const SliceOp
   }
 }
 
+// What one class asks its devices to publish: the sharing of its last config
+// for this driver (the one prepare applies), with the config's device kind
+// ("gpu" or "mig"); nullopt when it asks for none.
+struct ClassWants {
+  std::string type;
+  ConsumableShares shares;
+};
+Result<std::optional<ClassWants>> class_wants(const api::DeviceClass& c) {
+  std::optional<DeviceConfig> last;
+  for (size_t i = 0; i < c.spec.config.size(); ++i) {
+    const auto& opaque = c.spec.config[i].opaque;
+    if (!opaque || opaque->driver != kDriverName) continue;
+    ASSIGN_OR_RETURN(last, parse_device_config(opaque->parameters.text,
+                                               fmt::format("spec.config[{}].opaque.parameters", i),
+                                               ConfigSource::kClass));
+  }
+  if (!last || !last->sharing) return std::optional<ClassWants>();
+  ClassWants w;
+  w.type = last->kind == "MigDeviceConfig" ? "mig" : "gpu";
+  const Sharing& sh = *last->sharing;
+  if (sh.strategy == "MPS") {
+    w.shares.mode = ConsumableShares::Mode::kMemory;
+  } else if (sh.time_slicing && sh.time_slicing->replicas) {
+    w.shares = {ConsumableShares::Mode::kShares, *sh.time_slicing->replicas};
+  } else {
+    return std::optional<ClassWants>();  // time-slicing among one claim's containers only
+  }
+  return std::optional<ClassWants>(w);
+}
+
 }  // namespace
+
+Result<ConsumableShares> parse_consumable_shares(std::string_view value) {
+  if (value == "disabled") return ConsumableShares{};
+  if (value == "unlimited") return ConsumableShares{ConsumableShares::Mode::kUnlimited, 0};
+  if (value == "memory") return ConsumableShares{ConsumableShares::Mode::kMemory, 0};
+  int64_t n = 0;
+  bool digits = !value.empty() && value.size() <= 9;
+  for (char c : value) {
+    digits = digits && c >= '0' && c <= '9';
+    n = n * 10 + (c - '0');
+  }
+  if (!digits || n <= 0) {
+    return invalid_error(fmt::format(
+        "invalid value for --consumable-shares: \"{}\" (must be 'disabled', 'memory', 'unlimited', or a positive integer)",
+        value));
+  }
+  return ConsumableShares{ConsumableShares::Mode::kShares, n};
+}
+
+std::string to_string(const ConsumableShares& s) {
+  switch (s.mode) {
+    case ConsumableShares::Mode::kDisabled: return "disabled";
+    case ConsumableShares::Mode::kUnlimited: return "unlimited";
+    case ConsumableShares::Mode::kMemory: return "memory";
+    case ConsumableShares::Mode::kShares: break;
+  }
+  return std::to_string(s.shares);
+}
+
+Result<ClassSharing> class_sharing(const std::vector<GpuInfo>& gpus, const SliceOptions& options,
+                                   const std::vector<api::DeviceClass>& classes) {
+  ClassSharing out;
+  std::map<std::string, ClassWants> wanted;  // by class name: the first name wins a device
+  std::vector<api::DeviceClass> sharing_classes;
+  for (const api::DeviceClass& c : classes) {
+    auto w = class_wants(c);
+    if (!w.has_value()) {
+      out.warnings.push_back(fmt::format("DeviceClass {}: {}", c.metadata.name, w.error().message()));
+    } else if (*w) {
+      wanted.emplace(c.metadata.name, **w);
+      sharing_classes.push_back(c);
+    }
+  }
+  if (wanted.empty()) return out;
+  SliceOptions plain = options;  // selectors see the devices as published without sharing
+  plain.sharing.clear();
+  plain.consumable_shares = {};
+  ASSIGN_OR_RETURN(std::vector<api::ResourceSlice> slices, build_slices(gpus, plain));
+  auto snap = alloc::Snapshot::build(std::move(slices), std::move(sharing_classes));
+  for (const auto& [name, w] : wanted) {
+    const alloc::Snapshot::ClassEntry* entry = snap->find_class(name);
+    if (!entry) continue;
+    bool reported = false;  // one selector error per class is enough to fix it
+    for (uint32_t d = 0; d < snap->devices().size(); ++d) {
+      const api::Device& dev = snap->device(d);
+      if (entry->match[d] == alloc::Snapshot::kError && !reported) {
+        reported = true;
+        auto e = entry->errors.find(d);
+        out.warnings.push_back(fmt::format("DeviceClass {}: device {}: {}", name, dev.name,
+                                           e == entry->errors.end() ? "selector error" : e->second));
+      }
+      if (entry->match[d] != alloc::Snapshot::kYes) continue;
+      auto type = dev.attributes.find("type");
+      if (type == dev.attributes.end() || type->second.string_.value_or("") != w.type) continue;
+      auto [it, inserted] = out.by_class.emplace(dev.name, name);
+      if (!inserted) {
+        out.warnings.push_back(fmt::format("DeviceClass {}: device {} is already shared as DeviceClass {} says",
+                                           name, dev.name, it->second));
+        continue;
+      }
+      out.devices[dev.name] = w.shares;
+    }
+  }
+  return out;
+}
 
 std::string gpu_device_name(int minor) { return fmt::format("gpu-{}", minor); }
 std::string counter_set_name(int minor) { return fmt::format("gpu-{}-counter-set", minor); }
@@ -181,11 +331,16 @@ Result<std::vector<api::ResourceSlice>> build_slices(const std::vector<GpuInfo>&
   }
   std::sort(ordered.begin(), ordered.end(),
             [](const GpuInfo* a, const GpuInfo* b) { return a->pci_bus_id < b->pci_bus_id; });
-  for (const auto& [name, n] : o.shares) {
-    bool known = false;
-    for (const GpuInfo& g : gpus) known = known || gpu_device_name(g.minor) == name;
-    if (!known) return invalid_error(fmt::format("time-slicing replicas for {}: no such GPU", name));
-    if (n < 2) return invalid_error(fmt::format("time-slicing replicas for {}: {} must be at least 2", name, n));
+  for (const auto& [name, sharing] : o.sharing) {
+    if (!resolve_device(gpus, name).has_value()) {
+      return invalid_error(fmt::format("sharing of {}: no such device", name));
+    }
+    if (sharing.mode == ConsumableShares::Mode::kShares && sharing.shares < 1) {
+      return invalid_error(fmt::format("sharing of {}: shares {} must be at least 1", name, sharing.shares));
+    }
+  }
+  if (o.consumable_shares.mode == ConsumableShares::Mode::kShares && o.consumable_shares.shares < 1) {
+    return invalid_error(fmt::format("consumable shares {} must be at least 1", o.consumable_shares.shares));
   }
 
   std::vector<api::ResourceSlice> out;
@@ -215,7 +370,7 @@ Result<std::vector<api::ResourceSlice>> build_slices(const std::vector<GpuInfo>&
       devices.push_back(full_gpu(*g, o));
       if (partitionable(*g, o)) {
         for (const MigProfile& p : g->mig_profiles) {
-          for (const MigPlacement& pl : p.placements) devices.push_back(mig_device(*g, p, pl));
+          for (const MigPlacement& pl : p.placements) devices.push_back(mig_device(*g, p, pl, o));
         }
       }
       std::sort(devices.begin(), devices.end(),

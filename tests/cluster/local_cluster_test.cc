@@ -40,6 +40,21 @@ TEST(SimNodes, Parse) {
   EXPECT_EQ(default_sim_nodes().size(), 3u);
 }
 
+// Agent flags per node, as a query after GPUS.
+TEST(SimNodes, AgentFlags) {
+  auto n = parse_sim_nodes("a=sim:2xH100?mig=none&consumable-shares=memory;b=sim:1xH100");
+  ASSERT_TRUE(n.has_value()) << n.error().message();
+  EXPECT_EQ((*n)[0].gpus, "sim:2xH100");
+  EXPECT_FALSE((*n)[0].dynamic_mig);
+  EXPECT_EQ((*n)[0].consumable_shares, "memory");
+  EXPECT_TRUE((*n)[1].dynamic_mig);
+  EXPECT_EQ((*n)[1].consumable_shares, "disabled");
+  EXPECT_EQ(parse_sim_nodes("a=sim:1xH100?consumable-shares=0").error().message(),
+            "--nodes: a: \"consumable-shares=0\": expected mig=dynamic|none or "
+            "consumable-shares=disabled|unlimited|memory|N");
+  EXPECT_EQ(parse_sim_nodes("a=?mig=none").error().message(), "--nodes: a: GPUS must not be empty");
+}
+
 // --request-timeout takes a Go duration, as kube-apiserver's flag does.
 TEST(Duration, ParsesGoDurations) {
   using std::chrono::milliseconds;

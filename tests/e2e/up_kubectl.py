@@ -202,7 +202,8 @@ def run(work, log, proc):
     given = []
     for c in cl.values():
         for r in results(c):
-            given.append('%s/%s/%s' % (r['driver'], r['pool'], r['device']))
+            # A share (the seed's time-slicing class shares every GPU) has its own shareID.
+            given.append('%s/%s/%s/%s' % (r['driver'], r['pool'], r['device'], r.get('shareID', '')))
     check(len(given) == len(set(given)), 'no device given twice (%d results)' % len(given))
     corrected = results(cl['ml-training/gpu-claim-corrected'])
     check(len(corrected) == 2, 'corrected 40Gi claim: 2 devices')
@@ -256,7 +257,12 @@ def run(work, log, proc):
     check(bool(wait(freed, 60, 'claims deallocated after their pods were deleted')),
           'deleted pods: claims deallocated, generated claim deleted')
 
-    # 5. H100 first, A100 when no H100 is left.
+    # 5. H100 first, A100 when no H100 is left. Whole GPUs: the seed's
+    # time-slicing class of examples/ shares every GPU (its selector takes them
+    # all), so it goes first and the agents publish whole GPUs again.
+    kubectl('delete', 'deviceclass', 'nvidia-gpu')
+    wait(lambda: not any(d.get('allowMultipleAllocations') for s in kjson('get', 'resourceslices')['items']
+                         for d in s['spec'].get('devices', [])), 30, 'whole GPUs published again')
     kubectl('apply', '-f', '-', stdin='''
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaimTemplate

@@ -227,7 +227,7 @@ TEST(Slices, OrderByPciBusId) {
 
 TEST(Slices, TimeSlicingShares) {
   auto slices = *build_slices(sim("2xH100"), SliceOptions{.node_name = "n", .dynamic_mig = false,
-                                                          .shares = {{"gpu-1", 4}}});
+                                                          .sharing = {{"gpu-1", {ConsumableShares::Mode::kShares, 4}}}});
   const api::Device& d0 = slices[0].spec.devices[0];
   const api::Device& d1 = slices[0].spec.devices[1];
   EXPECT_FALSE(d0.allowMultipleAllocations.has_value());
@@ -241,10 +241,12 @@ TEST(Slices, TimeSlicingShares) {
   EXPECT_EQ(q(*c.requestPolicy->validRange->max), "4");
   EXPECT_EQ(q(*c.requestPolicy->validRange->step), "1");
 
-  auto bad = build_slices(sim("2xH100"), SliceOptions{.node_name = "n", .shares = {{"gpu-7", 4}}});
-  EXPECT_EQ(bad.error().message(), "time-slicing replicas for gpu-7: no such GPU");
-  bad = build_slices(sim("2xH100"), SliceOptions{.node_name = "n", .shares = {{"gpu-0", 1}}});
-  EXPECT_EQ(bad.error().message(), "time-slicing replicas for gpu-0: 1 must be at least 2");
+  auto bad = build_slices(sim("2xH100"),
+                          SliceOptions{.node_name = "n", .sharing = {{"gpu-7", {ConsumableShares::Mode::kShares, 4}}}});
+  EXPECT_EQ(bad.error().message(), "sharing of gpu-7: no such device");
+  bad = build_slices(sim("2xH100"),
+                     SliceOptions{.node_name = "n", .sharing = {{"gpu-0", {ConsumableShares::Mode::kShares, 0}}}});
+  EXPECT_EQ(bad.error().message(), "sharing of gpu-0: shares 0 must be at least 1");
   EXPECT_EQ(build_slices(sim("1xH100"), SliceOptions{}).error().code(), Code::kInvalid);
 }
 

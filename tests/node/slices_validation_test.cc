@@ -18,13 +18,17 @@ TEST(SlicesValidation, EveryLayoutIsValid) {
   struct Case {
     const char* spec;
     bool dynamic_mig;
-    std::map<std::string, int64_t> shares;
+    std::map<std::string, ConsumableShares> sharing;
+    ConsumableShares flag = {};
   } cases[] = {
       {"8xH100", true, {}},
       {"12xH100", true, {}},
       {"4xA100-40GB,2xH200", true, {}},
-      {"2xA100-80GB", true, {{"gpu-0", 4}}},
-      {"8xH100", false, {{"gpu-0", 4}, {"gpu-7", 16}}},
+      {"2xA100-80GB", true, {{"gpu-0", {ConsumableShares::Mode::kShares, 4}}}},
+      {"8xH100", false, {{"gpu-0", {ConsumableShares::Mode::kShares, 4}}, {"gpu-7", {ConsumableShares::Mode::kMemory}}}},
+      {"2xH100", true, {}, {ConsumableShares::Mode::kShares, 3}},
+      {"2xA100-40GB", true, {}, {ConsumableShares::Mode::kMemory}},
+      {"2xH200", false, {}, {ConsumableShares::Mode::kUnlimited}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.spec);
@@ -32,7 +36,8 @@ TEST(SlicesValidation, EveryLayoutIsValid) {
     ASSERT_TRUE(gpus.has_value());
     auto slices = build_slices(*gpus, SliceOptions{.node_name = "worker-1.example.com",
                                                    .dynamic_mig = c.dynamic_mig,
-                                                   .shares = c.shares});
+                                                   .consumable_shares = c.flag,
+                                                   .sharing = c.sharing});
     ASSERT_TRUE(slices.has_value()) << slices.error().message();
     for (const auto& s : *slices) {
       SCOPED_TRACE(s.metadata.name);
