@@ -88,8 +88,19 @@ class FillRun {
 
   Result<FillResult> run() {
     auto start = std::chrono::steady_clock::now();
-    std::vector<size_t> sequence = fill_sequence(tasks_, capacity_, options_.inflate, rng_);
+    std::vector<size_t> sequence;
+    if (options_.in_trace_order) {
+      sequence.resize(tasks_.size());
+      std::iota(sequence.begin(), sequence.end(), 0);
+    } else {
+      sequence = fill_sequence(tasks_, capacity_, options_.inflate, rng_);
+    }
     if (options_.max_tasks > 0 && sequence.size() > options_.max_tasks) sequence.resize(options_.max_tasks);
+    // The random node order that breaks score ties (after the task sequence, as
+    // the paper's simulator draws it).
+    rank_.resize(state_.size());
+    std::iota(rank_.begin(), rank_.end(), 0);
+    for (size_t i = rank_.size(); i > 1; --i) std::swap(rank_[i - 1], rank_[rng_.below(i)]);
     FillResult r;
     r.policy = std::string(policy_name(options_.policy));
     r.seed = options_.seed;
@@ -145,23 +156,33 @@ class FillRun {
       }
       return -1;
     }
-    // Among the best scores, uniformly at random (kube-scheduler's selectHost;
-    // RandomScore gives every feasible node the same chance).
+    if (options_.policy == PolicyKind::kRandom) return random_node(d);
+    // The best score; among equal ones the node first in the run's random node
+    // order. The paper's simulator names nodes "<random rank>-<name>" and its
+    // kube-scheduler fork breaks ties by the smallest name ("for
+    // reproducibility", vendor/k8s.io/kubernetes/pkg/scheduler/core), so ties
+    // go to a fixed random order per seed, not to a fresh random pick.
     long chosen = -1;
     int64_t best = 0;
-    uint64_t ties = 0;
     for (size_t n = 0; n < state_.size(); ++n) {
       const Cached& c = cached(n, d);
       if (!c.fits) continue;
-      if (chosen < 0 || c.score > best) {
+      if (chosen < 0 || c.score > best || (c.score == best && rank_[n] < rank_[static_cast<size_t>(chosen)])) {
         chosen = static_cast<long>(n);
         best = c.score;
-        ties = 1;
-      } else if (c.score == best && rng_.below(++ties) == 0) {
-        chosen = static_cast<long>(n);
       }
     }
     return chosen;
+  }
+
+  // RandomScore: a uniformly random feasible node.
+  long random_node(const Demand& d) {
+    std::vector<size_t> feasible;
+    for (size_t n = 0; n < state_.size(); ++n) {
+      if (cached(n, d).fits) feasible.push_back(n);
+    }
+    if (feasible.empty()) return -1;
+    return static_cast<long>(feasible[rng_.below(feasible.size())]);
   }
 
   Result<bool> place(size_t t) {
@@ -241,6 +262,7 @@ class FillRun {
   FragmentationMemo frag_;
   DraCluster dra_;
   std::vector<Cached> cache_;
+  std::vector<size_t> rank_;  // node -> position in the tie-breaking order
   std::vector<double> node_frag_;
   double frag_total_ = 0;
   int64_t capacity_ = 0, arrived_ = 0, allocated_ = 0;

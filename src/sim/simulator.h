@@ -26,6 +26,9 @@ struct FillOptions {
   double inflate = 1.3;
   // Stop after this many arrivals (0 = all): short runs for tests.
   size_t max_tasks = 0;
+  // The tasks once each in the trace's order, no shuffle and no copies
+  // (hand-worked tests).
+  bool in_trace_order = false;
   // Check after every placement that the simulator's view of each GPU equals
   // what the allocator's AllocatedState records, and that no node is
   // over-allocated (slow; tests).
