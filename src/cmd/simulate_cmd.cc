@@ -6,6 +6,8 @@
 // Output: a summary table (default), or one JSON object per run (--json, one
 // per line when several seeds or policies run); --csv FILE writes the curves.
 // Exit codes: 0 done, 2 bad flags or input, 1 internal error.
+#include <unistd.h>
+
 #include <fstream>
 #include <iostream>
 
@@ -69,6 +71,8 @@ int run_simulate(const SimulateFlags& flags) {
     return 2;
   }
   std::vector<sim::FillResult> runs;
+  // Progress only where a person watches: a terminal on stderr.
+  bool progress = !flags.quiet && isatty(STDERR_FILENO) != 0;
   for (auto policy : policies) {
     for (uint64_t seed : flags.seeds) {
       sim::FillOptions options;
@@ -77,15 +81,15 @@ int run_simulate(const SimulateFlags& flags) {
       options.inflate = flags.inflate;
       options.max_tasks = flags.max_tasks;
       options.verify = flags.verify;
-      if (!flags.quiet) {
-        options.progress_every = 2000;
+      if (progress) {
+        options.progress_every = 1000;
         options.progress = [policy, seed](size_t done, size_t total) {
           std::cerr << "simulate: " << sim::policy_name(policy) << " seed " << seed << ": " << done << "/" << total
                     << " tasks\r" << std::flush;
         };
       }
       auto r = sim::run_fill(*nodes, *tasks, options);
-      if (!flags.quiet) std::cerr << std::string(60, ' ') << "\r" << std::flush;
+      if (progress) std::cerr << std::string(60, ' ') << "\r" << std::flush;
       if (!r) {
         std::cerr << "simulate: " << r.error().message() << "\n";
         return r.error().code() == Code::kInvalid ? 2 : 1;
@@ -127,7 +131,7 @@ void add_simulate(CLI::App& app, int& exit_code) {
   sub->add_flag("--json", flags->json, "print one JSON object per run instead of the table");
   sub->add_option("--csv", flags->csv, "write the curves (arrived % -> allocated, fragmented) to this CSV file");
   sub->add_flag("--verify", flags->verify, "check after every placement that the simulator agrees with the allocator's state (slow)");
-  sub->add_flag("-q,--quiet", flags->quiet, "no progress on stderr");
+  sub->add_flag("-q,--quiet", flags->quiet, "no progress on stderr (shown only when stderr is a terminal)");
   sub->callback([flags, &exit_code] { exit_code = run_simulate(*flags); });
 }
 

@@ -57,8 +57,8 @@ grep -q -- "--nodes: $tmp/missing.csv: cannot open file" <<<"$err" || fail "miss
 
 # The shipped trace, a short prefix of the run, with the allocator cross-check on.
 if [ -f "$src/../shared/data/openb/openb_node_list_gpu_node.csv" ]; then
-  out=$("$bin" simulate --policy fgd --max-tasks 1500 --verify --json -q)
-  python3 -c 'import json,sys; r=json.loads(sys.argv[1]); assert r["tasks"]==1500 and r["scheduled_tasks"]>0, r' "$out"
+  out=$("$bin" simulate --policy fgd --max-tasks 800 --verify --json -q)
+  python3 -c 'import json,sys; r=json.loads(sys.argv[1]); assert r["tasks"]==800 and r["scheduled_tasks"]>0, r' "$out"
 else
   echo "skip: no shipped trace"
 fi
