@@ -4,48 +4,46 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <variant>
+
 namespace draplane::sim {
 
 std::string to_json(const FillResult& r, const std::string& trace) {
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  auto key = [&](const char* k) { w.Key(k); };
+  auto text = [&](const char* key, const std::string& value) {
+    w.Key(key);
+    w.String(value.c_str(), static_cast<rapidjson::SizeType>(value.size()));
+  };
   w.StartObject();
-  key("mode");
-  w.String("fill");
-  key("trace");
-  w.String(trace.c_str(), static_cast<rapidjson::SizeType>(trace.size()));
-  key("policy");
-  w.String(r.policy.c_str(), static_cast<rapidjson::SizeType>(r.policy.size()));
-  key("seed");
-  w.Uint64(r.seed);
-  key("tasks");
-  w.Uint64(r.tasks);
-  key("scheduled_tasks");
-  w.Uint64(r.scheduled);
-  key("failed_tasks");
-  w.Uint64(r.failed);
-  key("failed_gpu_tasks");
-  w.Uint64(r.gpu_tasks_failed);
-  key("gpu_capacity_milli");
-  w.Int64(r.capacity_milli);
-  key("arrived_gpu_milli");
-  w.Int64(r.arrived_milli);
-  key("allocated_gpu_milli");
-  w.Int64(r.allocated_milli);
-  key("gpu_allocation_ratio");
-  w.Double(r.gpu_allocation_ratio);
-  key("allocation_ratio_at_100");
-  if (r.allocation_ratio_at_100 < 0) w.Null();
-  else w.Double(r.allocation_ratio_at_100);
-  key("fragmented_gpu_ratio");
-  w.Double(r.fragmented_gpu_ratio);
-  key("fragmentation_rate");
-  w.Double(r.fragmentation_rate);
-  key("allocator_calls");
-  w.Int64(r.allocator_calls);
-  key("seconds");
-  w.Double(r.seconds);
+  text("mode", "fill");
+  text("trace", trace);
+  text("policy", r.policy);
+  // Counts are integers, ratios fractions of 1; allocation_ratio_at_100 is
+  // null when arrivals never reached 100%.
+  using Number = std::variant<int64_t, double>;
+  const std::pair<const char*, Number> numbers[] = {
+      {"seed", static_cast<int64_t>(r.seed)},
+      {"tasks", static_cast<int64_t>(r.tasks)},
+      {"scheduled_tasks", static_cast<int64_t>(r.scheduled)},
+      {"failed_tasks", static_cast<int64_t>(r.failed)},
+      {"failed_gpu_tasks", static_cast<int64_t>(r.gpu_tasks_failed)},
+      {"gpu_capacity_milli", r.capacity_milli},
+      {"arrived_gpu_milli", r.arrived_milli},
+      {"allocated_gpu_milli", r.allocated_milli},
+      {"allocator_calls", r.allocator_calls},
+      {"gpu_allocation_ratio", r.gpu_allocation_ratio},
+      {"allocation_ratio_at_100", r.allocation_ratio_at_100},
+      {"fragmented_gpu_ratio", r.fragmented_gpu_ratio},
+      {"fragmentation_rate", r.fragmentation_rate},
+      {"seconds", r.seconds},
+  };
+  for (const auto& [key, value] : numbers) {
+    w.Key(key);
+    if (const auto* i = std::get_if<int64_t>(&value)) w.Int64(*i);
+    else if (std::get<double>(value) < 0) w.Null();
+    else w.Double(std::get<double>(value));
+  }
   w.EndObject();
   return buf.GetString();
 }

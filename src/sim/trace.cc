@@ -83,8 +83,10 @@ struct Row {
   }
 };
 
+// Every row of the file at `path` through parse_one.
 template <typename T, typename F>
-Result<std::vector<T>> parse_rows(const Csv& csv, F parse_one) {
+Result<std::vector<T>> parse_rows(const std::string& path, F parse_one) {
+  ASSIGN_OR_RETURN(Csv csv, read_csv(path));
   std::vector<T> out;
   out.reserve(csv.lines.size());
   for (size_t i = 0; i < csv.lines.size(); ++i) {
@@ -99,18 +101,31 @@ Result<std::vector<T>> parse_rows(const Csv& csv, F parse_one) {
 
 constexpr int64_t kMaxMilli = int64_t{1} << 40;
 
+// The columns nodes and tasks share: a name, CPU and memory.
+struct Sized {
+  std::string name;
+  int64_t cpu_milli = 0, memory_mib = 0;
+};
+
+Result<Sized> sized(const Row& row, std::string_view name_column) {
+  Sized s;
+  ASSIGN_OR_RETURN(auto name, row.required(name_column));
+  ASSIGN_OR_RETURN(s.cpu_milli, row.integer("cpu_milli", 0, kMaxMilli));
+  ASSIGN_OR_RETURN(s.memory_mib, row.integer("memory_mib", 0, kMaxMilli));
+  s.name = std::string(name);
+  return s;
+}
+
 }  // namespace
 
 Result<std::vector<NodeSpec>> load_nodes(const std::string& path) {
-  auto csv = read_csv(path);
-  if (!csv) return csv.error();
-  return parse_rows<NodeSpec>(*csv, [](const Row& row) -> Result<NodeSpec> {
+  return parse_rows<NodeSpec>(path, [](const Row& row) -> Result<NodeSpec> {
     NodeSpec n;
-    ASSIGN_OR_RETURN(auto name, row.required("sn"));
-    ASSIGN_OR_RETURN(n.cpu_milli, row.integer("cpu_milli", 0, kMaxMilli));
-    ASSIGN_OR_RETURN(n.memory_mib, row.integer("memory_mib", 0, kMaxMilli));
+    ASSIGN_OR_RETURN(Sized s, sized(row, "sn"));
     ASSIGN_OR_RETURN(int64_t gpus, row.integer("gpu", 0, 8));
-    n.name = std::string(name);
+    n.name = std::move(s.name);
+    n.cpu_milli = s.cpu_milli;
+    n.memory_mib = s.memory_mib;
     n.gpus = static_cast<int>(gpus);
     n.model = std::string(row.cell("model").value_or(""));
     if (n.gpus > 0 && n.model.empty()) return invalid_error(row.where("model") + ": required when gpu > 0");
@@ -119,18 +134,16 @@ Result<std::vector<NodeSpec>> load_nodes(const std::string& path) {
 }
 
 Result<std::vector<TaskSpec>> load_tasks(const std::string& path) {
-  auto csv = read_csv(path);
-  if (!csv) return csv.error();
-  return parse_rows<TaskSpec>(*csv, [](const Row& row) -> Result<TaskSpec> {
+  return parse_rows<TaskSpec>(path, [](const Row& row) -> Result<TaskSpec> {
     TaskSpec t;
-    ASSIGN_OR_RETURN(auto name, row.required("name"));
-    ASSIGN_OR_RETURN(t.cpu_milli, row.integer("cpu_milli", 0, kMaxMilli));
-    ASSIGN_OR_RETURN(t.memory_mib, row.integer("memory_mib", 0, kMaxMilli));
+    ASSIGN_OR_RETURN(Sized s, sized(row, "name"));
     ASSIGN_OR_RETURN(int64_t num, row.integer("num_gpu", 0, 8));
     ASSIGN_OR_RETURN(int64_t milli, row.integer("gpu_milli", 0, 1000));
     ASSIGN_OR_RETURN(t.creation_time, row.optional_integer("creation_time"));
     ASSIGN_OR_RETURN(t.deletion_time, row.optional_integer("deletion_time"));
-    t.name = std::string(name);
+    t.name = std::move(s.name);
+    t.cpu_milli = s.cpu_milli;
+    t.memory_mib = s.memory_mib;
     t.num_gpu = static_cast<int>(num);
     t.gpu_milli = t.num_gpu == 0 ? 0 : milli;
     if (t.num_gpu > 0 && t.gpu_milli == 0) return invalid_error(row.where("gpu_milli") + ": must be > 0 when num_gpu > 0");
