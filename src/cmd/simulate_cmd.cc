@@ -27,11 +27,13 @@ struct SimulateFlags {
   std::string mode = "fill";
   std::string policy = "fgd";
   std::vector<uint64_t> seeds{42};
+  uint64_t seed_count = 1;
   double inflate = 1.3;
   size_t max_tasks = 0;
   bool json = false;
   bool verify = false;
   bool quiet = false;
+  bool compare = false;
   std::string csv;
 };
 
@@ -41,7 +43,7 @@ int run_simulate(const SimulateFlags& flags) {
     return 2;
   }
   std::vector<sim::PolicyKind> policies;
-  if (flags.policy == "all") {
+  if (flags.policy == "all" || flags.compare) {
     policies = sim::all_policies();
   } else {
     for (auto name : common::split(flags.policy, ',')) {
@@ -70,11 +72,15 @@ int run_simulate(const SimulateFlags& flags) {
     std::cerr << "--trace: " << tasks.error().message() << "\n";
     return 2;
   }
+  std::vector<uint64_t> seeds;
+  for (uint64_t first : flags.seeds) {
+    for (uint64_t k = 0; k < flags.seed_count; ++k) seeds.push_back(first + k);
+  }
   std::vector<sim::FillResult> runs;
   // Progress only where a person watches: a terminal on stderr.
   bool progress = !flags.quiet && isatty(STDERR_FILENO) != 0;
   for (auto policy : policies) {
-    for (uint64_t seed : flags.seeds) {
+    for (uint64_t seed : seeds) {
       sim::FillOptions options;
       options.policy = policy;
       options.seed = seed;
@@ -98,7 +104,8 @@ int run_simulate(const SimulateFlags& flags) {
       runs.push_back(std::move(*r));
     }
   }
-  if (!flags.json) sim::write_table(std::cout, runs, task_file);
+  if (flags.compare) sim::write_summary(std::cout, runs, task_file);
+  else if (!flags.json) sim::write_table(std::cout, runs, task_file);
   if (!flags.csv.empty()) {
     std::ofstream out(flags.csv);
     sim::write_curve_csv(out, runs);
@@ -125,9 +132,14 @@ void add_simulate(CLI::App& app, int& exit_code) {
                   "first-fit, random, dot-product, gpu-clustering, gpu-packing, best-fit, fgd; several separated by commas, or all")
       ->capture_default_str();
   sub->add_option("--seed", flags->seeds, "random seed(s); several run one after the other")->capture_default_str();
+  sub->add_option("--seeds", flags->seed_count, "run this many consecutive seeds from each --seed (the paper: --seed 42 --seeds 10)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   sub->add_option("--inflate", flags->inflate, "fill until the GPU requested reaches this many times the capacity")
       ->capture_default_str();
   sub->add_option("--max-tasks", flags->max_tasks, "stop after this many arrivals (0: all)");
+  sub->add_flag("--compare", flags->compare,
+                "every policy, and a table of means and standard deviations over the seeds (use with --seeds 10)");
   sub->add_flag("--json", flags->json, "print one JSON object per run instead of the table");
   sub->add_option("--csv", flags->csv, "write the curves (arrived % -> allocated, fragmented) to this CSV file");
   sub->add_flag("--verify", flags->verify, "check after every placement that the simulator agrees with the allocator's state (slow)");

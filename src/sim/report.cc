@@ -4,6 +4,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <cmath>
+#include <map>
 #include <variant>
 
 namespace draplane::sim {
@@ -67,6 +69,46 @@ void write_table(std::ostream& out, const std::vector<FillResult>& runs, const s
     out << fmt::format("{:<15} {:>5} {:>7} {:>7} {:>10} {:>9.2f}% {:>7.2f}% {:>7.2f}% {:>7.2f}\n", r.policy, r.seed,
                        r.tasks, r.failed, at100, 100 * r.gpu_allocation_ratio, 100 * r.fragmented_gpu_ratio,
                        100 * r.fragmentation_rate, r.seconds);
+  }
+}
+
+namespace {
+
+// "mean ± sd" in percent of values that are fractions of 1 (population sd, as the paper's tables).
+std::string mean_sd(const std::vector<double>& v) {
+  if (v.empty()) return "-";
+  double mean = 0, var = 0;
+  for (double x : v) mean += x;
+  mean /= static_cast<double>(v.size());
+  for (double x : v) var += (x - mean) * (x - mean);
+  var /= static_cast<double>(v.size());
+  return fmt::format("{:.2f} ± {:.2f}", 100 * mean, 100 * std::sqrt(var));
+}
+
+}  // namespace
+
+void write_summary(std::ostream& out, const std::vector<FillResult>& runs, const std::string& trace) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const FillResult*>> by_policy;
+  for (const auto& r : runs) {
+    if (!by_policy.count(r.policy)) order.push_back(r.policy);
+    by_policy[r.policy].push_back(&r);
+  }
+  out << fmt::format("trace: {}\n", trace);
+  out << fmt::format("{:<15} {:>5} {:>15} {:>15} {:>15} {:>8}\n", "policy", "seeds", "alloc@100% (%)",
+                     "alloc@end (%)", "frag (%)", "seconds");
+  for (const auto& policy : order) {
+    std::vector<double> at100, end, frag;
+    double seconds = 0;
+    for (const FillResult* r : by_policy[policy]) {
+      if (r->allocation_ratio_at_100 >= 0) at100.push_back(r->allocation_ratio_at_100);
+      end.push_back(r->gpu_allocation_ratio);
+      frag.push_back(r->fragmented_gpu_ratio);
+      seconds += r->seconds;
+    }
+    size_t n = by_policy[policy].size();
+    out << fmt::format("{:<15} {:>5} {:>15} {:>15} {:>15} {:>8.2f}\n", policy, n, mean_sd(at100), mean_sd(end),
+                       mean_sd(frag), seconds / static_cast<double>(n));
   }
 }
 

@@ -18,4 +18,7 @@ void write_curve_csv(std::ostream& out, const std::vector<FillResult>& runs);
 // Human summary: one row per run.
 void write_table(std::ostream& out, const std::vector<FillResult>& runs, const std::string& trace);
 
+// Mean and standard deviation over seeds, one row per policy (in first-run order).
+void write_summary(std::ostream& out, const std::vector<FillResult>& runs, const std::string& trace);
+
 }  // namespace draplane::sim

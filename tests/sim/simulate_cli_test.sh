@@ -43,6 +43,11 @@ head -1 "$tmp/curve.csv" | grep -qx 'policy,seed,arrived_pct,allocated,fragmente
 table=$("$bin" simulate --nodes "$tmp/nodes.csv" --trace "$tmp/tasks.csv" --policy first-fit,fgd --seed 1 --seed 2 -q)
 [ "$(grep -cE '^(first-fit|fgd) ' <<<"$table")" -eq 4 ] || fail "table rows: $table"
 
+# --compare: every policy, one row of means each.
+summary=$("$bin" simulate --nodes "$tmp/nodes.csv" --trace "$tmp/tasks.csv" --compare --seeds 3 -q)
+[ "$(grep -cE '^(first-fit|random|dot-product|gpu-clustering|gpu-packing|best-fit|fgd) +3 ' <<<"$summary")" -eq 7 ] \
+  || fail "compare rows: $summary"
+
 # Usage errors name the flag, exit 2.
 set +e
 err=$("$bin" simulate --nodes "$tmp/nodes.csv" --trace "$tmp/tasks.csv" --policy tetris 2>&1); rc=$?
