@@ -282,11 +282,13 @@ std::vector<size_t> fill_sequence(const std::vector<TaskSpec>& tasks, int64_t ca
   int64_t total = 0;
   for (const auto& t : tasks) total += t.total_gpu_milli();
   double target = inflate * static_cast<double>(capacity_milli);
-  if (static_cast<double>(total) < target) {
+  bool any_gpu = std::any_of(tasks.begin(), tasks.end(), [](const TaskSpec& t) { return t.gpu_milli > 0; });
+  if (static_cast<double>(total) < target && any_gpu) {
     // TunePodsByNodeTotalResource/tuneUpPods: random copies until the next one
     // would pass the target. Like the paper's simulator, the test compares the
     // copy's per-GPU milli, not its total, so a multi-GPU copy may overshoot by
-    // a few GPUs (kept: the published curves were made that way).
+    // a few GPUs (kept: the published curves were made that way). Without any
+    // GPU task there is nothing to fill with (the loop would never end).
     for (;;) {
       size_t pick = by_name[rng.below(by_name.size())];
       if (static_cast<double>(total + tasks[pick].gpu_milli) > target) break;

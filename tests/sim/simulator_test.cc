@@ -83,6 +83,19 @@ TEST(Fill, FgdKeepsWholeGpusForWholeGpuTasks) {
   }
 }
 
+TEST(Fill, TracesWithoutGpuTasksAreNotInflated) {
+  std::vector<NodeSpec> nodes{gpu_node("n0", 1, "T4")};
+  std::vector<TaskSpec> tasks{task("c0", 0, 0), task("c1", 0, 0)};
+  Rng rng(1);
+  EXPECT_EQ(fill_sequence(tasks, 1000, 1.3, rng).size(), 2u);
+  FillOptions o;
+  auto r = run_fill(nodes, tasks, o);
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(r->tasks, 2u);
+  EXPECT_EQ(r->scheduled, 2u);
+  EXPECT_EQ(r->allocation_ratio_at_100, -1);
+}
+
 TEST(Fill, ClaimsAreDraClaims) {
   TaskSpec share = task("s", 1, 250, 1000, {"T4", "P100"});
   auto c = task_claim(share, {3});
