@@ -13,6 +13,7 @@
 
 #include "cmd/commands.h"
 #include "common/split.h"
+#include "sim/plot.h"
 #include "sim/report.h"
 #include "sim/simulator.h"
 #include "sim/trace.h"
@@ -35,6 +36,7 @@ struct SimulateFlags {
   bool quiet = false;
   bool compare = false;
   std::string csv;
+  std::string plot;
 };
 
 int run_simulate(const SimulateFlags& flags) {
@@ -57,6 +59,10 @@ int run_simulate(const SimulateFlags& flags) {
   }
   if (!(flags.inflate > 0)) {
     std::cerr << "--inflate: must be greater than 0\n";
+    return 2;
+  }
+  if (!flags.plot.empty() && !flags.plot.ends_with(".svg")) {
+    std::cerr << "--plot: \"" << flags.plot << "\": only SVG output (a .svg file) is supported yet\n";
     return 2;
   }
   std::string dir = flags.data.empty() ? sim::default_trace_dir() : flags.data;
@@ -114,6 +120,14 @@ int run_simulate(const SimulateFlags& flags) {
       return 2;
     }
   }
+  if (!flags.plot.empty()) {
+    std::ofstream out(flags.plot);
+    out << sim::curves_svg(runs, "draplane simulate: " + flags.trace);
+    if (!out) {
+      std::cerr << "--plot: cannot write " << flags.plot << "\n";
+      return 2;
+    }
+  }
   return 0;
 }
 
@@ -142,6 +156,7 @@ void add_simulate(CLI::App& app, int& exit_code) {
                 "every policy, and a table of means and standard deviations over the seeds (use with --seeds 10)");
   sub->add_flag("--json", flags->json, "print one JSON object per run instead of the table");
   sub->add_option("--csv", flags->csv, "write the curves (arrived % -> allocated, fragmented) to this CSV file");
+  sub->add_option("--plot", flags->plot, "write the curves as an SVG figure (FILE.svg), one curve per policy, mean over seeds");
   sub->add_flag("--verify", flags->verify, "check after every placement that the simulator agrees with the allocator's state (slow)");
   sub->add_flag("-q,--quiet", flags->quiet, "no progress on stderr (shown only when stderr is a terminal)");
   sub->callback([flags, &exit_code] { exit_code = run_simulate(*flags); });

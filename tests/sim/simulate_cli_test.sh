@@ -39,6 +39,20 @@ PY
 head -1 "$tmp/curve.csv" | grep -qx 'policy,seed,arrived_pct,allocated,fragmented,frag_rate' || fail "csv header"
 [ "$(wc -l < "$tmp/curve.csv")" -gt 1 ] || fail "csv has no points"
 
+# --plot: an SVG with one solid and one dashed curve per policy.
+"$bin" simulate --nodes "$tmp/nodes.csv" --trace "$tmp/tasks.csv" --policy first-fit,fgd --seeds 2 -q --plot "$tmp/c.svg" >/dev/null
+python3 - "$tmp/c.svg" <<'PY'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+lines = [e for e in root.iter() if e.tag.endswith("polyline")]
+assert sorted((e.get("class"), e.get("data-policy")) for e in lines) == [
+    ("allocated", "fgd"), ("allocated", "first-fit"), ("fragmented", "fgd"), ("fragmented", "first-fit")], lines
+PY
+set +e
+err=$("$bin" simulate --nodes "$tmp/nodes.csv" --trace "$tmp/tasks.csv" --plot "$tmp/c.png" 2>&1); rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q -- '--plot: ' <<<"$err" || fail "png plot: rc $rc $err"
+
 # Table: one row per policy and seed.
 table=$("$bin" simulate --nodes "$tmp/nodes.csv" --trace "$tmp/tasks.csv" --policy first-fit,fgd --seed 1 --seed 2 -q)
 [ "$(grep -cE '^(first-fit|fgd) ' <<<"$table")" -eq 4 ] || fail "table rows: $table"
