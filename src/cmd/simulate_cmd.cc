@@ -3,8 +3,9 @@
 // allocator, and reports how much of the GPU capacity gets allocated
 // (docs/simulation.md).
 //
-// Output: a summary table (default), or one JSON object per run (--json, one
-// per line when several seeds or policies run); --csv FILE writes the curves.
+// Output: a summary table (default; --compare: means and standard deviations
+// over seeds), or one JSON object per run (--json, one per line when several
+// seeds or policies run); --csv FILE writes the curves, --plot FILE.svg a figure.
 // Exit codes: 0 done, 2 bad flags or input, 1 internal error.
 #include <unistd.h>
 
@@ -40,8 +41,8 @@ struct SimulateFlags {
 };
 
 int run_simulate(const SimulateFlags& flags) {
-  if (flags.mode != "fill") {
-    std::cerr << "--mode: \"" << flags.mode << "\" is not supported yet: accepted values are fill\n";
+  if (flags.mode != "fill" && flags.mode != "replay") {
+    std::cerr << "--mode: \"" << flags.mode << "\": accepted values are fill, replay\n";
     return 2;
   }
   std::vector<sim::PolicyKind> policies;
@@ -88,6 +89,7 @@ int run_simulate(const SimulateFlags& flags) {
   for (auto policy : policies) {
     for (uint64_t seed : seeds) {
       sim::FillOptions options;
+      options.mode = flags.mode == "replay" ? sim::Mode::kReplay : sim::Mode::kFill;
       options.policy = policy;
       options.seed = seed;
       options.inflate = flags.inflate;
@@ -141,7 +143,7 @@ void add_simulate(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   sub->add_option("--nodes", flags->nodes, "node list CSV (default: the trace's GPU nodes)");
   sub->add_option("--data", flags->data, "folder of the shipped trace (default: ../shared/data/openb beside the source tree, or $DRAPLANE_DATA_DIR/openb)");
-  sub->add_option("--mode", flags->mode, "fill: tasks arrive in random order and never leave")->capture_default_str();
+  sub->add_option("--mode", flags->mode, "fill: tasks arrive in random order and never leave, until --inflate; replay: arrivals and departures at the trace's times")->capture_default_str();
   sub->add_option("--policy", flags->policy,
                   "first-fit, random, dot-product, gpu-clustering, gpu-packing, best-fit, fgd; several separated by commas, or all")
       ->capture_default_str();

@@ -126,6 +126,11 @@ void DraCluster::commit(size_t node, const api::AllocationResult& result) {
   ++allocations_;
 }
 
+void DraCluster::release(size_t node, const api::AllocationResult& result) {
+  allocated_->remove(result);
+  view(node).refresh_allocations();
+}
+
 int64_t DraCluster::consumed_milli(size_t node, int gpu) const {
   auto key = snapshot_->find_key(kDriver, nodes_[node].metadata.name, "gpu" + std::to_string(gpu));
   if (!key) return 0;

@@ -56,6 +56,8 @@ class DraCluster {
                                                         const std::vector<int>& pinned);
   // Records an allocation (as the scheduler's cache does once a claim is allocated).
   void commit(size_t node, const api::AllocationResult& result);
+  // Releases a committed allocation (the claim's pod left).
+  void release(size_t node, const api::AllocationResult& result);
 
   const alloc::Snapshot& snapshot() const { return *snapshot_; }
   const alloc::AllocatedState& allocated() const { return *allocated_; }

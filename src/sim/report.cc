@@ -18,11 +18,12 @@ std::string to_json(const FillResult& r, const std::string& trace) {
     w.String(value.c_str(), static_cast<rapidjson::SizeType>(value.size()));
   };
   w.StartObject();
-  text("mode", "fill");
+  text("mode", r.mode);
   text("trace", trace);
   text("policy", r.policy);
   // Counts are integers, ratios fractions of 1; allocation_ratio_at_100 is
-  // null when arrivals never reached 100%.
+  // null when arrivals never reached 100% (and in replay), the mean and peak
+  // null in fill mode.
   using Number = std::variant<int64_t, double>;
   const std::pair<const char*, Number> numbers[] = {
       {"seed", static_cast<int64_t>(r.seed)},
@@ -38,6 +39,8 @@ std::string to_json(const FillResult& r, const std::string& trace) {
       {"allocation_ratio_at_100", r.allocation_ratio_at_100},
       {"fragmented_gpu_ratio", r.fragmented_gpu_ratio},
       {"fragmentation_rate", r.fragmentation_rate},
+      {"mean_allocation_ratio", r.mean_allocation_ratio},
+      {"peak_allocation_ratio", r.peak_allocation_ratio},
       {"seconds", r.seconds},
   };
   for (const auto& [key, value] : numbers) {

@@ -13,7 +13,8 @@ namespace draplane::sim {
 // {"policy", "seed", "tasks", "scheduled_tasks", "failed_tasks",
 //  "gpu_allocation_ratio", "allocation_ratio_at_100", "fragmented_gpu_ratio", ...}
 std::string to_json(const FillResult& r, const std::string& trace);
-// policy,seed,arrived_pct,allocated,fragmented,frag_rate -- one line per curve point.
+// policy,seed,arrived_pct,allocated,fragmented,frag_rate -- one line per curve
+// point (arrived_pct is the percent of the trace's time span in replay mode).
 void write_curve_csv(std::ostream& out, const std::vector<FillResult>& runs);
 // Human summary: one row per run.
 void write_table(std::ostream& out, const std::vector<FillResult>& runs, const std::string& trace);

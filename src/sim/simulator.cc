@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <tuple>
 
 #include "sim/dra.h"
@@ -35,15 +36,11 @@ int assign_shapes(std::vector<Demand>& demands) {
   return static_cast<int>(ids.size());
 }
 
-std::vector<CurvePoint> make_curve(const std::vector<Event>& events, int64_t capacity, double inflate) {
+// Mean of the events at each percent `x[i]` from 0 to `last`.
+std::vector<CurvePoint> make_curve(const std::vector<Event>& events, const std::vector<int>& pct, int64_t capacity,
+                                   int last) {
   std::vector<CurvePoint> curve;
   if (capacity <= 0) return curve;
-  std::vector<int> pct(events.size());
-  for (size_t i = 0; i < events.size(); ++i) {
-    // Python's round(): half to even, as nearbyint in the default rounding mode.
-    pct[i] = static_cast<int>(std::nearbyint(100.0 * static_cast<double>(events[i].arrived) / capacity));
-  }
-  int last = static_cast<int>(std::ceil(inflate * 100));
   for (int p = 0; p <= last; ++p) {
     for (int width : {0, 1}) {  // the analysis script widens to +-1 when a percent has no arrival
       CurvePoint point{p, 0, 0, 0};
@@ -88,38 +85,16 @@ class FillRun {
 
   Result<FillResult> run() {
     auto start = std::chrono::steady_clock::now();
-    std::vector<size_t> sequence;
-    if (options_.in_trace_order) {
-      sequence.resize(tasks_.size());
-      std::iota(sequence.begin(), sequence.end(), 0);
-    } else {
-      sequence = fill_sequence(tasks_, capacity_, options_.inflate, rng_);
-    }
-    if (options_.max_tasks > 0 && sequence.size() > options_.max_tasks) sequence.resize(options_.max_tasks);
-    // The random node order that breaks score ties (after the task sequence, as
-    // the paper's simulator draws it).
-    rank_.resize(state_.size());
-    std::iota(rank_.begin(), rank_.end(), 0);
-    for (size_t i = rank_.size(); i > 1; --i) std::swap(rank_[i - 1], rank_[rng_.below(i)]);
     FillResult r;
     r.policy = std::string(policy_name(options_.policy));
     r.seed = options_.seed;
     r.capacity_milli = capacity_;
-    std::vector<Event> events;
-    events.reserve(sequence.size());
-    for (size_t i = 0; i < sequence.size(); ++i) {
-      size_t t = sequence[i];
-      arrived_ += demands_[t].total_milli();
-      ASSIGN_OR_RETURN(bool placed, place(t));
-      ++(placed ? r.scheduled : r.failed);
-      if (!placed && demands_[t].num > 0) ++r.gpu_tasks_failed;
-      events.push_back(Event{arrived_, allocated_, frag_total_, static_cast<double>(capacity_ - allocated_)});
-      if (options_.progress && options_.progress_every > 0 && (i + 1) % options_.progress_every == 0) {
-        options_.progress(i + 1, sequence.size());
-      }
+    if (options_.mode == Mode::kReplay) {
+      RETURN_IF_ERROR(replay(r));
+    } else {
+      RETURN_IF_ERROR(fill(r));
     }
     if (options_.verify) RETURN_IF_ERROR(verify_all());
-    r.tasks = sequence.size();
     r.arrived_milli = arrived_;
     r.allocated_milli = allocated_;
     r.allocator_calls = dra_.allocations();
@@ -129,15 +104,115 @@ class FillRun {
       double idle = static_cast<double>(capacity_ - allocated_);
       r.fragmentation_rate = idle > 0 ? frag_total_ / idle : 0;
     }
-    r.curve = make_curve(events, capacity_, options_.inflate);
-    for (const auto& p : r.curve) {
-      if (p.arrived_pct == 100) r.allocation_ratio_at_100 = p.allocated;
-    }
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return r;
   }
 
  private:
+  // The random node order that breaks score ties.
+  void draw_node_order() {
+    rank_.resize(state_.size());
+    std::iota(rank_.begin(), rank_.end(), 0);
+    for (size_t i = rank_.size(); i > 1; --i) std::swap(rank_[i - 1], rank_[rng_.below(i)]);
+  }
+
+  Event snapshot() const {
+    return Event{arrived_, allocated_, frag_total_, static_cast<double>(capacity_ - allocated_)};
+  }
+
+  void report_progress(size_t done, size_t total) const {
+    if (options_.progress && options_.progress_every > 0 && done % options_.progress_every == 0) {
+      options_.progress(done, total);
+    }
+  }
+
+  Result<void> arrive(size_t t, FillResult& r) {
+    arrived_ += demands_[t].total_milli();
+    ASSIGN_OR_RETURN(bool placed, place(t));
+    ++(placed ? r.scheduled : r.failed);
+    if (!placed && demands_[t].num > 0) ++r.gpu_tasks_failed;
+    ++r.tasks;
+    return {};
+  }
+
+  Result<void> fill(FillResult& r) {
+    std::vector<size_t> sequence;
+    if (options_.in_trace_order) {
+      sequence.resize(tasks_.size());
+      std::iota(sequence.begin(), sequence.end(), 0);
+    } else {
+      sequence = fill_sequence(tasks_, capacity_, options_.inflate, rng_);
+    }
+    if (options_.max_tasks > 0 && sequence.size() > options_.max_tasks) sequence.resize(options_.max_tasks);
+    draw_node_order();  // after the task sequence, as the paper's simulator draws it
+    std::vector<Event> events;
+    std::vector<int> pct;
+    events.reserve(sequence.size());
+    for (size_t i = 0; i < sequence.size(); ++i) {
+      RETURN_IF_ERROR(arrive(sequence[i], r));
+      events.push_back(snapshot());
+      // Python's round(): half to even, as nearbyint in the default rounding mode.
+      pct.push_back(capacity_ > 0 ? static_cast<int>(std::nearbyint(100.0 * static_cast<double>(arrived_) / capacity_)) : 0);
+      report_progress(i + 1, sequence.size());
+    }
+    r.curve = make_curve(events, pct, capacity_, static_cast<int>(std::ceil(options_.inflate * 100)));
+    for (const auto& p : r.curve) {
+      if (p.arrived_pct == 100) r.allocation_ratio_at_100 = p.allocated;
+    }
+    return {};
+  }
+
+  Result<void> replay(FillResult& r) {
+    r.mode = "replay";
+    struct Step {
+      int64_t time;
+      int kind;  // 0 departure, 1 arrival: departures first at equal times
+      size_t task;
+      bool operator<(const Step& o) const { return std::tie(time, kind, task) < std::tie(o.time, o.kind, o.task); }
+    };
+    std::vector<Step> steps;
+    for (size_t t = 0; t < tasks_.size(); ++t) {
+      const TaskSpec& task = tasks_[t];
+      if (!task.creation_time) {
+        return invalid_error("task " + task.name + ": replay needs creation_time (the trace has no such column)");
+      }
+      steps.push_back(Step{*task.creation_time, 1, t});
+      if (task.deletion_time && *task.deletion_time > *task.creation_time) {
+        steps.push_back(Step{*task.deletion_time, 0, t});
+      }
+    }
+    std::sort(steps.begin(), steps.end());
+    draw_node_order();
+    placed_.resize(tasks_.size());
+    std::vector<Event> events;
+    std::vector<int64_t> times;
+    size_t arrivals = 0;
+    for (const Step& step : steps) {
+      if (step.kind == 1) {
+        if (options_.max_tasks > 0 && arrivals == options_.max_tasks) break;
+        RETURN_IF_ERROR(arrive(step.task, r));
+        report_progress(++arrivals, tasks_.size());
+      } else {
+        RETURN_IF_ERROR(release(step.task));
+      }
+      events.push_back(snapshot());
+      times.push_back(step.time);
+    }
+    if (events.empty() || capacity_ <= 0) return {};
+    int64_t t0 = times.front(), span = std::max<int64_t>(1, times.back() - t0);
+    std::vector<int> pct;
+    double weighted = 0;
+    r.peak_allocation_ratio = 0;
+    for (size_t i = 0; i < events.size(); ++i) {
+      pct.push_back(static_cast<int>(std::nearbyint(100.0 * static_cast<double>(times[i] - t0) / span)));
+      if (i + 1 < events.size()) weighted += static_cast<double>(events[i].allocated) * (times[i + 1] - times[i]);
+      r.peak_allocation_ratio = std::max(r.peak_allocation_ratio, static_cast<double>(events[i].allocated) / capacity_);
+    }
+    r.mean_allocation_ratio = weighted / (static_cast<double>(span) * capacity_);
+    r.curve = make_curve(events, pct, capacity_, 100);
+    return {};
+  }
+
   const Cached& cached(size_t n, const Demand& d) {
     Cached& c = cache_[n * static_cast<size_t>(shape_count_) + static_cast<size_t>(d.shape)];
     if (c.version != state_[n].version) {
@@ -198,22 +273,44 @@ class FillRun {
         return internal_error("allocator found no devices for task " + tasks_[t].name + " on node " +
                               nodes_[n].name + " where the simulator's filter found room");
       }
-      RETURN_IF_ERROR(apply(n, *result));
+      RETURN_IF_ERROR(apply(n, *result, +1));
       dra_.commit(n, *result);
+      if (options_.mode == Mode::kReplay) placed_[t] = Placed{n, std::move(*result)};
+    } else if (options_.mode == Mode::kReplay) {
+      placed_[t] = Placed{n, std::nullopt};
     }
-    node.cpu_left -= d.cpu;
-    node.mem_left -= d.memory;
-    if (d.affinity() >= 0) ++node.affinity[d.affinity()];
+    RETURN_IF_ERROR(changed(n, d, +1));
+    return true;
+  }
+
+  // A task leaves: its devices, CPU and memory return to the node.
+  Result<void> release(size_t t) {
+    if (!placed_[t]) return {};  // never placed
+    Placed p = std::move(*placed_[t]);
+    placed_[t].reset();
+    if (p.result) {
+      RETURN_IF_ERROR(apply(p.node, *p.result, -1));
+      dra_.release(p.node, *p.result);
+    }
+    return changed(p.node, demands_[t], -1);
+  }
+
+  // Node `n` gained (+1) or lost (-1) task `d`: CPU, memory, kinds, fragmentation.
+  Result<void> changed(size_t n, const Demand& d, int sign) {
+    NodeState& node = state_[n];
+    node.cpu_left -= sign * d.cpu;
+    node.mem_left -= sign * d.memory;
+    if (d.affinity() >= 0) node.affinity[d.affinity()] += sign;
     ++node.version;
     frag_total_ -= node_frag_[n];
     node_frag_[n] = frag_(node);
     frag_total_ += node_frag_[n];
     if (options_.verify) RETURN_IF_ERROR(verify(n));
-    return true;
+    return {};
   }
 
-  // Takes what the allocator gave into the simulator's view.
-  Result<void> apply(size_t n, const api::AllocationResult& result) {
+  // Takes what the allocator gave (sign +1) or a release (-1) into the simulator's view.
+  Result<void> apply(size_t n, const api::AllocationResult& result, int sign) {
     NodeState& node = state_[n];
     for (const auto& dev : result.devices.results) {
       int g = gpu_index(dev.device);
@@ -222,7 +319,7 @@ class FillRun {
         return internal_error("allocation result for node " + nodes_[n].name + " names device " + dev.pool + "/" +
                               dev.device + " without milli consumed capacity");
       }
-      int64_t milli = it->second.value();
+      int64_t milli = sign * it->second.value();
       node.left[g] -= static_cast<int32_t>(milli);
       allocated_ += milli;
     }
@@ -263,6 +360,12 @@ class FillRun {
   DraCluster dra_;
   std::vector<Cached> cache_;
   std::vector<size_t> rank_;  // node -> position in the tie-breaking order
+  // Replay: where each task runs and what the allocator gave it (no result for a CPU-only task).
+  struct Placed {
+    size_t node = 0;
+    std::optional<api::AllocationResult> result;
+  };
+  std::vector<std::optional<Placed>> placed_;
   std::vector<double> node_frag_;
   double frag_total_ = 0;
   int64_t capacity_ = 0, arrived_ = 0, allocated_ = 0;

@@ -62,6 +62,19 @@ summary=$("$bin" simulate --nodes "$tmp/nodes.csv" --trace "$tmp/tasks.csv" --co
 [ "$(grep -cE '^(first-fit|random|dot-product|gpu-clustering|gpu-packing|best-fit|fgd) +3 ' <<<"$summary")" -eq 7 ] \
   || fail "compare rows: $summary"
 
+# Replay: the tiny trace with times; a node list has none and fails as usage.
+cat > "$tmp/timed.csv" <<'CSV'
+name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time
+a,1000,1024,1,1000,,LS,Running,0,10,0
+b,1000,1024,2,1000,,LS,Running,5,20,5
+CSV
+out=$("$bin" simulate --nodes "$tmp/nodes.csv" --trace "$tmp/timed.csv" --mode replay --json -q)
+python3 -c 'import json,sys; r=json.loads(sys.argv[1]); assert r["mode"]=="replay" and r["peak_allocation_ratio"]==1.0 and r["allocation_ratio_at_100"] is None, r' "$out"
+set +e
+err=$("$bin" simulate --nodes "$tmp/nodes.csv" --trace "$tmp/tasks.csv" --mode replay -q 2>&1); rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q 'replay needs creation_time' <<<"$err" || fail "replay without times: rc $rc $err"
+
 # Usage errors name the flag, exit 2.
 set +e
 err=$("$bin" simulate --nodes "$tmp/nodes.csv" --trace "$tmp/tasks.csv" --policy tetris 2>&1); rc=$?
