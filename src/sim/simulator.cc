@@ -20,7 +20,7 @@ struct Cached {
   int64_t score = 0;
 };
 
-// After each arrival.
+// The cluster after one arrival (or departure).
 struct Event {
   int64_t arrived = 0, allocated = 0;
   double fragmented = 0, idle = 0;
@@ -36,7 +36,8 @@ int assign_shapes(std::vector<Demand>& demands) {
   return static_cast<int>(ids.size());
 }
 
-// Mean of the events at each percent `x[i]` from 0 to `last`.
+// The mean of the events at each percent from 0 to `last`; pct[i] is event i's
+// percent (of arrived workload, or of the time span).
 std::vector<CurvePoint> make_curve(const std::vector<Event>& events, const std::vector<int>& pct, int64_t capacity,
                                    int last) {
   std::vector<CurvePoint> curve;
@@ -54,9 +55,10 @@ std::vector<CurvePoint> make_curve(const std::vector<Event>& events, const std::
         ++n;
       }
       if (n == 0) continue;
-      point.allocated /= n;
-      point.fragmented /= n;
-      point.frag_rate /= n;
+      auto count = static_cast<double>(n);
+      point.allocated /= count;
+      point.fragmented /= count;
+      point.frag_rate /= count;
       curve.push_back(point);
       break;
     }
@@ -64,9 +66,9 @@ std::vector<CurvePoint> make_curve(const std::vector<Event>& events, const std::
   return curve;
 }
 
-class FillRun {
+class Simulation {
  public:
-  FillRun(const std::vector<NodeSpec>& nodes, const std::vector<TaskSpec>& tasks, const FillOptions& options)
+  Simulation(const std::vector<NodeSpec>& nodes, const std::vector<TaskSpec>& tasks, const FillOptions& options)
       : nodes_(nodes), tasks_(tasks), options_(options), rng_(options.seed), frag_(&shapes_), dra_(nodes) {
     for (const auto& n : nodes) {
       state_.push_back(make_node_state(n, models_));
@@ -411,7 +413,7 @@ std::vector<size_t> fill_sequence(const std::vector<TaskSpec>& tasks, int64_t ca
 
 Result<FillResult> run_fill(const std::vector<NodeSpec>& nodes, const std::vector<TaskSpec>& tasks,
                             const FillOptions& options) {
-  FillRun run(nodes, tasks, options);
+  Simulation run(nodes, tasks, options);
   return run.run();
 }
 
