@@ -161,7 +161,12 @@ std::string default_trace_dir() {
   if (const char* env = std::getenv("DRAPLANE_DATA_DIR"); env != nullptr && *env != '\0') {
     return (std::filesystem::path(env) / "openb").string();
   }
-  return (std::filesystem::path(DRAPLANE_DEFAULT_DATA_DIR) / "openb").lexically_normal().string();
+  auto built = (std::filesystem::path(DRAPLANE_DEFAULT_DATA_DIR) / "openb").lexically_normal();
+  // A binary run away from its source tree (copied, installed) looks beside
+  // the repository it is run from.
+  auto here = std::filesystem::path("..") / "shared" / "data" / "openb";
+  if (!std::filesystem::exists(built) && std::filesystem::exists(here)) return here.string();
+  return built.string();
 }
 
 std::string resolve_task_file(const std::string& trace, const std::string& dir) {

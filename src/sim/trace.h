@@ -47,7 +47,8 @@ Result<std::vector<NodeSpec>> load_nodes(const std::string& path);
 Result<std::vector<TaskSpec>> load_tasks(const std::string& path);
 
 // Folder of the shipped trace: $DRAPLANE_DATA_DIR/openb when set, else
-// ../shared/data/openb beside the source tree this binary was built from.
+// ../shared/data/openb beside the source tree this binary was built from, else
+// ../shared/data/openb from the current directory (a repository root).
 std::string default_trace_dir();
 // "default", "gpushare100", ... -> <dir>/openb_pod_list_<name>.csv; anything
 // with a '/' or ending in .csv is a path and returned as is.
