@@ -83,6 +83,26 @@ TEST(Fill, FgdKeepsWholeGpusForWholeGpuTasks) {
   }
 }
 
+TEST(Fill, GpuClusteringSeparatesKindsBestFitPacks) {
+  // Two empty 2-GPU nodes (the first share lands on either: call it A).
+  // gpu-clustering: the 1-GPU task avoids A (another kind there: 25*6500/8000
+  // = 20 against 18 + 25 = 43 for the empty node B); the second share joins
+  // the first on A (95 against 21) on its tightest GPU. No node keeps two
+  // whole GPUs: the 2-GPU task fails.
+  // best-fit: the 1-GPU task goes to A (score 91 against 87: less left after),
+  // so B stays whole for the 2-GPU task.
+  std::vector<NodeSpec> nodes{gpu_node("n0", 2, "T4"), gpu_node("n1", 2, "T4")};
+  std::vector<TaskSpec> tasks{task("s0", 1, 500), task("w1", 1, 1000), task("s2", 1, 300), task("w2", 2, 1000)};
+  auto clustering = run_fill(nodes, tasks, ordered(PolicyKind::kGpuClustering));
+  ASSERT_TRUE(clustering) << clustering.error().message();
+  EXPECT_EQ(clustering->failed, 1u);
+  EXPECT_EQ(clustering->allocated_milli, 1800);
+  auto best_fit = run_fill(nodes, tasks, ordered(PolicyKind::kBestFit));
+  ASSERT_TRUE(best_fit) << best_fit.error().message();
+  EXPECT_EQ(best_fit->failed, 0u);
+  EXPECT_EQ(best_fit->allocated_milli, 3800);
+}
+
 TEST(Fill, TracesWithoutGpuTasksAreNotInflated) {
   std::vector<NodeSpec> nodes{gpu_node("n0", 1, "T4")};
   std::vector<TaskSpec> tasks{task("c0", 0, 0), task("c1", 0, 0)};
