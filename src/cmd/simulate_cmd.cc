@@ -151,7 +151,7 @@ void add_simulate(CLI::App& app, int& exit_code) {
   sub->add_option("--seeds", flags->seed_count, "run this many consecutive seeds from each --seed (the paper: --seed 42 --seeds 10)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  sub->add_option("--inflate", flags->inflate, "fill until the GPU requested reaches this many times the capacity")
+  sub->add_option("--inflate", flags->inflate, "fill mode: add tasks until the GPU requested reaches this many times the capacity")
       ->capture_default_str();
   sub->add_option("--max-tasks", flags->max_tasks, "stop after this many arrivals (0: all)");
   sub->add_flag("--compare", flags->compare,
