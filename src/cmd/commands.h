@@ -17,5 +17,6 @@ void add_scheduler(CLI::App& app, int& exit_code);  // scheduler_cmd.cc
 void add_agent(CLI::App& app, int& exit_code);        // agent_cmd.cc
 void add_controllers(CLI::App& app, int& exit_code);  // controllers_cmd.cc
 void add_up(CLI::App& app, int& exit_code);           // up_cmd.cc
+void add_simulate(CLI::App& app, int& exit_code);     // simulate_cmd.cc
 
 }  // namespace draplane::cmd

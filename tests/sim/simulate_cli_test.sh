@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# `draplane simulate` through the CLI: a hand-made cluster and task list (always),
+# then a short run of the shipped trace when ../shared/data is there.
+# Usage: simulate_cli_test.sh DRAPLANE_BINARY SOURCE_DIR
+set -euo pipefail
+bin=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+cat > "$tmp/nodes.csv" <<'CSV'
+sn,cpu_milli,memory_mib,gpu,model
+n0,16000,65536,1,T4
+n1,16000,65536,2,P100
+CSV
+cat > "$tmp/tasks.csv" <<'CSV'
+name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec
+t0,1000,1024,1,400,
+t1,1000,1024,1,400,
+t2,1000,1024,1,1000,P100
+t3,1000,1024,0,0,
+CSV
+
+# JSON: the fields the issue names, ratios as fractions of 1.
+out=$("$bin" simulate --nodes "$tmp/nodes.csv" --trace "$tmp/tasks.csv" --policy best-fit --seed 7 --json -q \
+      --csv "$tmp/curve.csv")
+python3 - "$out" <<'PY'
+import json, sys
+r = json.loads(sys.argv[1])
+for k in ["policy", "seed", "tasks", "scheduled_tasks", "failed_tasks", "gpu_allocation_ratio",
+          "allocation_ratio_at_100", "fragmented_gpu_ratio", "seconds"]:
+    assert k in r, k
+assert r["policy"] == "best-fit" and r["seed"] == 7, r
+assert r["scheduled_tasks"] + r["failed_tasks"] == r["tasks"], r
+assert 0 < r["gpu_allocation_ratio"] <= 1, r
+assert 0 <= r["fragmented_gpu_ratio"] <= 1, r
+PY
+head -1 "$tmp/curve.csv" | grep -qx 'policy,seed,arrived_pct,allocated,fragmented,frag_rate' || fail "csv header"
+[ "$(wc -l < "$tmp/curve.csv")" -gt 1 ] || fail "csv has no points"
+
+# --plot: an SVG with one solid and one dashed curve per policy.
+"$bin" simulate --nodes "$tmp/nodes.csv" --trace "$tmp/tasks.csv" --policy first-fit,fgd --seeds 2 -q --plot "$tmp/c.svg" >/dev/null
+python3 - "$tmp/c.svg" <<'PY'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+lines = [e for e in root.iter() if e.tag.endswith("polyline")]
+assert sorted((e.get("class"), e.get("data-policy")) for e in lines) == [
+    ("allocated", "fgd"), ("allocated", "first-fit"), ("fragmented", "fgd"), ("fragmented", "first-fit")], lines
+PY
+set +e
+err=$("$bin" simulate --nodes "$tmp/nodes.csv" --trace "$tmp/tasks.csv" --plot "$tmp/c.png" 2>&1); rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q -- '--plot: ' <<<"$err" || fail "png plot: rc $rc $err"
+
+# Table: one row per policy and seed.
+table=$("$bin" simulate --nodes "$tmp/nodes.csv" --trace "$tmp/tasks.csv" --policy first-fit,fgd --seed 1 --seed 2 -q)
+[ "$(grep -cE '^(first-fit|fgd) ' <<<"$table")" -eq 4 ] || fail "table rows: $table"
+
+# --compare: every policy, one row of means each.
+summary=$("$bin" simulate --nodes "$tmp/nodes.csv" --trace "$tmp/tasks.csv" --compare --seeds 3 -q)
+[ "$(grep -cE '^(first-fit|random|dot-product|gpu-clustering|gpu-packing|best-fit|fgd) +3 ' <<<"$summary")" -eq 7 ] \
+  || fail "compare rows: $summary"
+
+# Replay: the tiny trace with times; a node list has none and fails as usage.
+cat > "$tmp/timed.csv" <<'CSV'
+name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time
+a,1000,1024,1,1000,,LS,Running,0,10,0
+b,1000,1024,2,1000,,LS,Running,5,20,5
+CSV
+out=$("$bin" simulate --nodes "$tmp/nodes.csv" --trace "$tmp/timed.csv" --mode replay --json -q)
+python3 -c 'import json,sys; r=json.loads(sys.argv[1]); assert r["mode"]=="replay" and r["peak_allocation_ratio"]==1.0 and r["allocation_ratio_at_100"] is None, r' "$out"
+set +e
+err=$("$bin" simulate --nodes "$tmp/nodes.csv" --trace "$tmp/tasks.csv" --mode replay -q 2>&1); rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q 'replay needs creation_time' <<<"$err" || fail "replay without times: rc $rc $err"
+
+# Usage errors name the flag, exit 2.
+set +e
+err=$("$bin" simulate --nodes "$tmp/nodes.csv" --trace "$tmp/tasks.csv" --policy tetris 2>&1); rc=$?
+set -e
+[ $rc -eq 2 ] || fail "bad policy: rc $rc"
+grep -q -- '--policy: unknown policy "tetris"' <<<"$err" || fail "bad policy message: $err"
+set +e
+err=$("$bin" simulate --nodes "$tmp/missing.csv" --trace "$tmp/tasks.csv" 2>&1); rc=$?
+set -e
+[ $rc -eq 2 ] || fail "missing nodes: rc $rc"
+grep -q -- "--nodes: $tmp/missing.csv: cannot open file" <<<"$err" || fail "missing nodes message: $err"
+
+# The shipped trace, a short prefix of the run, with the allocator cross-check on.
+if [ -f "$src/../shared/data/openb/openb_node_list_gpu_node.csv" ]; then
+  out=$("$bin" simulate --policy fgd --max-tasks 800 --verify --json -q)
+  python3 -c 'import json,sys; r=json.loads(sys.argv[1]); assert r["tasks"]==800 and r["scheduled_tasks"]>0, r' "$out"
+else
+  echo "skip: no shipped trace"
+fi
+echo PASS
