@@ -9,6 +9,7 @@
 #include "api/codec.h"
 #include "client/resource_path.h"
 #include "controllers/claim_logic.h"
+#include "controllers/device_taint_controller.h"
 
 namespace draplane::controllers {
 namespace {
@@ -167,10 +168,9 @@ void ClaimController::worker() {
       }
     }
     if (!st.ok()) {
-      // 5 ms doubling to 10 s, like client-go's default controller rate limiter.
-      int64_t ms = std::min<int64_t>(10000, int64_t{5} << std::min(failures - 1, 11));
-      options_.logger->info("sync {} failed (retry in {} ms): {}", k, ms, st.to_string());
-      queue_.add_after(k, std::chrono::milliseconds(ms));
+      auto delay = retry_backoff(failures);
+      options_.logger->info("sync {} failed (retry in {} ms): {}", k, delay.count(), st.to_string());
+      queue_.add_after(k, delay);
     }
     queue_.done(k);
   }
@@ -368,8 +368,13 @@ Result<void> ClaimController::sync_pod(const std::string& key) {
 
 Status run_controllers(client::RestClient& rest, const ControllerOptions& options, const std::atomic<bool>& stop) {
   ClaimController controller(rest, options);
+  DeviceTaintOptions taint_options;
+  taint_options.logger = options.logger;
+  DeviceTaintController taints(rest, taint_options);
   controller.start();
+  taints.start();
   while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  taints.stop();
   controller.stop();
   return {};
 }
