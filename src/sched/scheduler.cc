@@ -267,6 +267,12 @@ void Scheduler::handle(const Event& event) {
           else cache_.upsert_class(obj);
           inventory_changed_at_ = now;
           queue_.move_all(now);
+        } else if constexpr (std::is_same_v<T, api::DeviceTaintRule>) {
+          // A rule's taint may block devices or, removed, free them.
+          if (del) cache_.delete_rule(key);
+          else cache_.upsert_rule(obj);
+          inventory_changed_at_ = now;
+          queue_.move_all(now);
         } else if constexpr (std::is_same_v<T, api::ResourceClaimTemplate>) {
           if (del) cache_.delete_template(key);
           else cache_.upsert_template(obj);
