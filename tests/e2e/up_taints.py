@@ -18,46 +18,13 @@ Usage: up_taints.py DRAPLANE_BINARY
 """
 import json
 import os
-import re
-import shutil
-import signal
 import subprocess
 import sys
-import tempfile
 import time
 
+from up_lib import FAILURES, check, kjson, kubectl, run_up, wait
+
 BIN = sys.argv[1]
-FAILURES = []
-
-
-def check(cond, what):
-    print(('ok   ' if cond else 'FAIL ') + what, flush=True)
-    if not cond:
-        FAILURES.append(what)
-    return cond
-
-
-def kubectl(*args, stdin=None, ok=True):
-    p = subprocess.run(['kubectl', *args], input=stdin, capture_output=True, text=True, timeout=120)
-    if ok and p.returncode != 0:
-        raise RuntimeError('kubectl %s: %s%s' % (' '.join(args), p.stdout, p.stderr))
-    return p
-
-
-def kjson(*args):
-    return json.loads(kubectl(*args, '-o', 'json').stdout)
-
-
-def wait(pred, timeout, what, step=0.25):
-    deadline = time.time() + timeout
-    last = None
-    while time.time() < deadline:
-        last = pred()
-        if last:
-            return last
-        time.sleep(step)
-    check(False, 'timed out after %d s: %s' % (timeout, what))
-    return last
 
 
 def claim_and_pod(name, tolerate, grace=1):
@@ -113,42 +80,11 @@ def allocated_device(claim):
 
 
 def main():
-    if not shutil.which('kubectl'):
-        print('FAIL kubectl is not on PATH (scripts/setup installs one)')
-        return 1
-    work = tempfile.mkdtemp(prefix='draplane-taints-e2e-')
-    log = open(os.path.join(work, 'up.log'), 'w+')
-    proc = subprocess.Popen([BIN, 'up', '--data-dir', os.path.join(work, 'data'), '--listen', '127.0.0.1:0',
-                             '--nodes', 'node-1=sim:3xH100', '--heartbeat', '2', '--store', 'memory'],
-                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        return run(log, proc)
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-        if FAILURES:
-            log.seek(0)
-            print('--- draplane up output:\n' + log.read()[-4000:])
-            logs = os.path.join(work, 'data', 'logs')
-            for f in sorted(os.listdir(logs)) if os.path.isdir(logs) else []:
-                print('--- %s (tail):' % f)
-                print(open(os.path.join(logs, f)).read()[-3000:])
-        shutil.rmtree(work, ignore_errors=True)
+    return run_up(BIN, ['--nodes', 'node-1=sim:3xH100', '--heartbeat', '2', '--store', 'memory'], run,
+                  'draplane-taints-e2e-', log_tail=3000)
 
 
-def run(log, proc):
-    def up_output():
-        log.flush()
-        with open(log.name) as f:
-            return f.read()
-    if not wait(lambda: 'ready\n' in up_output() or proc.poll() is not None, 90, 'draplane up ready'):
-        return 1
-    if not check(proc.poll() is None, 'draplane up is running'):
-        return 1
-    os.environ['KUBECONFIG'] = re.search(r'^kubeconfig: (.*)$', up_output(), re.M).group(1)
+def run(work):
     wait(lambda: kjson('get', 'resourceslices')['items'], 60, 'the node publishes its GPUs')
 
     # 1. Two running pods.
@@ -163,7 +99,7 @@ def run(log, proc):
 
     # 2. NoExecute on the whole pool evicts the pod that does not tolerate it.
     # A watch sees every version of victim, the short-lived last ones included.
-    watch_out = open(os.path.join(os.path.dirname(log.name), 'victim.watch'), 'w+')
+    watch_out = open(os.path.join(work, 'victim.watch'), 'w+')
     watcher = subprocess.Popen(['kubectl', 'get', 'pod', 'victim', '--watch', '-o', 'json'], stdout=watch_out,
                                stderr=subprocess.DEVNULL)
     time.sleep(1)
