@@ -94,7 +94,12 @@ DeviceTaintController::DeviceTaintController(client::RestClient& rest, DeviceTai
   // Every rule's status is written at least once, and again when it changes.
   rules_.add_handler(
       [this](client::EventType type, const api::DeviceTaintRule*, const api::DeviceTaintRule& rule) {
-        if (type != client::EventType::kDeleted) queue_.add(kRulePrefix + rule.metadata.name);
+        if (type != client::EventType::kDeleted) {
+          queue_.add(kRulePrefix + rule.metadata.name);
+          return;
+        }
+        std::lock_guard<std::mutex> l(mu_);
+        evicted_.erase(rule.metadata.uid);
       },
       /*wants_old=*/false);
 }
@@ -104,10 +109,8 @@ DeviceTaintController::~DeviceTaintController() { stop(); }
 void DeviceTaintController::start() {
   if (started_) return;
   started_ = true;
-  rules_.start();
-  slices_.start();
-  claims_.start();
-  pods_.start();
+  // Inventory first, then claims and pods: the first plan sees every taint.
+  for_each_informer([](auto& informer) { informer.start(); });
   worker_ = std::thread([this] {
     pthread_setname_np(pthread_self(), "taint-evict");
     worker();
@@ -119,16 +122,14 @@ void DeviceTaintController::stop() {
   started_ = false;
   queue_.shutdown();
   worker_.join();
-  pods_.stop();
-  claims_.stop();
-  slices_.stop();
-  rules_.stop();
+  for_each_informer([](auto& informer) { informer.stop(); });
   events_.stop();
 }
 
 bool DeviceTaintController::wait_synced(int timeout_ms) {
-  return rules_.wait_synced(timeout_ms) && slices_.wait_synced(timeout_ms) && claims_.wait_synced(timeout_ms) &&
-         pods_.wait_synced(timeout_ms);
+  bool synced = true;
+  for_each_informer([&](auto& informer) { synced = synced && informer.wait_synced(timeout_ms); });
+  return synced;
 }
 
 int64_t DeviceTaintController::evicted_by_rule(const std::string& uid) const {
@@ -212,10 +213,10 @@ Result<std::chrono::milliseconds> DeviceTaintController::evict(const std::string
     e = it->second;
   }
   if (auto wait = until(e.when); wait.count() > 0) return wait;
-  RETURN_IF_ERROR(delete_pod(e));
+  ASSIGN_OR_RETURN(bool evicted, delete_pod(e));
   std::set<std::pair<std::string, std::string>> rules;  // (uid, name)
   for (const auto& r : e.reasons) {
-    if (!r.rule.empty()) rules.insert({r.rule_uid, r.rule});
+    if (!r.rule.empty() && evicted) rules.insert({r.rule_uid, r.rule});
   }
   {
     std::lock_guard<std::mutex> l(mu_);
@@ -228,13 +229,18 @@ Result<std::chrono::milliseconds> DeviceTaintController::evict(const std::string
   return std::chrono::milliseconds(0);
 }
 
-Result<void> DeviceTaintController::delete_pod(const PodEviction& e) {
+Result<bool> DeviceTaintController::delete_pod(const PodEviction& e) {
   const client::Path path = kPods.ns(e.ns).name(e.name);
   auto body = rest_.get(path);
-  if (!body.has_value()) return body.error().code() == Code::kNotFound ? Status() : body.error();
+  if (!body.has_value()) {
+    if (body.error().code() == Code::kNotFound) return false;
+    return body.error();
+  }
   ASSIGN_OR_RETURN(api::Pod pod, api::decode_as<api::Pod>(*body));
-  // Replaced by a pod of the same name, or already going: nothing to do.
-  if (pod.metadata.uid != e.uid || !pod.metadata.deletionTimestamp.empty()) return {};
+  // Replaced by a pod of the same name: not ours. Already going: done (upstream
+  // counts it as evicted).
+  if (pod.metadata.uid != e.uid) return false;
+  if (!pod.metadata.deletionTimestamp.empty()) return true;
   std::string why;
   for (const auto& r : e.reasons) why += (why.empty() ? "" : ", ") + describe(r);
   events_.record(pod_ref(e.ns, e.name, e.uid), "Normal", "DeviceTaintManagerEviction", "",
@@ -243,12 +249,16 @@ Result<void> DeviceTaintController::delete_pod(const PodEviction& e) {
   if (auto status = with_disruption_target(pod.status, common::format_rfc3339(std::chrono::system_clock::now()))) {
     pod.status = std::move(*status);
     auto out = rest_.put(path.sub("status"), api::to_json(api::Object(pod)));
-    if (!out.has_value()) return out.error().code() == Code::kNotFound ? Status() : out.error();
+    if (!out.has_value()) {
+      if (out.error().code() == Code::kNotFound) return false;
+      return out.error();
+    }
   }
   const std::string opts =
       "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"preconditions\":{\"uid\":\"" + e.uid + "\"}}";
   ASSIGN_OR_RETURN(client::Response r, rest_.request("DELETE", path, opts));
-  if (r.status == 404 || (r.status >= 200 && r.status < 300)) return {};
+  if (r.status == 404) return false;
+  if (r.status >= 200 && r.status < 300) return true;
   return client::status_from_response(r);
 }
 

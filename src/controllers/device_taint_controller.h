@@ -59,12 +59,20 @@ class DeviceTaintController {
   int64_t evicted_by_rule(const std::string& uid) const;
 
  private:
+  template <class F>
+  void for_each_informer(F f) {
+    f(rules_);
+    f(slices_);
+    f(claims_);
+    f(pods_);
+  }
   void worker();
   void sync_plan();
   // Evicts the pod when its time has come; a positive delay: look again then.
   Result<std::chrono::milliseconds> evict(const std::string& pod_key);
   Result<std::chrono::milliseconds> sync_rule_status(const std::string& name);
-  Result<void> delete_pod(const PodEviction& e);
+  // False when the pod was gone or replaced (not evicted by us).
+  Result<bool> delete_pod(const PodEviction& e);
 
   client::RestClient& rest_;
   DeviceTaintOptions options_;

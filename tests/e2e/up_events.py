@@ -19,7 +19,7 @@ Usage: up_events.py DRAPLANE_BINARY
 import re
 import sys
 
-from up_lib import FAILURES, check, kjson, kubectl, run_up, wait
+from up_lib import FAILURES, check, gpu_pod, kjson, kubectl, run_up, wait
 
 BIN = sys.argv[1]
 
@@ -66,21 +66,7 @@ spec:
 
 
 def pod(name, template):
-    return '''
-apiVersion: v1
-kind: Pod
-metadata: {name: %s, namespace: default}
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: main
-    image: busybox
-    command: ["sh", "-c", "exec sleep 3600"]
-    resources:
-      claims: [{name: gpu}]
-  resourceClaims:
-  - {name: gpu, resourceClaimTemplateName: %s}
-''' % (name, template)
+    return gpu_pod(name, 'resourceClaimTemplateName: %s' % template)
 
 
 def describe_events(name):

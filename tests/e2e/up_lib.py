@@ -48,6 +48,26 @@ def wait(pred, timeout, what, step=0.25):
     return last
 
 
+def gpu_pod(name, claim_source, grace=1):
+    """A busybox pod whose container uses pod claim "gpu" (claim_source:
+    'resourceClaimName: X' or 'resourceClaimTemplateName: X')."""
+    return '''
+apiVersion: v1
+kind: Pod
+metadata: {name: %s, namespace: default}
+spec:
+  terminationGracePeriodSeconds: %d
+  containers:
+  - name: main
+    image: busybox
+    command: ["sh", "-c", "exec sleep 3600"]
+    resources:
+      claims: [{name: gpu}]
+  resourceClaims:
+  - {name: gpu, %s}
+''' % (name, grace, claim_source)
+
+
 def run_up(binary, args, body, prefix, log_tail=2000):
     """Runs `binary up ARGS` until ready, points KUBECONFIG at it and returns body(work_dir)
     (1 when the cluster did not come up); stops it and removes its files afterwards."""

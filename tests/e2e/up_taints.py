@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 
-from up_lib import FAILURES, check, kjson, kubectl, run_up, wait
+from up_lib import FAILURES, check, gpu_pod, kjson, kubectl, run_up, wait
 
 BIN = sys.argv[1]
 
@@ -41,21 +41,7 @@ spec:
     - name: gpu
       exactly:
         deviceClassName: gpu.nvidia.com%(t)s
----
-apiVersion: v1
-kind: Pod
-metadata: {name: %(n)s, namespace: default}
-spec:
-  terminationGracePeriodSeconds: %(g)d
-  containers:
-  - name: main
-    image: busybox
-    command: ["sh", "-c", "exec sleep 3600"]
-    resources:
-      claims: [{name: gpu}]
-  resourceClaims:
-  - {name: gpu, resourceClaimName: %(n)s}
-''' % {'n': name, 't': tolerations, 'g': grace}
+''' % {'n': name, 't': tolerations} + '---' + gpu_pod(name, 'resourceClaimName: %s' % name, grace)
 
 
 def rule(name, effect, selector):
