@@ -10,6 +10,7 @@
 #include "client/resource_path.h"
 #include "controllers/claim_logic.h"
 #include "controllers/device_taint_controller.h"
+#include "controllers/informer_options.h"
 
 namespace draplane::controllers {
 namespace {
@@ -28,15 +29,6 @@ std::pair<std::string, std::string> split_key(const std::string& key) {
   return {key.substr(0, s), key.substr(s + 1)};
 }
 
-client::RawInformer::Options informer_options(const char* api_version, const char* kind, const std::string& path) {
-  client::RawInformer::Options o;
-  o.api_version = api_version;
-  o.kind = kind;
-  o.path = path;
-  o.strip_managed_fields = true;  // writes from the cache keep the server's
-  return o;
-}
-
 }  // namespace
 
 namespace {
@@ -53,10 +45,9 @@ client::EventRecorderOptions event_options() {
 ClaimController::ClaimController(client::RestClient& rest, ControllerOptions options)
     : rest_(rest),
       options_(std::move(options)),
-      pods_(rest, informer_options("v1", "Pod", kPods.all().str())),
-      claims_(rest, informer_options(api::kResourceV1, "ResourceClaim", kResourceClaims.all().str())),
-      templates_(rest, informer_options(api::kResourceV1, "ResourceClaimTemplate",
-                                        kResourceClaimTemplates.all().str())),
+      pods_(rest, informer_options("v1", "Pod", kPods)),
+      claims_(rest, informer_options(api::kResourceV1, "ResourceClaim", kResourceClaims)),
+      templates_(rest, informer_options(api::kResourceV1, "ResourceClaimTemplate", kResourceClaimTemplates)),
       events_(rest, event_options()) {
   if (!options_.logger) options_.logger = std::make_shared<spdlog::logger>("controllers", std::make_shared<spdlog::sinks::null_sink_mt>());
   pods_.add_handler(

@@ -4,10 +4,12 @@
 #include <spdlog/sinks/null_sink.h>
 
 #include <set>
+#include <utility>
 
 #include "api/codec.h"
 #include "client/resource_path.h"
 #include "common/rfc3339.h"
+#include "controllers/informer_options.h"
 
 namespace draplane::controllers {
 namespace {
@@ -18,21 +20,19 @@ constexpr const char* kPlanKey = "plan";
 constexpr const char* kEvictPrefix = "evict:";
 constexpr const char* kRulePrefix = "rule:";
 
-client::RawInformer::Options informer_options(const char* api_version, const char* kind, const std::string& path) {
-  client::RawInformer::Options o;
-  o.api_version = api_version;
-  o.kind = kind;
-  o.path = path;
-  o.strip_managed_fields = true;
-  return o;
-}
-
 // kube-controller-manager records through tools/record as the controller.
 client::EventRecorderOptions event_options() {
   client::EventRecorderOptions o;
   o.api = client::EventRecorderOptions::Api::kCoreV1;
   o.component = "device-taint-eviction";
   return o;
+}
+
+// Runs f on this thread named `name` (as top and debuggers show it).
+template <class F>
+void run_named(const char* name, F f) {
+  pthread_setname_np(pthread_self(), name);
+  f();
 }
 
 std::string key_of(const api::ObjectMeta& m) { return m.namespace_.empty() ? m.name : m.namespace_ + "/" + m.name; }
@@ -66,13 +66,13 @@ void mirror(client::Informer<T>& informer, std::mutex& mu, std::map<std::string,
 }  // namespace
 
 DeviceTaintController::DeviceTaintController(client::RestClient& rest, DeviceTaintOptions options)
-    : rest_(rest),
-      options_(std::move(options)),
-      pods_(rest, informer_options("v1", "Pod", kPods.all().str())),
-      claims_(rest, informer_options(api::kResourceV1, "ResourceClaim", kResourceClaims.all().str())),
-      slices_(rest, informer_options(api::kResourceV1, "ResourceSlice", kResourceSlices.all().str())),
-      rules_(rest, informer_options(api::kResourceV1, "DeviceTaintRule", kDeviceTaintRules.all().str())),
-      events_(rest, event_options()) {
+    : options_(std::move(options)),
+      rest_(rest),
+      events_(rest, event_options()),
+      rules_(rest, informer_options(api::kResourceV1, "DeviceTaintRule", kDeviceTaintRules)),
+      slices_(rest, informer_options(api::kResourceV1, "ResourceSlice", kResourceSlices)),
+      claims_(rest, informer_options(api::kResourceV1, "ResourceClaim", kResourceClaims)),
+      pods_(rest, informer_options("v1", "Pod", kPods)) {
   if (!options_.logger) {
     options_.logger = std::make_shared<spdlog::logger>("device-taint", std::make_shared<spdlog::sinks::null_sink_mt>());
   }
@@ -107,19 +107,15 @@ DeviceTaintController::DeviceTaintController(client::RestClient& rest, DeviceTai
 DeviceTaintController::~DeviceTaintController() { stop(); }
 
 void DeviceTaintController::start() {
-  if (started_) return;
-  started_ = true;
+  if (std::exchange(started_, true)) return;
   // Inventory first, then claims and pods: the first plan sees every taint.
   for_each_informer([](auto& informer) { informer.start(); });
-  worker_ = std::thread([this] {
-    pthread_setname_np(pthread_self(), "taint-evict");
-    worker();
-  });
+  // One worker: plans and evictions never run at the same time.
+  worker_ = std::thread([this] { run_named("taint-evict", [this] { worker(); }); });
 }
 
 void DeviceTaintController::stop() {
-  if (!started_) return;
-  started_ = false;
+  if (!std::exchange(started_, false)) return;
   queue_.shutdown();
   worker_.join();
   for_each_informer([](auto& informer) { informer.stop(); });

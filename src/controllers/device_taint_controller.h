@@ -74,13 +74,13 @@ class DeviceTaintController {
   // False when the pod was gone or replaced (not evicted by us).
   Result<bool> delete_pod(const PodEviction& e);
 
-  client::RestClient& rest_;
   DeviceTaintOptions options_;
-  client::Informer<api::Pod> pods_;
-  client::Informer<api::ResourceClaim> claims_;
-  client::Informer<api::ResourceSlice> slices_;
-  client::Informer<api::DeviceTaintRule> rules_;
+  client::RestClient& rest_;
   client::EventRecorder events_;
+  client::Informer<api::DeviceTaintRule> rules_;
+  client::Informer<api::ResourceSlice> slices_;
+  client::Informer<api::ResourceClaim> claims_;
+  client::Informer<api::Pod> pods_;
   WorkQueue queue_;
   std::thread worker_;
   bool started_ = false;
