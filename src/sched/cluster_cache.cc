@@ -257,14 +257,15 @@ void ClusterCache::upsert_slice(api::ResourceSlice slice) { upsert_inventory(sli
 void ClusterCache::delete_slice(const std::string& name) { delete_inventory(slices_, name); }
 void ClusterCache::upsert_class(api::DeviceClass cls) { upsert_inventory(classes_, std::move(cls)); }
 void ClusterCache::delete_class(const std::string& name) { delete_inventory(classes_, name); }
-void ClusterCache::upsert_rule(api::DeviceTaintRule rule) {
+bool ClusterCache::upsert_rule(api::DeviceTaintRule rule) {
   // Status writes (the eviction controller's conditions) leave the taints as they are.
   auto it = rules_.find(rule.metadata.name);
   if (it != rules_.end() && it->second.spec == rule.spec) {
     it->second = std::move(rule);
-    return;
+    return false;
   }
   upsert_inventory(rules_, std::move(rule));
+  return true;
 }
 void ClusterCache::delete_rule(const std::string& name) { delete_inventory(rules_, name); }
 

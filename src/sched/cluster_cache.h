@@ -66,7 +66,8 @@ class ClusterCache {
   void delete_slice(const std::string& name);
   void upsert_class(api::DeviceClass cls);
   void delete_class(const std::string& name);
-  void upsert_rule(api::DeviceTaintRule rule);
+  // False when only the rule's status changed (its taint applies as before).
+  bool upsert_rule(api::DeviceTaintRule rule);
   void delete_rule(const std::string& name);
   void upsert_template(api::ResourceClaimTemplate tmpl);
   void delete_template(const std::string& key);

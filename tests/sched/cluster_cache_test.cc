@@ -89,14 +89,14 @@ TEST_F(ClusterCacheTest, TaintRulesTaintTheSnapshotsDevices) {
   EXPECT_TRUE(taints_of("gpu-1").empty());
   const int64_t builds = cache.snapshot_builds();
 
-  cache.upsert_rule(rule);
+  EXPECT_TRUE(cache.upsert_rule(rule));
   EXPECT_TRUE(cache.snapshot_stale());
   EXPECT_TRUE(taints_of("gpu-0").empty());
   EXPECT_EQ(taints_of("gpu-1"), std::vector<api::DeviceTaint>{rule.spec.taint});
   EXPECT_EQ(cache.snapshot_builds(), builds + 1);
 
   rule.status.conditions.push_back({"EvictionInProgress", "False", 1, "2026-12-01T10:00:01Z", "OtherEffect", ""});
-  cache.upsert_rule(rule);
+  EXPECT_FALSE(cache.upsert_rule(rule));
   EXPECT_FALSE(cache.snapshot_stale());
 
   cache.delete_rule("drain");
