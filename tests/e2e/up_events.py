@@ -16,12 +16,48 @@ Starts `draplane up --nodes 1` (one node of 8x H100) on a free loopback port and
 
 Usage: up_events.py DRAPLANE_BINARY
 """
+import json
+import os
 import re
+import shutil
+import signal
+import subprocess
 import sys
-
-from up_lib import FAILURES, check, gpu_pod, kjson, kubectl, run_up, wait
+import tempfile
+import time
 
 BIN = sys.argv[1]
+FAILURES = []
+
+
+def check(cond, what):
+    print(('ok   ' if cond else 'FAIL ') + what, flush=True)
+    if not cond:
+        FAILURES.append(what)
+    return cond
+
+
+def kubectl(*args, stdin=None, ok=True):
+    p = subprocess.run(['kubectl', *args], input=stdin, capture_output=True, text=True, timeout=120)
+    if ok and p.returncode != 0:
+        raise RuntimeError('kubectl %s: %s%s' % (' '.join(args), p.stdout, p.stderr))
+    return p
+
+
+def kjson(*args):
+    return json.loads(kubectl(*args, '-o', 'json').stdout)
+
+
+def wait(pred, timeout, what):
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        last = pred()
+        if last:
+            return last
+        time.sleep(0.25)
+    check(False, 'timed out after %d s: %s' % (timeout, what))
+    return last
 
 
 MANIFESTS = '''
@@ -66,7 +102,21 @@ spec:
 
 
 def pod(name, template):
-    return gpu_pod(name, 'resourceClaimTemplateName: %s' % template)
+    return '''
+apiVersion: v1
+kind: Pod
+metadata: {name: %s, namespace: default}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: main
+    image: busybox
+    command: ["sh", "-c", "exec sleep 3600"]
+    resources:
+      claims: [{name: gpu}]
+  resourceClaims:
+  - {name: gpu, resourceClaimTemplateName: %s}
+''' % (name, template)
 
 
 def describe_events(name):
@@ -90,10 +140,42 @@ def has_row(name, kind, reason, source=None, message=None):
 
 
 def main():
-    return run_up(BIN, ['--nodes', '1', '--heartbeat', '2'], lambda work: run(), 'draplane-events-e2e-')
+    if not shutil.which('kubectl'):
+        print('FAIL kubectl is not on PATH (scripts/setup installs one)')
+        return 1
+    work = tempfile.mkdtemp(prefix='draplane-events-e2e-')
+    log = open(os.path.join(work, 'up.log'), 'w+')
+    proc = subprocess.Popen([BIN, 'up', '--data-dir', os.path.join(work, 'data'), '--listen', '127.0.0.1:0',
+                             '--nodes', '1', '--heartbeat', '2'],
+                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        return run(log, proc)
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+        if FAILURES:
+            log.seek(0)
+            print('--- draplane up output:\n' + log.read()[-4000:])
+            logs = os.path.join(work, 'data', 'logs')
+            for f in sorted(os.listdir(logs)) if os.path.isdir(logs) else []:
+                print('--- %s (tail):' % f)
+                print(open(os.path.join(logs, f)).read()[-2000:])
+        shutil.rmtree(work, ignore_errors=True)
 
 
-def run():
+def run(log, proc):
+    def up_output():
+        log.flush()
+        with open(log.name) as f:
+            return f.read()
+    if not wait(lambda: 'ready\n' in up_output() or proc.poll() is not None, 90, 'draplane up ready'):
+        return 1
+    if not check(proc.poll() is None, 'draplane up is running'):
+        return 1
+    os.environ['KUBECONFIG'] = re.search(r'^kubeconfig: (.*)$', up_output(), re.M).group(1)
     wait(lambda: kjson('get', 'resourceslices')['items'], 60, 'the node publishes its GPUs')
 
     kubectl('apply', '-f', '-', stdin=MANIFESTS)

@@ -23,13 +23,45 @@ without it the test fails.
 import json
 import os
 import re
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import time
 
-from up_lib import FAILURES, check, kjson, kubectl, run_up, wait
-
 BIN, SRC = sys.argv[1], sys.argv[2]
+FAILURES = []
+
+
+def check(cond, what):
+    print(('ok   ' if cond else 'FAIL ') + what, flush=True)
+    if not cond:
+        FAILURES.append(what)
+    return cond
+
+
+def kubectl(*args, stdin=None, ok=True):
+    p = subprocess.run(['kubectl', *args], input=stdin, capture_output=True, text=True, timeout=120)
+    if ok and p.returncode != 0:
+        raise RuntimeError('kubectl %s: %s%s' % (' '.join(args), p.stdout, p.stderr))
+    return p
+
+
+def kjson(*args):
+    return json.loads(kubectl(*args, '-o', 'json').stdout)
+
+
+def wait(pred, timeout, what):
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        last = pred()
+        if last:
+            return last
+        time.sleep(0.25)
+    check(False, 'timed out after %d s: %s' % (timeout, what))
+    return last
 
 
 def pods():
@@ -60,10 +92,43 @@ def results(claim):
 
 
 def main():
-    return run_up(BIN, ['--heartbeat', '2'], lambda work: run(), 'draplane-up-e2e-')
+    if not shutil.which('kubectl'):
+        print('FAIL kubectl is not on PATH (scripts/setup installs one)')
+        return 1
+    work = tempfile.mkdtemp(prefix='draplane-up-e2e-')
+    log = open(os.path.join(work, 'up.log'), 'w+')
+    proc = subprocess.Popen([BIN, 'up', '--data-dir', os.path.join(work, 'data'), '--listen', '127.0.0.1:0',
+                             '--heartbeat', '2'], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        return run(work, log, proc)
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+        if FAILURES:
+            log.seek(0)
+            print('--- draplane up output:\n' + log.read()[-4000:])
+            logs = os.path.join(work, 'data', 'logs')
+            for f in sorted(os.listdir(logs)) if os.path.isdir(logs) else []:
+                print('--- %s (tail):' % f)
+                print(open(os.path.join(logs, f)).read()[-2000:])
+        shutil.rmtree(work, ignore_errors=True)
 
 
-def run():
+def run(work, log, proc):
+    def up_output():
+        log.flush()
+        with open(log.name) as f:
+            return f.read()
+    if not wait(lambda: 'ready\n' in up_output() or proc.poll() is not None, 90, 'draplane up ready'):
+        return 1
+    if not check(proc.poll() is None, 'draplane up is running'):
+        return 1
+    out = up_output()
+    m = re.search(r'^kubeconfig: (.*)$', out, re.M)
+    os.environ['KUBECONFIG'] = m.group(1)
 
     # 1. Nodes and slices.
     nodes = kjson('get', 'nodes')['items']
