@@ -56,3 +56,10 @@ if(TARGET draplane)
   add_test(NAME server_hostile_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/server_hostile.py $<TARGET_FILE:draplane>)
   set_tests_properties(server_hostile_e2e PROPERTIES LABELS "e2e;server" TIMEOUT 120)
 endif()
+
+# DeviceTaintRules with kubectl (`draplane up`, 1 node of 3 GPUs): NoExecute
+# eviction of the untolerating pod, the rule's status, NoSchedule placement.
+if(TARGET draplane)
+  add_test(NAME up_taints_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_taints.py $<TARGET_FILE:draplane>)
+  set_tests_properties(up_taints_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 180)
+endif()

@@ -5,6 +5,7 @@
 
 #include "alloc/capacity.h"
 #include "alloc/internal/search.h"
+#include "alloc/taint_rules.h"
 
 namespace draplane::alloc::internal {
 namespace {
@@ -35,13 +36,6 @@ bool same_value(const api::DeviceAttribute& a, const api::DeviceAttribute& b) {
   if (a.bool_) return b.bool_ && *a.bool_ == *b.bool_;
   if (a.version) return b.version && *a.version == *b.version;
   return false;
-}
-
-bool tolerates(const api::DeviceToleration& t, const api::DeviceTaint& taint) {
-  if (!t.effect.empty() && t.effect != taint.effect) return false;
-  if (!t.key.empty() && t.key != taint.key) return false;
-  if (t.operator_.empty() || t.operator_ == "Equal") return t.value == taint.value;
-  return t.operator_ == "Exists";
 }
 
 }  // namespace

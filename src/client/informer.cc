@@ -97,6 +97,7 @@ template Result<api::DeviceClass> decode_json_object<api::DeviceClass>(const std
 template Result<api::ResourceSlice> decode_json_object<api::ResourceSlice>(const std::string&);
 template Result<api::ResourceClaim> decode_json_object<api::ResourceClaim>(const std::string&);
 template Result<api::ResourceClaimTemplate> decode_json_object<api::ResourceClaimTemplate>(const std::string&);
+template Result<api::DeviceTaintRule> decode_json_object<api::DeviceTaintRule>(const std::string&);
 
 namespace {
 

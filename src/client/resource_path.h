@@ -54,6 +54,7 @@ inline constexpr ResourcePath kDeviceClasses{"resource.k8s.io", "v1", "devicecla
 inline constexpr ResourcePath kResourceClaims{"resource.k8s.io", "v1", "resourceclaims"};
 inline constexpr ResourcePath kResourceClaimTemplates{"resource.k8s.io", "v1", "resourceclaimtemplates"};
 inline constexpr ResourcePath kResourceSlices{"resource.k8s.io", "v1", "resourceslices"};
+inline constexpr ResourcePath kDeviceTaintRules{"resource.k8s.io", "v1", "devicetaintrules"};
 }  // namespace resources
 
 }  // namespace draplane::client

@@ -1,9 +1,11 @@
 // `draplane allocate`: allocates the pending ResourceClaims of the input for one
 // node (or the first Node that fits), through alloc::allocate.
 //
-// Input: Node, DeviceClass, ResourceSlice and ResourceClaim objects (other kinds
-// are ignored). Claims with status.allocation are in use; the others are pending
-// and are allocated together, all or nothing, in input order.
+// Input: Node, DeviceClass, ResourceSlice, DeviceTaintRule and ResourceClaim
+// objects (other kinds are ignored); the rules' taints apply to the devices they
+// select as if the driver had published them (alloc::apply_taint_rules).
+// Claims with status.allocation are in use; the others are pending and are
+// allocated together, all or nothing, in input order.
 // Output: the pending claims with status.allocation (YAML stream or a JSON List).
 // Without --node the Nodes are tried in input order and the chosen one is
 // reported on stderr as "node: NAME" (stdout stays a plain object stream).
@@ -15,6 +17,7 @@
 #include <random>
 
 #include "alloc/allocator.h"
+#include "alloc/taint_rules.h"
 #include "api/codec.h"
 #include "api/validation.h"
 #include "cmd/commands.h"
@@ -65,6 +68,7 @@ struct Inputs {
   std::vector<api::Node> nodes;
   std::vector<api::DeviceClass> classes;
   std::vector<api::ResourceSlice> slices;
+  std::vector<api::DeviceTaintRule> rules;
   std::vector<api::ResourceClaim> allocated;
   std::vector<api::ResourceClaim> pending;
 };
@@ -107,6 +111,8 @@ bool load(const AllocateFlags& flags, Inputs& in) {
         in.classes.push_back(std::move(*c));
       } else if (auto* s = std::get_if<api::ResourceSlice>(&obj)) {
         in.slices.push_back(std::move(*s));
+      } else if (auto* r = std::get_if<api::DeviceTaintRule>(&obj)) {
+        in.rules.push_back(std::move(*r));
       } else if (auto* rc = std::get_if<api::ResourceClaim>(&obj)) {
         (rc->status.allocation ? in.allocated : in.pending).push_back(std::move(*rc));
       }
@@ -128,7 +134,8 @@ int run_allocate(const AllocateFlags& flags) {
   Inputs in;
   bool valid = load(flags, in);
 
-  auto snapshot = alloc::Snapshot::build(std::move(in.slices), std::move(in.classes));
+  auto snapshot = alloc::Snapshot::build(alloc::apply_taint_rules(std::move(in.slices), in.rules),
+                                         std::move(in.classes));
   const alloc::AllocatedState allocated(*snapshot, in.allocated);
   std::vector<const api::ResourceClaim*> claims;
   for (const auto& c : in.pending) claims.push_back(&c);

@@ -1,5 +1,6 @@
 // `draplane controllers --kubeconfig FILE`: the resource-claim controller
-// (claim templates -> claims, reservedFor cleanup, deallocation) against any
+// (claim templates -> claims, reservedFor cleanup, deallocation) and the device
+// taint eviction controller (NoExecute device taints evict pods) against any
 // Kubernetes API server. Flags -> options -> controllers::run_controllers;
 // stops on SIGINT/SIGTERM.
 #include <spdlog/spdlog.h>
@@ -44,7 +45,7 @@ int run(const ControllerFlags& f) {
 
 void add_controllers(CLI::App& app, int& exit_code) {
   auto f = std::make_shared<ControllerFlags>();
-  auto* sub = app.add_subcommand("controllers", "Run the resource-claim controller");
+  auto* sub = app.add_subcommand("controllers", "Run the resource-claim and device taint eviction controllers");
   sub->add_option("--kubeconfig", f->kubeconfig, "Kubeconfig file")->required();
   sub->add_option("--context", f->context, "Kubeconfig context");
   sub->add_option("--workers", f->workers, "Concurrent syncs")->capture_default_str();

@@ -9,6 +9,8 @@
 #include "api/codec.h"
 #include "client/resource_path.h"
 #include "controllers/claim_logic.h"
+#include "controllers/device_taint_controller.h"
+#include "controllers/informer_options.h"
 
 namespace draplane::controllers {
 namespace {
@@ -27,15 +29,6 @@ std::pair<std::string, std::string> split_key(const std::string& key) {
   return {key.substr(0, s), key.substr(s + 1)};
 }
 
-client::RawInformer::Options informer_options(const char* api_version, const char* kind, const std::string& path) {
-  client::RawInformer::Options o;
-  o.api_version = api_version;
-  o.kind = kind;
-  o.path = path;
-  o.strip_managed_fields = true;  // writes from the cache keep the server's
-  return o;
-}
-
 }  // namespace
 
 namespace {
@@ -52,10 +45,9 @@ client::EventRecorderOptions event_options() {
 ClaimController::ClaimController(client::RestClient& rest, ControllerOptions options)
     : rest_(rest),
       options_(std::move(options)),
-      pods_(rest, informer_options("v1", "Pod", kPods.all().str())),
-      claims_(rest, informer_options(api::kResourceV1, "ResourceClaim", kResourceClaims.all().str())),
-      templates_(rest, informer_options(api::kResourceV1, "ResourceClaimTemplate",
-                                        kResourceClaimTemplates.all().str())),
+      pods_(rest, informer_options("v1", "Pod", kPods)),
+      claims_(rest, informer_options(api::kResourceV1, "ResourceClaim", kResourceClaims)),
+      templates_(rest, informer_options(api::kResourceV1, "ResourceClaimTemplate", kResourceClaimTemplates)),
       events_(rest, event_options()) {
   if (!options_.logger) options_.logger = std::make_shared<spdlog::logger>("controllers", std::make_shared<spdlog::sinks::null_sink_mt>());
   pods_.add_handler(
@@ -167,10 +159,9 @@ void ClaimController::worker() {
       }
     }
     if (!st.ok()) {
-      // 5 ms doubling to 10 s, like client-go's default controller rate limiter.
-      int64_t ms = std::min<int64_t>(10000, int64_t{5} << std::min(failures - 1, 11));
-      options_.logger->info("sync {} failed (retry in {} ms): {}", k, ms, st.to_string());
-      queue_.add_after(k, std::chrono::milliseconds(ms));
+      auto delay = retry_backoff(failures);
+      options_.logger->info("sync {} failed (retry in {} ms): {}", k, delay.count(), st.to_string());
+      queue_.add_after(k, delay);
     }
     queue_.done(k);
   }
@@ -368,8 +359,13 @@ Result<void> ClaimController::sync_pod(const std::string& key) {
 
 Status run_controllers(client::RestClient& rest, const ControllerOptions& options, const std::atomic<bool>& stop) {
   ClaimController controller(rest, options);
+  DeviceTaintOptions taint_options;
+  taint_options.logger = options.logger;
+  DeviceTaintController taints(rest, taint_options);
   controller.start();
+  taints.start();
   while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  taints.stop();
   controller.stop();
   return {};
 }

@@ -1,6 +1,12 @@
 #include "controllers/work_queue.h"
 
+#include <algorithm>
+
 namespace draplane::controllers {
+
+std::chrono::milliseconds retry_backoff(int failures) {
+  return std::chrono::milliseconds(std::min<int64_t>(10000, int64_t{5} << std::clamp(failures - 1, 0, 11)));
+}
 
 void WorkQueue::add_locked(const std::string& key) {
   if (shutdown_ || dirty_.count(key)) return;

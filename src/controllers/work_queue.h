@@ -18,6 +18,10 @@
 
 namespace draplane::controllers {
 
+// The delay before the next try of a key that failed `failures` times in a row:
+// 5 ms doubling to 10 s, like client-go's default controller rate limiter.
+std::chrono::milliseconds retry_backoff(int failures);
+
 class WorkQueue {
  public:
   using Clock = std::chrono::steady_clock;

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <utility>
 
+#include "alloc/taint_rules.h"
+
 namespace draplane::sched {
 namespace {
 
@@ -238,7 +240,7 @@ void ClusterCache::invalidate_pools_of(const api::AllocationResult& allocation) 
 
 // ---------------------------------------------------------------- inventory
 
-// Slices and classes are inventory: any change makes the snapshot stale.
+// Slices, classes and taint rules are inventory: any change makes the snapshot stale.
 template <class T>
 void ClusterCache::upsert_inventory(std::map<std::string, T>& objects, T obj) {
   std::string name = obj.metadata.name;
@@ -255,6 +257,17 @@ void ClusterCache::upsert_slice(api::ResourceSlice slice) { upsert_inventory(sli
 void ClusterCache::delete_slice(const std::string& name) { delete_inventory(slices_, name); }
 void ClusterCache::upsert_class(api::DeviceClass cls) { upsert_inventory(classes_, std::move(cls)); }
 void ClusterCache::delete_class(const std::string& name) { delete_inventory(classes_, name); }
+bool ClusterCache::upsert_rule(api::DeviceTaintRule rule) {
+  // Status writes (the eviction controller's conditions) leave the taints as they are.
+  auto it = rules_.find(rule.metadata.name);
+  if (it != rules_.end() && it->second.spec == rule.spec) {
+    it->second = std::move(rule);
+    return false;
+  }
+  upsert_inventory(rules_, std::move(rule));
+  return true;
+}
+void ClusterCache::delete_rule(const std::string& name) { delete_inventory(rules_, name); }
 
 void ClusterCache::upsert_template(api::ResourceClaimTemplate tmpl) {
   std::string key = object_key(tmpl.metadata);
@@ -273,6 +286,10 @@ const alloc::Snapshot& ClusterCache::snapshot() {
     std::vector<api::ResourceSlice> slices;
     slices.reserve(slices_.size());
     for (const auto& [name, s] : slices_) slices.push_back(s);
+    std::vector<api::DeviceTaintRule> rules;
+    rules.reserve(rules_.size());
+    for (const auto& [name, r] : rules_) rules.push_back(r);
+    slices = alloc::apply_taint_rules(std::move(slices), rules);
     std::vector<api::DeviceClass> classes;
     classes.reserve(classes_.size());
     for (const auto& [name, c] : classes_) classes.push_back(c);

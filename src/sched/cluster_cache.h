@@ -3,8 +3,10 @@
 // the scheduler itself has written but not yet seen come back through a watch
 // (kube-scheduler's assume cache).
 //
-// Device inventory: one immutable alloc::Snapshot. Slice and class events mark
-// it stale and it is rebuilt on the next read (they are rare next to pods).
+// Device inventory: one immutable alloc::Snapshot. Slice, class and
+// DeviceTaintRule events mark it stale and it is rebuilt on the next read (they
+// are rare next to pods); the rules' taints are merged into the slices' devices
+// then (alloc::apply_taint_rules), so the allocator sees them as driver taints.
 // What is allocated lives beside it in one alloc::AllocatedState that this
 // cache owns: claim allocations, real or assumed, are added to and removed
 // from it in place, and the NodeViews of the pools they touch recount their
@@ -64,6 +66,9 @@ class ClusterCache {
   void delete_slice(const std::string& name);
   void upsert_class(api::DeviceClass cls);
   void delete_class(const std::string& name);
+  // False when only the rule's status changed (its taint applies as before).
+  bool upsert_rule(api::DeviceTaintRule rule);
+  void delete_rule(const std::string& name);
   void upsert_template(api::ResourceClaimTemplate tmpl);
   void delete_template(const std::string& key);
 
@@ -160,6 +165,7 @@ class ClusterCache {
   void index_claim_names(const std::string& pod_key, bool add);
   std::map<std::string, api::ResourceSlice> slices_;
   std::map<std::string, api::DeviceClass> classes_;
+  std::map<std::string, api::DeviceTaintRule> rules_;
   std::map<std::string, api::ResourceClaimTemplate> templates_;
 
   // Allocation currently counted in allocated_, per claim key.

@@ -58,6 +58,8 @@ Result<void> run_scheduler(client::RestClient& client, client::RestClient& binde
                                             kDeviceClasses.all().str());
   auto slices = informer<api::ResourceSlice>(client, scheduler, api::kResourceV1, "ResourceSlice",
                                              kResourceSlices.all().str());
+  auto rules = informer<api::DeviceTaintRule>(client, scheduler, api::kResourceV1, "DeviceTaintRule",
+                                              kDeviceTaintRules.all().str());
   auto claims = informer<api::ResourceClaim>(client, scheduler, api::kResourceV1, "ResourceClaim",
                                              kResourceClaims.all().str());
   auto pods = informer<api::Pod>(client, scheduler, "v1", "Pod", kPods.all().str());
@@ -65,6 +67,7 @@ Result<void> run_scheduler(client::RestClient& client, client::RestClient& binde
   nodes->start();
   classes->start();
   slices->start();
+  rules->start();
   claims->start();
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.sync_timeout_ms);
   auto synced_by_deadline = [&](const auto& inf) {
@@ -75,7 +78,7 @@ Result<void> run_scheduler(client::RestClient& client, client::RestClient& binde
     return true;
   };
   bool synced = synced_by_deadline(nodes) && synced_by_deadline(classes) && synced_by_deadline(slices) &&
-                synced_by_deadline(claims);
+                synced_by_deadline(rules) && synced_by_deadline(claims);
   if (synced) {
     pods->start();
     synced = synced_by_deadline(pods);
@@ -102,6 +105,7 @@ Result<void> run_scheduler(client::RestClient& client, client::RestClient& binde
   }
   pods->stop();
   claims->stop();
+  rules->stop();
   slices->stop();
   classes->stop();
   nodes->stop();

@@ -267,6 +267,13 @@ void Scheduler::handle(const Event& event) {
           else cache_.upsert_class(obj);
           inventory_changed_at_ = now;
           queue_.move_all(now);
+        } else if constexpr (std::is_same_v<T, api::DeviceTaintRule>) {
+          // A rule's taint may block devices or, removed, free them; its
+          // status (written by the eviction controller) changes neither.
+          if (del) cache_.delete_rule(key);
+          else if (!cache_.upsert_rule(obj)) return;
+          inventory_changed_at_ = now;
+          queue_.move_all(now);
         } else if constexpr (std::is_same_v<T, api::ResourceClaimTemplate>) {
           if (del) cache_.delete_template(key);
           else cache_.upsert_template(obj);

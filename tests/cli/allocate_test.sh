@@ -453,6 +453,26 @@ run allocate --node node-b -f tol.yaml
 expect_rc "toleration" 0
 expect_devices "toleration" "tol=gpu-1,gpu-3"
 
+# A DeviceTaintRule taints gpu-1 as if the driver had: no 80Gi GPU is left,
+# and a toleration of the rule's taint gets it back.
+rule='---
+apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata:
+  name: maint
+spec:
+  deviceSelector: {driver: gpu.nvidia.com, device: gpu-1}
+  taint: {key: example.com/maintenance, effect: NoSchedule}'
+{ cat gpus.yaml; echo "$rule"; claim one 1; } >ruled.yaml
+run allocate --node node-b -f ruled.yaml
+expect_rc "DeviceTaintRule" 1
+expect_err_has "DeviceTaintRule: explanation" "1 is in use, 2 are tainted example.com/maintenance:NoSchedule; only 0 usable"
+{ cat gpus.yaml; echo "$rule"; claim one 1 nvidia-gpu '        tolerations:
+        - {key: example.com/maintenance, operator: Exists}'; } >ruled-tol.yaml
+run allocate --node node-b -f ruled-tol.yaml
+expect_rc "DeviceTaintRule tolerated" 0
+expect_devices "DeviceTaintRule tolerated" "one=gpu-1"
+
 # ---------------------------------------------------------------- 4. does not fit
 { cat gpus.yaml; claim big 2; } >big.yaml
 run allocate --node node-b -f big.yaml

@@ -71,3 +71,38 @@ TEST_F(ClusterCacheTest, RebuildCountsAllocationsMadeWhileStale) {
 
 }  // namespace
 }  // namespace draplane::sched
+
+namespace draplane::sched {
+namespace {
+
+// DeviceTaintRules are inventory: their taints are in the snapshot's devices
+// as if published; a status-only update keeps the snapshot.
+TEST_F(ClusterCacheTest, TaintRulesTaintTheSnapshotsDevices) {
+  api::DeviceTaintRule rule;
+  rule.metadata.name = "drain";
+  rule.spec.deviceSelector = api::DeviceTaintSelector{kDriver, std::nullopt, "gpu-1"};
+  rule.spec.taint = api::DeviceTaint{"example.com/drain", "", "NoSchedule", "2026-12-01T10:00:00Z"};
+  auto taints_of = [&](const std::string& device) {
+    const alloc::Snapshot& snap = cache.snapshot();
+    return snap.device(*snap.find_key(kDriver, "n1", device)).taints;
+  };
+  EXPECT_TRUE(taints_of("gpu-1").empty());
+  const int64_t builds = cache.snapshot_builds();
+
+  EXPECT_TRUE(cache.upsert_rule(rule));
+  EXPECT_TRUE(cache.snapshot_stale());
+  EXPECT_TRUE(taints_of("gpu-0").empty());
+  EXPECT_EQ(taints_of("gpu-1"), std::vector<api::DeviceTaint>{rule.spec.taint});
+  EXPECT_EQ(cache.snapshot_builds(), builds + 1);
+
+  rule.status.conditions.push_back({"EvictionInProgress", "False", 1, "2026-12-01T10:00:01Z", "OtherEffect", ""});
+  EXPECT_FALSE(cache.upsert_rule(rule));
+  EXPECT_FALSE(cache.snapshot_stale());
+
+  cache.delete_rule("drain");
+  EXPECT_TRUE(taints_of("gpu-1").empty());
+  EXPECT_EQ(cache.snapshot_builds(), builds + 2);
+}
+
+}  // namespace
+}  // namespace draplane::sched

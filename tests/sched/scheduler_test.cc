@@ -281,6 +281,28 @@ TEST(Scheduler, UnschedulableMessageAggregatesPerNode) {
   EXPECT_EQ(h.pod("p").spec.nodeName, "n1");
 }
 
+// A DeviceTaintRule's NoSchedule taint keeps its device from new claims, named
+// in the pod's condition like a driver's taint; deleting the rule lets the pod in.
+TEST(Scheduler, DeviceTaintRuleBlocksItsDevicesUntilDeleted) {
+  Harness h;
+  one_gpu_node(h);
+  api::DeviceTaintRule rule;
+  rule.metadata.name = "drain";
+  rule.spec.deviceSelector = api::DeviceTaintSelector{kDriver, std::nullopt, std::nullopt};
+  rule.spec.taint = api::DeviceTaint{"example.com/drain", "", "NoSchedule", "2026-12-01T10:00:00Z"};
+  h.add(rule);
+  h.add(claim("c"));
+  h.add(pod("p", {"c"}));
+  h.run();
+  EXPECT_EQ(h.pod("p").spec.nodeName, "");
+  std::string msg = h.condition_message("p");
+  EXPECT_NE(msg.find("1 is tainted example.com/drain:NoSchedule"), std::string::npos) << msg;
+  h.sched.handle(Event{Event::Op::kDelete, rule});
+  h.clock.advance(std::chrono::seconds(2));
+  h.run();
+  EXPECT_EQ(h.pod("p").spec.nodeName, "n1");
+}
+
 TEST(Scheduler, UnknownClassKeepsPodPendingWithReason) {
   Harness h;
   h.add(node("n1"));
