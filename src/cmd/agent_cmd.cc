@@ -36,6 +36,10 @@ struct AgentFlags {
 };
 
 int run(const AgentFlags& f) {
+  if (f.node.empty()) {
+    std::cerr << "error: --node is required\n";
+    return 2;
+  }
   client::KubeConfig cfg;
   if (!f.kubeconfig.empty()) {
     auto k = client::load_kubeconfig(f.kubeconfig, f.context);
@@ -90,7 +94,7 @@ int run(const AgentFlags& f) {
 void add_agent(CLI::App& app, int& exit_code) {
   auto f = std::make_shared<AgentFlags>();
   auto* sub = app.add_subcommand("agent", "Run the node agent: GPU driver gpu.nvidia.com and kubelet for one node");
-  sub->add_option("--node", f->node, "Node name")->required();
+  sub->add_option("--node", f->node, "Node name (required)");
   sub->add_option("--server", f->server, "API server URL (overrides the kubeconfig's)");
   sub->add_option("--kubeconfig", f->kubeconfig, "Kubeconfig file");
   sub->add_option("--context", f->context, "Kubeconfig context");
@@ -105,7 +109,11 @@ void add_agent(CLI::App& app, int& exit_code) {
   sub->add_option("--heartbeat", f->heartbeat, "Seconds between Node status heartbeats")->capture_default_str();
   sub->add_option("--label", f->labels, "Extra Node label KEY=VALUE (repeatable)");
   sub->add_flag("-v,--verbose", f->verbose, "Debug logging");
-  sub->callback([f, &exit_code] { exit_code = run(*f); });
+  add_inject_xid(*sub, exit_code);
+  sub->callback([f, sub, &exit_code] {
+    if (sub->got_subcommand("inject-xid")) return;  // that one ran instead
+    exit_code = run(*f);
+  });
 }
 
 }  // namespace draplane::cmd
