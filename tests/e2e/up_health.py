@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""Device health of `draplane up`, as an operator sees it with kubectl.
+
+Starts `draplane up --nodes node-1=sim:3xH100` on a free loopback port and:
+  1. a pod with a one-GPU claim runs; its container status lists the device as
+     Healthy (allocatedResourcesStatus, KEP-4680) and its claim's
+     status.devices[] has condition Healthy=True (KEP-4817);
+  2. `draplane agent inject-xid --xid 79` on that GPU: the device gets the taint
+     gpu.nvidia.com/xid=79:NoSchedule in its ResourceSlice, the pod shows it
+     Unhealthy and the claim's condition turns False;
+  3. a critical XID (48) on a free GPU too: a new claim is allocated the third
+     GPU, not the free tainted one (which first fit would pick);
+  4. an application XID (13) on the third GPU taints it with effect None and it
+     stays Healthy;
+  5. `inject-xid --recover`: the taint goes, the pod shows the device Healthy
+     again; an unknown --gpu is an error naming the node's GPUs.
+
+Usage: up_health.py DRAPLANE_BINARY
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+BIN = sys.argv[1]
+FAILURES = []
+
+
+def check(cond, what):
+    print(('ok   ' if cond else 'FAIL ') + what, flush=True)
+    if not cond:
+        FAILURES.append(what)
+    return cond
+
+
+def kubectl(*args, stdin=None):
+    p = subprocess.run(['kubectl', *args], input=stdin, capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        raise RuntimeError('kubectl %s: %s%s' % (' '.join(args), p.stdout, p.stderr))
+    return p
+
+
+def kjson(*args):
+    return json.loads(kubectl(*args, '-o', 'json').stdout)
+
+
+def wait(pred, timeout, what):
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        last = pred()
+        if last:
+            return last
+        time.sleep(0.25)
+    check(False, 'timed out after %d s: %s' % (timeout, what))
+    return last
+
+
+TEMPLATE = '''
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu, namespace: default}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly: {deviceClassName: gpu.nvidia.com}
+'''
+
+
+def pod(name):
+    return '''
+apiVersion: v1
+kind: Pod
+metadata: {name: %s, namespace: default}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: main
+    image: busybox
+    command: ["sh", "-c", "exec sleep 3600"]
+    resources:
+      claims: [{name: gpu, request: gpu}]
+  resourceClaims:
+  - {name: gpu, resourceClaimTemplateName: one-gpu}
+''' % name
+
+
+def claim_of(pod_name):
+    p = kjson('get', 'pod', pod_name)
+    for s in p.get('status', {}).get('resourceClaimStatuses', []):
+        if s.get('resourceClaimName'):
+            return s['resourceClaimName']
+    return None
+
+
+def allocated_device(claim):
+    results = kjson('get', 'resourceclaim', claim).get('status', {}).get('allocation', {}).get('devices', {}).get(
+        'results', [])
+    return results[0]['device'] if results else None
+
+
+def pod_health(pod_name):
+    """{resourceID: health} of the pod's container for claim:gpu/gpu."""
+    cs = kjson('get', 'pod', pod_name).get('status', {}).get('containerStatuses', [])
+    for c in cs:
+        for rs in c.get('allocatedResourcesStatus', []):
+            if rs.get('name') == 'claim:gpu/gpu':
+                return {r['resourceID']: r['health'] for r in rs.get('resources', [])}
+    return {}
+
+
+def claim_condition(claim, device):
+    for d in kjson('get', 'resourceclaim', claim).get('status', {}).get('devices', []):
+        if d.get('driver') == 'gpu.nvidia.com' and d.get('device') == device:
+            for c in d.get('conditions', []):
+                if c.get('type') == 'Healthy':
+                    return c.get('status')
+    return None
+
+
+def taints(device):
+    for s in kjson('get', 'resourceslices')['items']:
+        for d in s['spec'].get('devices', []):
+            if d['name'] == device:
+                return [(t['key'], t.get('value', ''), t['effect']) for t in d.get('taints', [])]
+    return None
+
+
+def main():
+    if not shutil.which('kubectl'):
+        print('FAIL kubectl is not on PATH (scripts/setup installs one)')
+        return 1
+    work = tempfile.mkdtemp(prefix='draplane-health-e2e-')
+    data = os.path.join(work, 'data')
+    log = open(os.path.join(work, 'up.log'), 'w+')
+    proc = subprocess.Popen([BIN, 'up', '--data-dir', data, '--listen', '127.0.0.1:0',
+                             '--nodes', 'node-1=sim:3xH100', '--heartbeat', '2'],
+                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        return run(log, proc, data)
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+        if FAILURES:
+            log.seek(0)
+            print('--- draplane up output:\n' + log.read()[-4000:])
+            logs = os.path.join(data, 'logs')
+            for f in sorted(os.listdir(logs)) if os.path.isdir(logs) else []:
+                print('--- %s (tail):' % f)
+                print(open(os.path.join(logs, f)).read()[-2000:])
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def inject(data, *args):
+    return subprocess.run([BIN, 'agent', 'inject-xid', '--data-dir', data, '--node', 'node-1', *args],
+                          capture_output=True, text=True, timeout=30)
+
+
+def run(log, proc, data):
+    def up_output():
+        log.flush()
+        with open(log.name) as f:
+            return f.read()
+    if not wait(lambda: 'ready\n' in up_output() or proc.poll() is not None, 90, 'draplane up ready'):
+        return 1
+    if not check(proc.poll() is None, 'draplane up is running'):
+        return 1
+    os.environ['KUBECONFIG'] = re.search(r'^kubeconfig: (.*)$', up_output(), re.M).group(1)
+    wait(lambda: kjson('get', 'resourceslices')['items'], 60, 'the node publishes its GPUs')
+
+    # 1. A running pod sees its device Healthy.
+    kubectl('apply', '-f', '-', stdin=TEMPLATE + '---' + pod('victim'))
+    wait(lambda: kjson('get', 'pod', 'victim').get('status', {}).get('phase') == 'Running', 60, 'victim runs')
+    claim = claim_of('victim')
+    device = allocated_device(claim)
+    check(device == 'gpu-0', 'the victim has the first GPU: %s' % device)
+    health = wait(lambda: pod_health('victim'), 20, 'allocatedResourcesStatus of victim')
+    check(list(health.values()) == ['Healthy'], 'victim shows its device Healthy: %s' % health)
+    check(wait(lambda: claim_condition(claim, device) == 'True', 20, 'claim condition Healthy=True'),
+          'the claim reports its device Healthy=True')
+
+    # 2. A critical XID.
+    r = inject(data, '--gpu', device, '--xid', '79')
+    check(r.returncode == 0, 'inject-xid --xid 79 succeeds: %s%s' % (r.stdout.strip(), r.stderr.strip()))
+    check(wait(lambda: ('gpu.nvidia.com/xid', '79', 'NoSchedule') in (taints(device) or []), 20,
+               'the XID taint in the slice'), 'the device is tainted gpu.nvidia.com/xid=79:NoSchedule')
+    check(wait(lambda: list(pod_health('victim').values()) == ['Unhealthy'], 20, 'victim Unhealthy'),
+          'the pod shows its device Unhealthy')
+    check(wait(lambda: claim_condition(claim, device) == 'False', 20, 'claim condition Healthy=False'),
+          'the claim reports its device Healthy=False')
+
+    # 3. A new claim avoids a free tainted GPU.
+    r = inject(data, '--gpu', 'gpu-1', '--xid', '48')
+    check(r.returncode == 0, 'inject-xid --xid 48 succeeds')
+    check(wait(lambda: ('gpu.nvidia.com/xid', '48', 'NoSchedule') in (taints('gpu-1') or []), 20,
+               'the XID 48 taint'), 'the free gpu-1 is tainted gpu.nvidia.com/xid=48:NoSchedule')
+    kubectl('apply', '-f', '-', stdin=pod('newcomer'))
+    newclaim = wait(lambda: claim_of('newcomer'), 30, 'the newcomer has a claim')
+    other = wait(lambda: allocated_device(newclaim), 30, 'the newcomer is allocated')
+    check(other == 'gpu-2', 'the new claim gets the untainted gpu-2 (got %s)' % other)
+
+    # 4. An application XID on the other GPU: informational only.
+    r = inject(data, '--gpu', other, '--xid', '13')
+    check(r.returncode == 0, 'inject-xid --xid 13 succeeds')
+    check(wait(lambda: ('gpu.nvidia.com/xid', '13', 'None') in (taints(other) or []), 20, 'the XID 13 taint'),
+          'an application XID taints with effect None')
+    check(list(pod_health('newcomer').values()) == ['Healthy'], 'its pod still shows the device Healthy')
+
+    # 5. Recovery.
+    r = inject(data, '--gpu', device, '--recover')
+    check(r.returncode == 0, 'inject-xid --recover succeeds')
+    check(wait(lambda: taints(device) == [], 20, 'the taint is gone'), 'recovery clears the taint')
+    check(wait(lambda: list(pod_health('victim').values()) == ['Healthy'], 20, 'victim Healthy again'),
+          'the pod shows its device Healthy again')
+    check(wait(lambda: claim_condition(claim, device) == 'True', 20, 'claim condition Healthy=True again'),
+          'the claim reports its device Healthy=True again')
+    r = inject(data, '--gpu', 'gpu-7', '--xid', '79')
+    check(r.returncode == 1 and 'no GPU "gpu-7"' in r.stderr and 'gpu-2' in r.stderr,
+          'an unknown GPU is an error naming the GPUs: %s' % r.stderr.strip())
+    return 1 if FAILURES else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
