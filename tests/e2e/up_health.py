@@ -13,7 +13,9 @@ Starts `draplane up --nodes node-1=sim:3xH100` on a free loopback port and:
   4. an application XID (13) on the third GPU taints it with effect None and it
      stays Healthy;
   5. `inject-xid --recover`: the taint goes, the pod shows the device Healthy
-     again; an unknown --gpu is an error naming the node's GPUs.
+     again; an unknown --gpu is an error naming the node's GPUs;
+  6. deleting the pod deallocates and deletes its claim (the device status the
+     agent wrote goes with the allocation).
 
 Usage: up_health.py DRAPLANE_BINARY
 """
@@ -227,6 +229,11 @@ def run(log, proc, data):
     r = inject(data, '--gpu', 'gpu-7', '--xid', '79')
     check(r.returncode == 1 and 'no GPU "gpu-7"' in r.stderr and 'gpu-2' in r.stderr,
           'an unknown GPU is an error naming the GPUs: %s' % r.stderr.strip())
+
+    # 6. The claim with device status is deallocated and deleted with its pod.
+    kubectl('delete', 'pod', 'victim', '--wait=false')
+    check(wait(lambda: not kubectl('get', 'resourceclaims', '-o', 'name').stdout.count(claim), 30,
+               'the claim of victim is gone'), 'the claim with device status is deleted with its pod')
     return 1 if FAILURES else 0
 
 
