@@ -19,48 +19,14 @@ Starts `draplane up --nodes node-1=sim:3xH100` on a free loopback port and:
 
 Usage: up_health.py DRAPLANE_BINARY
 """
-import json
 import os
-import re
-import shutil
-import signal
 import subprocess
 import sys
-import tempfile
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from up_cluster import FAILURES, UpCluster, check, kjson, kubectl, wait  # noqa: E402
 
 BIN = sys.argv[1]
-FAILURES = []
-
-
-def check(cond, what):
-    print(('ok   ' if cond else 'FAIL ') + what, flush=True)
-    if not cond:
-        FAILURES.append(what)
-    return cond
-
-
-def kubectl(*args, stdin=None):
-    p = subprocess.run(['kubectl', *args], input=stdin, capture_output=True, text=True, timeout=60)
-    if p.returncode != 0:
-        raise RuntimeError('kubectl %s: %s%s' % (' '.join(args), p.stdout, p.stderr))
-    return p
-
-
-def kjson(*args):
-    return json.loads(kubectl(*args, '-o', 'json').stdout)
-
-
-def wait(pred, timeout, what):
-    deadline = time.time() + timeout
-    last = None
-    while time.time() < deadline:
-        last = pred()
-        if last:
-            return last
-        time.sleep(0.25)
-    check(False, 'timed out after %d s: %s' % (timeout, what))
-    return last
 
 
 TEMPLATE = '''
@@ -136,31 +102,9 @@ def taints(device):
 
 
 def main():
-    if not shutil.which('kubectl'):
-        print('FAIL kubectl is not on PATH (scripts/setup installs one)')
-        return 1
-    work = tempfile.mkdtemp(prefix='draplane-health-e2e-')
-    data = os.path.join(work, 'data')
-    log = open(os.path.join(work, 'up.log'), 'w+')
-    proc = subprocess.Popen([BIN, 'up', '--data-dir', data, '--listen', '127.0.0.1:0',
-                             '--nodes', 'node-1=sim:3xH100', '--heartbeat', '2'],
-                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        return run(log, proc, data)
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-        if FAILURES:
-            log.seek(0)
-            print('--- draplane up output:\n' + log.read()[-4000:])
-            logs = os.path.join(data, 'logs')
-            for f in sorted(os.listdir(logs)) if os.path.isdir(logs) else []:
-                print('--- %s (tail):' % f)
-                print(open(os.path.join(logs, f)).read()[-2000:])
-        shutil.rmtree(work, ignore_errors=True)
+    with UpCluster(BIN, 'node-1=sim:3xH100') as up:
+        run(up.data)
+    return 1 if FAILURES else 0
 
 
 def inject(data, *args):
@@ -168,16 +112,7 @@ def inject(data, *args):
                           capture_output=True, text=True, timeout=30)
 
 
-def run(log, proc, data):
-    def up_output():
-        log.flush()
-        with open(log.name) as f:
-            return f.read()
-    if not wait(lambda: 'ready\n' in up_output() or proc.poll() is not None, 90, 'draplane up ready'):
-        return 1
-    if not check(proc.poll() is None, 'draplane up is running'):
-        return 1
-    os.environ['KUBECONFIG'] = re.search(r'^kubeconfig: (.*)$', up_output(), re.M).group(1)
+def run(data):
     wait(lambda: kjson('get', 'resourceslices')['items'], 60, 'the node publishes its GPUs')
 
     # 1. A running pod sees its device Healthy.
@@ -234,7 +169,6 @@ def run(log, proc, data):
     kubectl('delete', 'pod', 'victim', '--wait=false')
     check(wait(lambda: not kubectl('get', 'resourceclaims', '-o', 'name').stdout.count(claim), 30,
                'the claim of victim is gone'), 'the claim with device status is deleted with its pod')
-    return 1 if FAILURES else 0
 
 
 if __name__ == '__main__':
