@@ -51,6 +51,27 @@ def wait(pred, timeout, what):
     return last
 
 
+def pod_with_claim(name, template, request=None):
+    """A pod (namespace default) whose container sleeps and uses the claim `gpu`
+    made from ResourceClaimTemplate `template` (its `request` only, when given)."""
+    ref = '{name: gpu, request: %s}' % request if request else '{name: gpu}'
+    return '''
+apiVersion: v1
+kind: Pod
+metadata: {name: %s, namespace: default}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: main
+    image: busybox
+    command: ["sh", "-c", "exec sleep 3600"]
+    resources:
+      claims: [%s]
+  resourceClaims:
+  - {name: gpu, resourceClaimTemplateName: %s}
+''' % (name, ref, template)
+
+
 class UpCluster:
     def __init__(self, binary, nodes, heartbeat=2):
         self.args = [binary, 'up', '--listen', '127.0.0.1:0', '--nodes', nodes, '--heartbeat', str(heartbeat)]

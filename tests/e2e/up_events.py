@@ -26,7 +26,7 @@ import tempfile
 
 BIN = sys.argv[1]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from up_cluster import FAILURES, check, kjson, kubectl, wait  # noqa: E402
+from up_cluster import FAILURES, check, kjson, kubectl, pod_with_claim, wait  # noqa: E402
 
 
 MANIFESTS = '''
@@ -71,21 +71,7 @@ spec:
 
 
 def pod(name, template):
-    return '''
-apiVersion: v1
-kind: Pod
-metadata: {name: %s, namespace: default}
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: main
-    image: busybox
-    command: ["sh", "-c", "exec sleep 3600"]
-    resources:
-      claims: [{name: gpu}]
-  resourceClaims:
-  - {name: gpu, resourceClaimTemplateName: %s}
-''' % (name, template)
+    return pod_with_claim(name, template)
 
 
 def describe_events(name):

@@ -24,7 +24,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from up_cluster import FAILURES, UpCluster, check, kjson, kubectl, wait  # noqa: E402
+from up_cluster import FAILURES, UpCluster, check, kjson, kubectl, pod_with_claim, wait  # noqa: E402
 
 BIN = sys.argv[1]
 
@@ -43,21 +43,7 @@ spec:
 
 
 def pod(name):
-    return '''
-apiVersion: v1
-kind: Pod
-metadata: {name: %s, namespace: default}
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: main
-    image: busybox
-    command: ["sh", "-c", "exec sleep 3600"]
-    resources:
-      claims: [{name: gpu, request: gpu}]
-  resourceClaims:
-  - {name: gpu, resourceClaimTemplateName: one-gpu}
-''' % name
+    return pod_with_claim(name, 'one-gpu', request='gpu')
 
 
 def claim_of(pod_name):
