@@ -51,6 +51,20 @@ def wait(pred, timeout, what):
     return last
 
 
+# A ResourceClaimTemplate one-gpu (namespace default): one GPU of the driver's class.
+ONE_GPU_TEMPLATE = '''
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu, namespace: default}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly: {deviceClassName: gpu.nvidia.com}
+'''
+
+
 def pod_with_claim(name, template, request=None):
     """A pod (namespace default) whose container sleeps and uses the claim `gpu`
     made from ResourceClaimTemplate `template` (its `request` only, when given)."""

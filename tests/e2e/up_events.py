@@ -26,20 +26,10 @@ import tempfile
 
 BIN = sys.argv[1]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from up_cluster import FAILURES, check, kjson, kubectl, pod_with_claim, wait  # noqa: E402
+from up_cluster import FAILURES, ONE_GPU_TEMPLATE, check, kjson, kubectl, pod_with_claim, wait  # noqa: E402
 
 
-MANIFESTS = '''
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: one-gpu, namespace: default}
-spec:
-  spec:
-    devices:
-      requests:
-      - name: gpu
-        exactly: {deviceClassName: gpu.nvidia.com}
----
+MANIFESTS = ONE_GPU_TEMPLATE + '''---
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaimTemplate
 metadata: {name: hundred-gpus, namespace: default}

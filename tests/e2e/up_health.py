@@ -24,22 +24,10 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from up_cluster import FAILURES, UpCluster, check, kjson, kubectl, pod_with_claim, wait  # noqa: E402
+from up_cluster import (FAILURES, ONE_GPU_TEMPLATE, UpCluster, check, kjson, kubectl,  # noqa: E402
+                        pod_with_claim, wait)
 
 BIN = sys.argv[1]
-
-
-TEMPLATE = '''
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: one-gpu, namespace: default}
-spec:
-  spec:
-    devices:
-      requests:
-      - name: gpu
-        exactly: {deviceClassName: gpu.nvidia.com}
-'''
 
 
 def pod(name):
@@ -102,7 +90,7 @@ def run(data):
     wait(lambda: kjson('get', 'resourceslices')['items'], 60, 'the node publishes its GPUs')
 
     # 1. A running pod sees its device Healthy.
-    kubectl('apply', '-f', '-', stdin=TEMPLATE + '---' + pod('victim'))
+    kubectl('apply', '-f', '-', stdin=ONE_GPU_TEMPLATE + '---' + pod('victim'))
     wait(lambda: kjson('get', 'pod', 'victim').get('status', {}).get('phase') == 'Running', 60, 'victim runs')
     claim = claim_of('victim')
     device = allocated_device(claim)
