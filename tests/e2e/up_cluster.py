@@ -51,18 +51,23 @@ def wait(pred, timeout, what):
     return last
 
 
-# A ResourceClaimTemplate one-gpu (namespace default): one GPU of the driver's class.
-ONE_GPU_TEMPLATE = '''
+def claim_template(name, exactly='{deviceClassName: gpu.nvidia.com}', more=''):
+    """A ResourceClaimTemplate (namespace default) with one request `gpu`:
+    `exactly` its exactly field (flow YAML), `more` further lines of spec.spec.devices."""
+    return '''
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaimTemplate
-metadata: {name: one-gpu, namespace: default}
+metadata: {name: %s, namespace: default}
 spec:
   spec:
     devices:
       requests:
       - name: gpu
-        exactly: {deviceClassName: gpu.nvidia.com}
-'''
+        exactly: %s
+%s''' % (name, exactly, more)
+
+
+ONE_GPU_TEMPLATE = claim_template('one-gpu')
 
 
 def pod_with_claim(name, template, request=None):

@@ -26,30 +26,13 @@ import tempfile
 
 BIN = sys.argv[1]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from up_cluster import FAILURES, ONE_GPU_TEMPLATE, check, kjson, kubectl, pod_with_claim, wait  # noqa: E402
+from up_cluster import FAILURES, ONE_GPU_TEMPLATE, check, claim_template, kjson, kubectl, pod_with_claim, wait  # noqa: E402
 
 
-MANIFESTS = ONE_GPU_TEMPLATE + '''---
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: hundred-gpus, namespace: default}
-spec:
-  spec:
-    devices:
-      requests:
-      - name: gpu
-        exactly: {deviceClassName: gpu.nvidia.com, count: 100}
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: bogus-sharing, namespace: default}
-spec:
-  spec:
-    devices:
-      requests:
-      - name: gpu
-        exactly: {deviceClassName: gpu.nvidia.com}
-      config:
+MANIFESTS = '---'.join([
+    ONE_GPU_TEMPLATE,
+    claim_template('hundred-gpus', '{deviceClassName: gpu.nvidia.com, count: 100}'),
+    claim_template('bogus-sharing', more='''      config:
       - requests: [gpu]
         opaque:
           driver: gpu.nvidia.com
@@ -57,7 +40,8 @@ spec:
             apiVersion: resource.nvidia.com/v1beta1
             kind: GpuConfig
             sharing: {strategy: Bogus}
-'''
+'''),
+])
 
 
 def pod(name, template):
