@@ -469,7 +469,9 @@ void SimBackend::read_injected_events() {
   std::ifstream in(events_path_, std::ios::binary);
   if (!in) return;
   in.seekg(0, std::ios::end);
-  const uint64_t size = static_cast<uint64_t>(in.tellg());
+  const std::streamoff end_pos = in.tellg();
+  if (end_pos < 0) return;
+  const uint64_t size = static_cast<uint64_t>(end_pos);
   if (size < events_offset_) events_offset_ = 0;  // truncated by hand: read it anew
   if (size == events_offset_) return;
   in.seekg(static_cast<std::streamoff>(events_offset_));
