@@ -37,6 +37,12 @@ if(TARGET draplane)
   add_test(NAME up_events_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_events.py $<TARGET_FILE:draplane>)
   set_tests_properties(up_events_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 240)
 endif()
+# Device health with `draplane up` (1 node, 3 GPUs): `draplane agent inject-xid`
+# taints a GPU, the pod and its claim show it Unhealthy, recovery clears it.
+if(TARGET draplane)
+  add_test(NAME up_health_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_health.py $<TARGET_FILE:draplane>)
+  set_tests_properties(up_health_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 180)
+endif()
 # `draplane up` killed with SIGKILL while a pod runs, restarted on the same port
 # and data dir: the port is free and the leftover pod process is ended.
 if(TARGET draplane)
@@ -49,10 +55,4 @@ endif()
 if(TARGET draplane)
   add_test(NAME server_hostile_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/server_hostile.py $<TARGET_FILE:draplane>)
   set_tests_properties(server_hostile_e2e PROPERTIES LABELS "e2e;server" TIMEOUT 120)
-endif()
-# Device health with `draplane up` (1 node, 2 GPUs): `draplane agent inject-xid`
-# taints a GPU, the pod and its claim show it Unhealthy, recovery clears it.
-if(TARGET draplane)
-  add_test(NAME up_health_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_health.py $<TARGET_FILE:draplane>)
-  set_tests_properties(up_health_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 180)
 endif()

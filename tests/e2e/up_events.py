@@ -16,6 +16,7 @@ Starts `draplane up --nodes 1` (one node of 8x H100) on a free loopback port and
 
 Usage: up_events.py DRAPLANE_BINARY
 """
+import json
 import os
 import re
 import shutil
@@ -23,16 +24,73 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 BIN = sys.argv[1]
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from up_cluster import FAILURES, ONE_GPU_TEMPLATE, check, claim_template, kjson, kubectl, pod_with_claim, wait  # noqa: E402
+FAILURES = []
 
 
-MANIFESTS = '---'.join([
-    ONE_GPU_TEMPLATE,
-    claim_template('hundred-gpus', '{deviceClassName: gpu.nvidia.com, count: 100}'),
-    claim_template('bogus-sharing', more='''      config:
+def check(cond, what):
+    print(('ok   ' if cond else 'FAIL ') + what, flush=True)
+    if not cond:
+        FAILURES.append(what)
+    return cond
+
+
+def kubectl(*args, stdin=None, ok=True):
+    p = subprocess.run(['kubectl', *args], input=stdin, capture_output=True, text=True, timeout=120)
+    if ok and p.returncode != 0:
+        raise RuntimeError('kubectl %s: %s%s' % (' '.join(args), p.stdout, p.stderr))
+    return p
+
+
+def kjson(*args):
+    return json.loads(kubectl(*args, '-o', 'json').stdout)
+
+
+def wait(pred, timeout, what):
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        last = pred()
+        if last:
+            return last
+        time.sleep(0.25)
+    check(False, 'timed out after %d s: %s' % (timeout, what))
+    return last
+
+
+MANIFESTS = '''
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu, namespace: default}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly: {deviceClassName: gpu.nvidia.com}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: hundred-gpus, namespace: default}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly: {deviceClassName: gpu.nvidia.com, count: 100}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: bogus-sharing, namespace: default}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly: {deviceClassName: gpu.nvidia.com}
+      config:
       - requests: [gpu]
         opaque:
           driver: gpu.nvidia.com
@@ -40,12 +98,25 @@ MANIFESTS = '---'.join([
             apiVersion: resource.nvidia.com/v1beta1
             kind: GpuConfig
             sharing: {strategy: Bogus}
-'''),
-])
+'''
 
 
 def pod(name, template):
-    return pod_with_claim(name, template)
+    return '''
+apiVersion: v1
+kind: Pod
+metadata: {name: %s, namespace: default}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: main
+    image: busybox
+    command: ["sh", "-c", "exec sleep 3600"]
+    resources:
+      claims: [{name: gpu}]
+  resourceClaims:
+  - {name: gpu, resourceClaimTemplateName: %s}
+''' % (name, template)
 
 
 def describe_events(name):

@@ -31,8 +31,37 @@ import tempfile
 import time
 
 BIN, SRC = sys.argv[1], sys.argv[2]
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from up_cluster import FAILURES, check, kjson, kubectl, wait  # noqa: E402
+FAILURES = []
+
+
+def check(cond, what):
+    print(('ok   ' if cond else 'FAIL ') + what, flush=True)
+    if not cond:
+        FAILURES.append(what)
+    return cond
+
+
+def kubectl(*args, stdin=None, ok=True):
+    p = subprocess.run(['kubectl', *args], input=stdin, capture_output=True, text=True, timeout=120)
+    if ok and p.returncode != 0:
+        raise RuntimeError('kubectl %s: %s%s' % (' '.join(args), p.stdout, p.stderr))
+    return p
+
+
+def kjson(*args):
+    return json.loads(kubectl(*args, '-o', 'json').stdout)
+
+
+def wait(pred, timeout, what):
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        last = pred()
+        if last:
+            return last
+        time.sleep(0.25)
+    check(False, 'timed out after %d s: %s' % (timeout, what))
+    return last
 
 
 def pods():
