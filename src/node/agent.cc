@@ -72,9 +72,10 @@ Result<void> run_agent(client::RestClient& rest, const AgentOptions& options, co
   ASSIGN_OR_RETURN(std::unique_ptr<DeviceState> devices, DeviceState::create(*backend, runner, po, read_boot_id()));
   const std::vector<GpuInfo> gpus = devices->gpus();
   log->info("node {}: {} GPU(s) ({})", options.node_name, gpus.size(), options.gpus);
-  HealthMonitor health(*backend, gpus, options.dynamic_mig, clock);
   // Simulated GPUs also fail on purpose: `draplane agent inject-xid` (sim.h).
-  if (Status s = backend->watch_injected_events(dir + "/health"); !s.ok()) log->warn("injected GPU events: {}", s.to_string());
+  if (Status s = backend->watch_injected_events(dir + "/health"); !s.ok()) {
+    log->warn("injected GPU events: {}", s.to_string());
+  }
 
   KubeletOptions ko;
   ko.node_name = options.node_name;
@@ -86,8 +87,9 @@ Result<void> run_agent(client::RestClient& rest, const AgentOptions& options, co
   ko.base_env = {std::string("PATH=") + (path ? path : "/usr/local/bin:/usr/bin:/bin"), "HOME=/"};
   ko.clock = options.clock;
   ko.logger = log;
-  ko.device_health = [&health, node = options.node_name](const std::string& pool, const std::string& device) {
-    return pool == node ? health.health(device) : std::string("Unknown");
+  const HealthMonitor* monitor = nullptr;  // the one below, set before the kubelet starts
+  ko.device_health = [&monitor, node = options.node_name](const std::string& pool, const std::string& device) {
+    return pool == node && monitor ? monitor->health(device) : std::string("Unknown");
   };
   PosixLauncher launcher;
   Kubelet kubelet(rest, *devices, launcher, ko);
@@ -116,6 +118,7 @@ Result<void> run_agent(client::RestClient& rest, const AgentOptions& options, co
   SliceOptions so;
   so.node_name = options.node_name;
   so.dynamic_mig = options.dynamic_mig;
+  HealthMonitor health(*backend, gpus, options.dynamic_mig, clock);
   st = retry(stop, *log, "publish resource slices", [&] {
     SliceOptions o = so;
     o.taints = health.taints();
@@ -134,6 +137,7 @@ Result<void> run_agent(client::RestClient& rest, const AgentOptions& options, co
   });
   slices.start();
 
+  monitor = &health;
   kubelet.start();
   std::thread health_thread([&] {
     while (!stop.load()) {
