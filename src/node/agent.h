@@ -3,15 +3,16 @@
 //  1. discovers the GPUs (make_backend: sim:<spec> | nvml | inventory file);
 //  2. registers the Node (agent_node.h) and creates the DeviceClasses if missing;
 //  3. publishes the pool's ResourceSlices (new generation when they change) and
-//     republishes when health taints change (HealthMonitor; simulated GPUs
-//     also take events from `draplane agent inject-xid` through
-//     <state dir>/health) or when someone else deletes or changes them (it
-//     watches its slices); health changes also reach the pods' and claims'
-//     device health status (Kubelet::device_health_changed);
+//     republishes when health taints change (HealthMonitor) or when someone
+//     else deletes or changes them (it watches its slices);
 //  4. serves container logs (kubelet_logs.h) and runs the Kubelet (kubelet.h)
 //     with DeviceState (checkpoint under <state dir>/plugin, CDI specs under
 //     <state dir>/cdi);
 //  5. heartbeats the Node every heartbeat_seconds until `stop`.
+// Health: the HealthMonitor's taints (simulated GPUs also take the events of
+// `draplane agent inject-xid` through <state dir>/health, sim.h) reach the
+// slices (3.) and the device health the Kubelet reports in its pods' and
+// claims' status (Kubelet::device_health_changed).
 //
 // Thread-safety: run_agent blocks the calling thread; several agents (one per
 // simulated node) may run in one process with different state dirs.
