@@ -36,10 +36,6 @@ struct AgentFlags {
 };
 
 int run(const AgentFlags& f) {
-  if (f.node.empty()) {
-    std::cerr << "error: --node is required\n";
-    return 2;
-  }
   client::KubeConfig cfg;
   if (!f.kubeconfig.empty()) {
     auto k = client::load_kubeconfig(f.kubeconfig, f.context);
@@ -112,6 +108,11 @@ void add_agent(CLI::App& app, int& exit_code) {
   add_inject_xid(*sub, exit_code);
   sub->callback([f, sub, &exit_code] {
     if (sub->got_subcommand("inject-xid")) return;  // that one ran instead
+    if (f->node.empty()) {  // not required() in CLI11: `agent inject-xid` has its own --node
+      std::cerr << "error: --node is required\n";
+      exit_code = 2;
+      return;
+    }
     exit_code = run(*f);
   });
 }
