@@ -32,6 +32,12 @@ if(TARGET draplane)
   set_tests_properties(up_kubectl_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 400)
 endif()
 
+# Device health with `draplane up` (1 node, 3 GPUs): `draplane agent inject-xid`
+# taints a GPU, the pod and its claim show it Unhealthy, recovery clears it.
+if(TARGET draplane)
+  add_test(NAME up_health_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_health.py $<TARGET_FILE:draplane>)
+  set_tests_properties(up_health_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 180)
+endif()
 # Events as kubectl describe and kubectl get events show them (`draplane up`, 1 node).
 if(TARGET draplane)
   add_test(NAME up_events_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_events.py $<TARGET_FILE:draplane>)

@@ -154,7 +154,7 @@ int run(const AgentFlags& f) {
 void add_agent(CLI::App& app, int& exit_code) {
   auto f = std::make_shared<AgentFlags>();
   auto* sub = app.add_subcommand("agent", "Run the node agent: GPU driver gpu.nvidia.com and kubelet for one node");
-  sub->add_option("--node", f->node, "Node name")->required();
+  sub->add_option("--node", f->node, "Node name (required)");
   sub->add_option("--server", f->server, "API server URL (overrides the kubeconfig's)");
   sub->add_option("--kubeconfig", f->kubeconfig, "Kubeconfig file");
   sub->add_option("--context", f->context, "Kubeconfig context");
@@ -178,7 +178,16 @@ void add_agent(CLI::App& app, int& exit_code) {
   sub->add_flag("--print-slices", f->print_slices,
                 "Print the ResourceSlices this agent would publish (for the -f DeviceClasses) and exit; no server");
   sub->add_option("-f,--filename", f->files, "--print-slices: YAML/JSON files with DeviceClasses ('-' for stdin)");
-  sub->callback([f, &exit_code] { exit_code = run(*f); });
+  add_inject_xid(*sub, exit_code);
+  sub->callback([f, sub, &exit_code] {
+    if (sub->got_subcommand("inject-xid")) return;  // that one ran instead
+    if (f->node.empty()) {  // not required() in CLI11: `agent inject-xid` has its own --node
+      std::cerr << "error: --node is required\n";
+      exit_code = 2;
+      return;
+    }
+    exit_code = run(*f);
+  });
 }
 
 }  // namespace draplane::cmd

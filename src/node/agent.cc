@@ -103,6 +103,10 @@ Result<void> run_agent(client::RestClient& rest, const AgentOptions& options, co
   ASSIGN_OR_RETURN(std::unique_ptr<DeviceState> devices, DeviceState::create(*backend, runner, po, read_boot_id()));
   const std::vector<GpuInfo> gpus = devices->gpus();
   log->info("node {}: {} GPU(s) ({})", options.node_name, gpus.size(), options.gpus);
+  // Simulated GPUs also fail on purpose: `draplane agent inject-xid` (sim.h).
+  if (Status s = backend->watch_injected_events(dir + "/health"); !s.ok()) {
+    log->warn("injected GPU events: {}", s.to_string());
+  }
 
   KubeletOptions ko;
   ko.node_name = options.node_name;
@@ -114,6 +118,10 @@ Result<void> run_agent(client::RestClient& rest, const AgentOptions& options, co
   ko.base_env = {std::string("PATH=") + (path ? path : "/usr/local/bin:/usr/bin:/bin"), "HOME=/"};
   ko.clock = options.clock;
   ko.logger = log;
+  const HealthMonitor* monitor = nullptr;  // the one below, set before the kubelet starts
+  ko.device_health = [&monitor, node = options.node_name](const std::string& pool, const std::string& device) {
+    return pool == node && monitor ? monitor->health(device) : std::string("Unknown");
+  };
   PosixLauncher launcher;
   Kubelet kubelet(rest, *devices, launcher, ko);
 
@@ -173,6 +181,7 @@ Result<void> run_agent(client::RestClient& rest, const AgentOptions& options, co
   });
   slices.start();
 
+  monitor = &health;
   kubelet.start();
   std::thread health_thread([&] {
     while (!stop.load()) {
@@ -185,6 +194,7 @@ Result<void> run_agent(client::RestClient& rest, const AgentOptions& options, co
                   s.to_string());
         republish.store(true);  // tried again on the next round
       }
+      if (health_changed) kubelet.device_health_changed();  // pods' and claims' device health
     }
   });
   while (sleep_unless_stopped(stop, options.heartbeat_seconds * 1000)) {

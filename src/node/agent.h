@@ -11,6 +11,10 @@
 //     with DeviceState (checkpoint under <state dir>/plugin, CDI specs under
 //     <state dir>/cdi);
 //  5. heartbeats the Node every heartbeat_seconds until `stop`.
+// Health: the HealthMonitor's taints (simulated GPUs also take the events of
+// `draplane agent inject-xid` through <state dir>/health, sim.h) reach the
+// slices (3.) and the device health the Kubelet reports in its pods' and
+// claims' status (Kubelet::device_health_changed).
 //
 // Thread-safety: run_agent blocks the calling thread; several agents (one per
 // simulated node) may run in one process with different state dirs.

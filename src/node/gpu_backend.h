@@ -48,6 +48,15 @@ class GpuBackend {
   // timeout. Error kUnavailable when events cannot be registered (the caller
   // then taints devices gpu.nvidia.com/unmonitored).
   virtual Result<std::optional<GpuEvent>> wait_event(int timeout_ms) = 0;
+
+  // Makes wait_event also deliver the events appended to <dir>/events by
+  // `draplane agent inject-xid` (fault injection, sim.h); writes <dir>/gpus for
+  // that command. Only the simulated backend takes injected events: the
+  // default does nothing (a real GPU's events come from NVML alone).
+  virtual Status watch_injected_events(const std::string& dir) {
+    (void)dir;
+    return {};
+  }
 };
 
 // Builds a backend from the --gpus flag: "nvml", "sim:<spec>" (see sim.h), or

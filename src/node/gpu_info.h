@@ -74,9 +74,11 @@ struct MigInstance {
   bool operator==(const MigInstance&) const = default;
 };
 
-// An asynchronous GPU event (NVML event set).
+// An asynchronous GPU event (NVML event set). kRecovered is not an NVML event:
+// an operator declares the GPU repaired (`draplane agent inject-xid --recover`)
+// and its health taints are cleared.
 struct GpuEvent {
-  enum class Kind { kXid, kGpuLost };
+  enum class Kind { kXid, kGpuLost, kRecovered };
   Kind kind = Kind::kXid;
   std::string uuid;  // the GPU it happened on ("" = unknown: applies to all)
   uint64_t xid = 0;  // for kXid

@@ -24,6 +24,7 @@ std::vector<std::string> device_names_of_gpu(const GpuInfo& gpu, bool dynamic_mi
 
 std::map<std::string, api::DeviceTaint> taints_for_event(const GpuEvent& event, const std::vector<GpuInfo>& gpus,
                                                          bool dynamic_mig, const std::string& time_added) {
+  if (event.kind == GpuEvent::Kind::kRecovered) return {};  // HealthMonitor removes taints instead
   api::DeviceTaint taint;
   taint.timeAdded = time_added;
   bool all = event.uuid.empty() || std::none_of(gpus.begin(), gpus.end(), [&](const GpuInfo& g) {
@@ -43,6 +44,15 @@ std::map<std::string, api::DeviceTaint> taints_for_event(const GpuEvent& event, 
     for (const std::string& d : device_names_of_gpu(g, dynamic_mig)) out[d] = taint;
   }
   return out;
+}
+
+std::string device_health(const std::vector<api::DeviceTaint>& taints) {
+  bool unmonitored = false;
+  for (const api::DeviceTaint& t : taints) {
+    if ((t.key == kXidTaintKey || t.key == kGpuLostTaintKey) && t.effect != "None") return "Unhealthy";
+    if (t.key == kUnmonitoredTaintKey) unmonitored = true;
+  }
+  return unmonitored ? "Unknown" : "Healthy";
 }
 
 HealthMonitor::HealthMonitor(GpuBackend& backend, std::vector<GpuInfo> gpus, bool dynamic_mig,
@@ -81,7 +91,34 @@ bool HealthMonitor::poll_once(int timeout_ms) {
     return add(all);
   }
   if (!event->has_value()) return false;
+  if ((*event)->kind == GpuEvent::Kind::kRecovered) return recover((*event)->uuid);
   return add(taints_for_event(**event, gpus_, dynamic_mig_, clock_.rfc3339()));
+}
+
+bool HealthMonitor::recover(const std::string& uuid) {
+  std::lock_guard<std::mutex> lock(mu_);
+  bool changed = false;
+  for (const GpuInfo& g : gpus_) {
+    if (!uuid.empty() && g.uuid != uuid) continue;
+    for (const std::string& d : device_names_of_gpu(g, dynamic_mig_)) {
+      auto it = taints_.find(d);
+      if (it == taints_.end()) continue;
+      auto& list = it->second;
+      auto end = std::remove_if(list.begin(), list.end(), [](const api::DeviceTaint& t) {
+        return t.key == kXidTaintKey || t.key == kGpuLostTaintKey;
+      });
+      changed = changed || end != list.end();
+      list.erase(end, list.end());
+      if (list.empty()) taints_.erase(it);
+    }
+  }
+  return changed;
+}
+
+std::string HealthMonitor::health(const std::string& device) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = taints_.find(device);
+  return it == taints_.end() ? "Healthy" : device_health(it->second);
 }
 
 std::map<std::string, std::vector<api::DeviceTaint>> HealthMonitor::taints() const {

@@ -3,7 +3,9 @@
 // 45, 68 and 109 are application errors: effect None, informational); a lost GPU
 // (GPU_IS_LOST) taints every device `gpu.nvidia.com/gpu-lost:NoSchedule`; when
 // events cannot be registered every device gets `gpu.nvidia.com/unmonitored`
-// (effect None).
+// (effect None). A kRecovered event (the GPU was repaired; injected by
+// `draplane agent inject-xid --recover`, NVML has no such event) removes the
+// XID and gpu-lost taints of the GPU's devices.
 //
 // taints_for_event is a pure function; HealthMonitor keeps the current taints
 // and is driven by the caller's loop (poll_once), so tests need no threads.
@@ -34,9 +36,16 @@ bool is_application_xid(uint64_t xid);
 std::vector<std::string> device_names_of_gpu(const GpuInfo& gpu, bool dynamic_mig);
 
 // Device name -> taint for one event. An XID for an unknown UUID (or "") applies
-// to every GPU. `time_added` is the RFC 3339 timestamp to record.
+// to every GPU. `time_added` is the RFC 3339 timestamp to record. A kRecovered
+// event adds no taint (empty).
 std::map<std::string, api::DeviceTaint> taints_for_event(const GpuEvent& event, const std::vector<GpuInfo>& gpus,
                                                          bool dynamic_mig, const std::string& time_added);
+
+// KEP-4680 health of a device from its taints: "Unhealthy" with an XID or
+// gpu-lost taint that keeps pods off it (effect other than None), "Unknown"
+// when it is not monitored, else "Healthy" (an application XID, effect None,
+// says nothing about the GPU).
+std::string device_health(const std::vector<api::DeviceTaint>& taints);
 
 class HealthMonitor {
  public:
@@ -51,8 +60,13 @@ class HealthMonitor {
   // Device name -> taints, sorted by key then value; feed to SliceOptions::taints.
   std::map<std::string, std::vector<api::DeviceTaint>> taints() const;
 
+  // device_health() of a device of this node's pool ("Healthy" when untainted).
+  std::string health(const std::string& device) const;
+
  private:
   bool add(const std::map<std::string, api::DeviceTaint>& t);
+  // Removes the XID and gpu-lost taints of the devices of GPU `uuid` ("" = all).
+  bool recover(const std::string& uuid);
 
   GpuBackend& backend_;
   const std::vector<GpuInfo> gpus_;

@@ -69,6 +69,9 @@ struct Kubelet::Worker {
   std::vector<Proc> procs;              // guarded by mu
   std::vector<std::string> claim_uids;  // registered in holders_
   std::string last_message;
+  std::map<std::string, PreparedClaimInfo> claims;  // prepared, by pod claim name; guarded by mu
+  std::vector<std::pair<std::string, std::string>> claim_names;  // (ns, name) of the prepared claims; guarded by mu
+  bool health_changed = false;  // report again; guarded by mu
 
   bool going_away() {  // mu held
     return deleted || !pod.metadata.deletionTimestamp.empty();
@@ -143,6 +146,40 @@ void Kubelet::stop() {
 }
 
 bool Kubelet::wait_synced(int timeout_ms) { return pods_.wait_synced(timeout_ms); }
+
+void Kubelet::device_health_changed() {
+  if (!options_.device_health) return;
+  std::set<std::pair<std::string, std::string>> claims;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    for (auto& [uid, w] : workers_) {
+      std::lock_guard<std::mutex> wl(w->mu);
+      w->health_changed = true;
+      w->cv.notify_all();
+      claims.insert(w->claim_names.begin(), w->claim_names.end());
+    }
+  }
+  for (const auto& [ns, name] : claims) update_claim_health(ns, name);
+}
+
+void Kubelet::update_claim_health(const std::string& ns, const std::string& name) {
+  const client::Path path = kResourceClaims.ns(ns).name(name);
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    auto body = rest_.get(path);
+    if (!body.has_value()) return;  // gone (or unreachable: the next change writes it)
+    auto claim = api::decode_as<api::ResourceClaim>(*body);
+    if (!claim.has_value()) return;
+    auto devices = claim_device_statuses(*claim, options_.driver_name, options_.node_name, options_.device_health, now());
+    if (devices == claim->status.devices) return;
+    claim->status.devices = std::move(devices);
+    auto out = rest_.put(path.sub("status"), api::to_json(api::Object(*claim)));
+    if (out.has_value() || out.error().code() == Code::kNotFound) return;
+    if (out.error().code() != Code::kConflict) {
+      options_.logger->warn("claim {}/{}: device health status: {}", ns, name, out.error().to_string());
+      return;
+    }
+  }
+}
 
 void Kubelet::on_pod(client::EventType type, const api::Pod& pod) {
   std::shared_ptr<Worker> w;
@@ -219,6 +256,18 @@ void Kubelet::on_pod(client::EventType type, const api::Pod& pod) {
 void Kubelet::run_worker(std::shared_ptr<Worker> w) {
   std::map<std::string, PreparedClaimInfo> claims;
   if (prepare_claims(*w, claims)) {
+    {
+      std::lock_guard<std::mutex> l(w->mu);
+      w->claims = claims;
+    }
+    if (options_.device_health) {
+      std::vector<std::pair<std::string, std::string>> names;
+      {
+        std::lock_guard<std::mutex> l(w->mu);
+        names = w->claim_names;
+      }
+      for (const auto& [ns, name] : names) update_claim_health(ns, name);
+    }
     run_containers(*w, claims);
   } else if (!stopping_) {
     bool graceful;
@@ -311,7 +360,12 @@ bool Kubelet::prepare_claims(Worker& w, std::map<std::string, PreparedClaimInfo>
       }
       out[ref.pod_claim_name] = std::move(info);
     }
-    if (failure.empty()) return true;
+    if (failure.empty()) {
+      std::lock_guard<std::mutex> l(w.mu);
+      w.claim_names.clear();
+      for (const auto& [ref, claim] : ready) w.claim_names.emplace_back(claim.metadata.namespace_, claim.metadata.name);
+      return true;
+    }
     out.clear();
     event(w, "", "Warning", "FailedPrepareDynamicResources", "Failed to prepare dynamic resources: " + failure);
     wait(failure);
@@ -452,7 +506,7 @@ void Kubelet::run_containers(Worker& w, const std::map<std::string, PreparedClai
       if (p.restart_at && *p.restart_at < next) next = *p.restart_at;
     }
     w.cv.wait_until(l, next, [&] {
-      if (w.going_away() || stopping_) return true;
+      if (w.going_away() || stopping_ || w.health_changed) return true;
       for (const auto& p : w.procs) {
         if (p.exited && p.state.kind == ContainerState::Kind::kRunning) return true;
         if (p.restart_at && *p.restart_at <= Clock::now()) return true;
@@ -462,6 +516,10 @@ void Kubelet::run_containers(Worker& w, const std::map<std::string, PreparedClai
     if (w.going_away() || stopping_) {
       l.unlock();
       break;
+    }
+    if (w.health_changed) {
+      w.health_changed = false;
+      changed = true;
     }
     for (size_t i = 0; i < w.procs.size(); ++i) {
       auto& p = w.procs[i];
@@ -574,6 +632,15 @@ Status Kubelet::report(Worker& w, const std::string& phase, const std::string& m
     {
       std::lock_guard<std::mutex> l(w.mu);
       for (const auto& p : w.procs) states.push_back(p.state);
+      if (options_.device_health) {
+        for (auto& s : states) {
+          for (const auto& c : cur->spec.containers) {
+            if (c.name != s.name) continue;
+            s.allocated_resources_status =
+                allocated_resources_status(c, w.claims, options_.driver_name, options_.device_health);
+          }
+        }
+      }
     }
     if (states.empty()) {
       for (const auto& c : cur->spec.containers) {

@@ -11,7 +11,11 @@
 //     restartPolicy Always / OnFailure restart them with backoff (10 s doubling
 //     to 5 min), as the kubelet does;
 //  4. reports status (phase, conditions, containerStatuses, startTime, hostIP)
-//     through PUT pods/<name>/status;
+//     through PUT pods/<name>/status; with a device_health function, each
+//     container status lists the health of its claims' devices
+//     (allocatedResourcesStatus, KEP-4680) and each prepared claim's
+//     status.devices[] carries a Healthy condition per device of this node's
+//     pool (KEP-4817); device_health_changed() updates both;
 //  5. records each running container (pid = process group, start time, boot
 //     ID) in <pod dir>/<container>/process.json until it exits; start() ends
 //     the containers such records name, left behind by an agent that died
@@ -64,6 +68,9 @@ struct KubeletOptions {
   std::string boot_id;                // of the process records; "" = read_boot_id()
   std::shared_ptr<const common::Clock> clock = common::real_clock();  // API timestamps
   std::shared_ptr<spdlog::logger> logger;  // nullptr: silent
+  // The health of the driver's devices (pool = node name); unset: none reported.
+  DeviceHealthFn device_health;
+  std::string driver_name = "gpu.nvidia.com";
 };
 
 class Kubelet {
@@ -78,6 +85,11 @@ class Kubelet {
   // checkpoint keeps them for the next start).
   void stop();
   bool wait_synced(int timeout_ms);
+
+  // The driver's device health changed: the running pods report their
+  // allocatedResourcesStatus again and the prepared claims' device conditions
+  // are updated (from the calling thread).
+  void device_health_changed();
 
   // The log file of a container of a pod on this node (`previous`: the one
   // before the last restart); container "" = the pod's only container.
@@ -98,6 +110,8 @@ class Kubelet {
   // PUT status (read-modify-write). OK when written or the pod is gone.
   Status report(Worker& w, const std::string& phase, const std::string& message);
   void delete_pod(const std::string& ns, const std::string& name, const std::string& uid);
+  // Writes the health conditions of the claim's devices into its status.devices.
+  void update_claim_health(const std::string& ns, const std::string& name);
   void sweep_orphans();
   void end_previous_containers();
   std::string now() const;

@@ -85,6 +85,25 @@ std::string container_statuses_json(const api::Pod& pod, const std::vector<Conta
     if (!c.container_id.empty()) kv(w, "containerID", c.container_id);
     w.Key("started");
     w.Bool(c.kind == ContainerState::Kind::kRunning);
+    if (!c.allocated_resources_status.empty()) {
+      w.Key("allocatedResourcesStatus");
+      w.StartArray();
+      for (const auto& rs : c.allocated_resources_status) {
+        w.StartObject();
+        kv(w, "name", rs.name);
+        w.Key("resources");
+        w.StartArray();
+        for (const auto& r : rs.resources) {
+          w.StartObject();
+          kv(w, "resourceID", r.resource_id);
+          kv(w, "health", r.health);
+          w.EndObject();
+        }
+        w.EndArray();
+        w.EndObject();
+      }
+      w.EndArray();
+    }
     w.EndObject();
   }
   w.EndArray();
@@ -207,6 +226,68 @@ std::vector<std::string> container_env(const api::Pod& pod, const api::Container
     set_env(env, e.name + "=" + e.value, false);
   }
   return env;
+}
+
+std::vector<ResourceStatusEntry> allocated_resources_status(const api::Container& container,
+                                                            const std::map<std::string, PreparedClaimInfo>& claims,
+                                                            const std::string& driver, const DeviceHealthFn& health) {
+  std::vector<ResourceStatusEntry> out;
+  for (const auto& ref : container.resources.claims) {
+    auto it = claims.find(ref.name);
+    if (it == claims.end() || ref.name.empty()) continue;
+    ResourceStatusEntry entry;
+    entry.name = "claim:" + ref.name + (ref.request.empty() ? "" : "/" + ref.request);
+    for (const auto& d : it->second.devices) {
+      if (!d.request_names.empty() && !request_matches(d.request_names, ref.request)) continue;
+      std::string id = d.cdi_device_ids.empty() ? driver + "/" + d.pool_name + "/" + d.device_name : d.cdi_device_ids[0];
+      bool seen = std::any_of(entry.resources.begin(), entry.resources.end(),
+                              [&](const ResourceHealthEntry& r) { return r.resource_id == id; });
+      if (!seen) entry.resources.push_back({id, health(d.pool_name, d.device_name)});
+    }
+    if (!entry.resources.empty()) out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+std::vector<api::AllocatedDeviceStatus> claim_device_statuses(const api::ResourceClaim& claim,
+                                                              const std::string& driver, const std::string& pool,
+                                                              const DeviceHealthFn& health, const std::string& now) {
+  std::vector<api::AllocatedDeviceStatus> out = claim.status.devices;
+  if (!claim.status.allocation) return out;
+  for (const auto& r : claim.status.allocation->devices.results) {
+    if (r.driver != driver || r.pool != pool) continue;
+    auto it = std::find_if(out.begin(), out.end(), [&](const api::AllocatedDeviceStatus& d) {
+      return d.driver == r.driver && d.pool == r.pool && d.device == r.device && d.shareID == r.shareID;
+    });
+    if (it == out.end()) {
+      api::AllocatedDeviceStatus d;
+      d.driver = r.driver;
+      d.pool = r.pool;
+      d.device = r.device;
+      d.shareID = r.shareID;
+      out.push_back(std::move(d));
+      it = out.end() - 1;
+    }
+    const std::string h = health(r.pool, r.device);
+    api::Condition c;
+    c.type = kDeviceHealthyCondition;
+    c.status = h == "Healthy" ? "True" : h == "Unhealthy" ? "False" : "Unknown";
+    c.reason = h;
+    c.observedGeneration = claim.metadata.generation;
+    c.message = h == "Healthy"     ? "the device reports no errors"
+                : h == "Unhealthy" ? "the device has a critical error (see its gpu.nvidia.com taints)"
+                                   : "the device's health is not monitored";
+    auto cond = std::find_if(it->conditions.begin(), it->conditions.end(),
+                             [](const api::Condition& x) { return x.type == kDeviceHealthyCondition; });
+    if (cond == it->conditions.end()) {
+      c.lastTransitionTime = now;
+      it->conditions.push_back(std::move(c));
+    } else {
+      c.lastTransitionTime = cond->status == c.status ? cond->lastTransitionTime : now;
+      *cond = std::move(c);
+    }
+  }
+  return out;
 }
 
 std::string pod_phase(const std::string& restart_policy, const std::vector<ContainerState>& containers) {

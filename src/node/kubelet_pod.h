@@ -6,6 +6,7 @@
 // Pure functions; thread-safe.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -54,6 +55,46 @@ std::vector<std::string> container_env(const api::Pod& pod, const api::Container
                                        const std::map<std::string, PreparedClaimInfo>& claims,
                                        const std::vector<std::string>& base);
 
+// KEP-4680 resource health. The health of a device of the node's driver by
+// pool and device name: "Healthy", "Unhealthy" or "Unknown".
+using DeviceHealthFn = std::function<std::string(const std::string& pool, const std::string& device)>;
+
+// One entry of a container status's allocatedResourcesStatus.
+struct ResourceHealthEntry {
+  std::string resource_id;
+  std::string health;
+  bool operator==(const ResourceHealthEntry&) const = default;
+};
+struct ResourceStatusEntry {
+  std::string name;  // "claim:<pod claim name>" or "claim:<pod claim name>/<request>"
+  std::vector<ResourceHealthEntry> resources;
+  bool operator==(const ResourceStatusEntry&) const = default;
+};
+
+// allocatedResourcesStatus of a container, as the kubelet's DRA manager builds
+// it: one entry per resources.claims entry of the container (in order) whose
+// claim is prepared (`claims` by pod claim name), listing the devices of that
+// claim (of its request, when the entry names one) with resourceID = the
+// device's first CDI device ID (else "<driver>/<pool>/<device>"), each ID once;
+// entries with no device are left out.
+std::vector<ResourceStatusEntry> allocated_resources_status(const api::Container& container,
+                                                            const std::map<std::string, PreparedClaimInfo>& claims,
+                                                            const std::string& driver, const DeviceHealthFn& health);
+
+// The health condition the driver writes into a claim's status.devices[]
+// (KEP-4817; the type and reasons are draplane's, docs/compat.md).
+inline constexpr const char* kDeviceHealthyCondition = "Healthy";
+
+// The claim's status.devices after recording the health of its allocated
+// devices of `driver` in `pool`: each gets (or keeps) its entry with condition
+// Healthy = True (reason Healthy) | False (Unhealthy) | Unknown (Unknown), and
+// lastTransitionTime kept while the status stays; entries of other drivers and
+// pools, and other fields and conditions of ours, are kept. Equal to the
+// claim's when nothing changed.
+std::vector<api::AllocatedDeviceStatus> claim_device_statuses(const api::ResourceClaim& claim,
+                                                              const std::string& driver, const std::string& pool,
+                                                              const DeviceHealthFn& health, const std::string& now);
+
 // The observed state of one container.
 struct ContainerState {
   std::string name;
@@ -66,6 +107,7 @@ struct ContainerState {
   int restart_count = 0;
   std::optional<int> last_exit_code;  // lastState.terminated after a restart
   std::string container_id;           // "draplane://<pid>"
+  std::vector<ResourceStatusEntry> allocated_resources_status;
 };
 
 // Pod phase from container states and restartPolicy (Always | OnFailure | Never,

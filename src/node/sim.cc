@@ -1,7 +1,13 @@
 #include "node/sim.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -242,6 +248,80 @@ Result<std::vector<GpuInfo>> load_inventory_file(const std::string& path, const 
   return r;
 }
 
+// ------------------------------------------------------------ injected events
+
+std::string format_injected_event(const GpuEvent& event) {
+  const std::string uuid = event.uuid.empty() ? "*" : event.uuid;
+  switch (event.kind) {
+    case GpuEvent::Kind::kXid: return fmt::format("xid {} {}", uuid, event.xid);
+    case GpuEvent::Kind::kGpuLost: return "gpu-lost " + uuid;
+    case GpuEvent::Kind::kRecovered: return "recover " + uuid;
+  }
+  return "";
+}
+
+Result<GpuEvent> parse_injected_event(std::string_view line) {
+  std::vector<std::string> words;
+  for (std::string_view w : common::split(line, ' ')) {
+    if (!w.empty()) words.emplace_back(w);
+  }
+  auto bad = [&](const std::string& why) {
+    return invalid_error(fmt::format("injected event \"{}\": {}", line, why));
+  };
+  if (words.size() < 2) return bad("want \"xid <uuid> <code>\", \"gpu-lost <uuid>\" or \"recover <uuid>\"");
+  GpuEvent e;
+  e.uuid = words[1] == "*" ? "" : words[1];
+  if (words[0] == "xid") {
+    if (words.size() != 3) return bad("want \"xid <uuid> <code>\"");
+    const std::string& code = words[2];
+    if (code.empty() || code.size() > 9 || !std::all_of(code.begin(), code.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+        std::stoull(code) == 0) {
+      return bad("the XID must be a positive number");
+    }
+    e.kind = GpuEvent::Kind::kXid;
+    e.xid = std::stoull(code);
+  } else if (words[0] == "gpu-lost" || words[0] == "recover") {
+    if (words.size() != 2) return bad(fmt::format("want \"{} <uuid>\"", words[0]));
+    e.kind = words[0] == "recover" ? GpuEvent::Kind::kRecovered : GpuEvent::Kind::kGpuLost;
+  } else {
+    return bad(fmt::format("unknown event \"{}\"", words[0]));
+  }
+  return e;
+}
+
+std::string format_injected_gpus(const std::vector<GpuInfo>& gpus) {
+  std::string out;
+  for (const GpuInfo& g : gpus) out += fmt::format("gpu-{} {}\n", g.minor, g.uuid);
+  return out;
+}
+
+Result<std::string> resolve_injected_gpu(std::string_view gpus_text, std::string_view gpu) {
+  if (gpu == "all") return std::string();
+  std::string known;
+  for (std::string_view line : common::split(gpus_text, '\n')) {
+    size_t sp = line.find(' ');
+    if (sp == std::string_view::npos) continue;
+    std::string_view name = line.substr(0, sp), uuid = line.substr(sp + 1);
+    if (gpu == name || gpu == uuid) return std::string(uuid);
+    known += fmt::format("{}{} ({})", known.empty() ? "" : ", ", name, uuid);
+  }
+  return not_found_error(fmt::format("no GPU \"{}\" on this node; its GPUs: {}", gpu, known.empty() ? "none" : known));
+}
+
+Status append_injected_event(const std::string& dir, const GpuEvent& event) {
+  const std::string path = dir + "/" + kInjectedEventsFile;
+  const std::string line = format_injected_event(event) + "\n";
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return Status(Code::kUnavailable, fmt::format("open {}: {}", path, std::strerror(errno)));
+  ssize_t n = ::write(fd, line.data(), line.size());
+  int err = errno;
+  ::close(fd);
+  if (n != static_cast<ssize_t>(line.size())) {
+    return Status(Code::kUnavailable, fmt::format("write {}: {}", path, std::strerror(err)));
+  }
+  return {};
+}
+
 // ------------------------------------------------------------------ SimBackend
 
 SimBackend::SimBackend(std::vector<GpuInfo> gpus, uint64_t seed) : seed_(seed), gpus_(std::move(gpus)) {}
@@ -346,14 +426,66 @@ Result<std::vector<MigInstance>> SimBackend::list_mig_devices(const std::string&
 }
 
 Result<std::optional<GpuEvent>> SimBackend::wait_event(int timeout_ms) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
-               [&] { return !events_.empty() || events_unavailable_; });
-  if (events_unavailable_) return Status(Code::kUnavailable, "sim: GPU events cannot be registered");
-  if (events_.empty()) return std::optional<GpuEvent>();
-  GpuEvent e = events_.front();
-  events_.pop_front();
-  return std::optional<GpuEvent>(e);
+  while (true) {
+    if (events_unavailable_) return Status(Code::kUnavailable, "sim: GPU events cannot be registered");
+    read_injected_events();
+    if (!events_.empty()) {
+      GpuEvent e = events_.front();
+      events_.pop_front();
+      return std::optional<GpuEvent>(e);
+    }
+    const auto now = Clock::now();
+    if (now >= deadline) return std::optional<GpuEvent>();
+    // The events file is polled (every 100 ms) while waiting; inject_event wakes at once.
+    auto until = events_path_.empty() ? deadline : std::min(deadline, now + std::chrono::milliseconds(100));
+    cv_.wait_until(lock, until);
+  }
+}
+
+Status SimBackend::watch_injected_events(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status(Code::kUnavailable, fmt::format("create {}: {}", dir, ec.message()));
+  const std::string events = dir + "/" + kInjectedEventsFile;
+  std::lock_guard<std::mutex> lock(mu_);
+  {
+    // Written then renamed: the command never reads half a list.
+    const std::string tmp = dir + "/" + kInjectedGpusFile + ".tmp";
+    std::ofstream(tmp, std::ios::trunc) << format_injected_gpus(gpus_);
+    std::filesystem::rename(tmp, dir + "/" + kInjectedGpusFile, ec);
+    if (ec) return Status(Code::kUnavailable, fmt::format("write {}/{}: {}", dir, kInjectedGpusFile, ec.message()));
+  }
+  auto size = std::filesystem::file_size(events, ec);
+  events_offset_ = ec ? 0 : size;
+  events_path_ = events;
+  return {};
+}
+
+void SimBackend::read_injected_events() {
+  if (events_path_.empty()) return;
+  std::ifstream in(events_path_, std::ios::binary);
+  if (!in) return;
+  in.seekg(0, std::ios::end);
+  const std::streamoff end_pos = in.tellg();
+  if (end_pos < 0) return;
+  const uint64_t size = static_cast<uint64_t>(end_pos);
+  if (size < events_offset_) events_offset_ = 0;  // truncated by hand: read it anew
+  if (size == events_offset_) return;
+  in.seekg(static_cast<std::streamoff>(events_offset_));
+  std::string text(size - events_offset_, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  size_t end = text.rfind('\n');
+  if (end == std::string::npos) return;  // a line still being written
+  events_offset_ += end + 1;
+  for (std::string_view line : common::split(std::string_view(text).substr(0, end), '\n')) {
+    // Lines that do not parse were not written by inject-xid (which checks
+    // them first); they are skipped rather than stopping the monitor.
+    if (auto e = parse_injected_event(line)) events_.push_back(*e);
+  }
 }
 
 void SimBackend::inject_event(GpuEvent event) {

@@ -24,6 +24,18 @@
 //     uuid / pciBusID / pcieRoot / minor   # only with count 1
 // Unknown fields are errors naming their path (gpus[1].numa: unknown field).
 //
+// Injected events (`draplane agent inject-xid`): once the agent calls
+// watch_injected_events(<state dir>/health), that directory holds
+//   gpus    "gpu-<minor> <uuid>" per GPU, written by the backend, so the command
+//           can check and resolve --gpu without asking the agent;
+//   events  one event per line, appended by the command and read by wait_event
+//           from where it was when watching began (events written while no
+//           agent watched are not replayed, as a GPU's are not):
+//             xid <uuid> <code>    an XID error (nvmlEventTypeXidCriticalError)
+//             gpu-lost <uuid>      NVML_ERROR_GPU_IS_LOST
+//             recover <uuid>       the GPU was repaired: its health taints go
+//           <uuid> "*" means every GPU of the node.
+//
 // Thread-safety: all methods may be called concurrently.
 #pragma once
 
@@ -55,6 +67,24 @@ Result<std::vector<GpuInfo>> parse_inventory(std::string_view yaml_text, const S
 // Reads and parses an inventory file. Error kNotFound when it cannot be read.
 Result<std::vector<GpuInfo>> load_inventory_file(const std::string& path, const SimOptions& options);
 
+inline constexpr const char* kInjectedEventsFile = "events";
+inline constexpr const char* kInjectedGpusFile = "gpus";
+
+// One line of the events file (no newline) and back. Parse errors are kInvalid
+// naming the line.
+std::string format_injected_event(const GpuEvent& event);
+Result<GpuEvent> parse_injected_event(std::string_view line);
+
+// The gpus file's text for `gpus`, and the UUID that `gpu` (a UUID, "gpu-<minor>"
+// or "all", which gives "") names in such a text. Error kNotFound listing the
+// GPUs there are.
+std::string format_injected_gpus(const std::vector<GpuInfo>& gpus);
+Result<std::string> resolve_injected_gpu(std::string_view gpus_text, std::string_view gpu);
+
+// Appends one event line to <dir>/events (a single write, so lines from
+// concurrent writers do not interleave). Error kUnavailable when it cannot.
+Status append_injected_event(const std::string& dir, const GpuEvent& event);
+
 class SimBackend final : public GpuBackend {
  public:
   explicit SimBackend(std::vector<GpuInfo> gpus, uint64_t seed = 0);
@@ -66,6 +96,7 @@ class SimBackend final : public GpuBackend {
   Status destroy_mig_device(const MigInstance& instance) override;
   Result<std::vector<MigInstance>> list_mig_devices(const std::string& parent_uuid) override;
   Result<std::optional<GpuEvent>> wait_event(int timeout_ms) override;
+  Status watch_injected_events(const std::string& dir) override;
 
   // Test and simulator hooks.
   void inject_event(GpuEvent event);
@@ -76,6 +107,8 @@ class SimBackend final : public GpuBackend {
 
  private:
   const GpuInfo* find_gpu(const std::string& uuid) const;
+  // Queues the complete lines appended to the events file since the last read.
+  void read_injected_events();  // mu_ held
 
   const uint64_t seed_;
   mutable std::mutex mu_;
@@ -86,6 +119,8 @@ class SimBackend final : public GpuBackend {
   std::deque<GpuEvent> events_;
   bool events_unavailable_ = false;
   bool fail_next_create_ = false;
+  std::string events_path_;   // "" = no injected events
+  uint64_t events_offset_ = 0;  // bytes of the events file already read
 };
 
 }  // namespace draplane::node

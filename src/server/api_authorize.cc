@@ -54,6 +54,32 @@ bool same_claim_statuses(const JsonValue& old_pod, const JsonValue& new_pod) {
   return entries(old_pod) == entries(new_pod);
 }
 
+// The node's check of a claim status update (its driver reports device
+// status, KEP-4817): allocation and reservedFor unchanged, and the
+// status.devices entries of pools other than the node's own unchanged.
+bool only_own_device_statuses(const JsonValue& old_claim, const JsonValue& new_claim, const std::string& node) {
+  const JsonValue* a = find(old_claim, {"status", "allocation"});
+  const JsonValue* b = find(new_claim, {"status", "allocation"});
+  bool a_none = a == nullptr || a->IsNull(), b_none = b == nullptr || b->IsNull();
+  if (a_none != b_none || (!a_none && *a != *b)) return false;
+  if (!same_list(find(old_claim, {"status", "reservedFor"}), find(new_claim, {"status", "reservedFor"}))) return false;
+  auto others = [&](const JsonValue& claim) {
+    std::vector<const JsonValue*> out;
+    const JsonValue* d = find(claim, {"status", "devices"});
+    if (d == nullptr || !d->IsArray()) return out;
+    for (const auto& e : d->GetArray()) {
+      if (!e.IsObject() || get_string(e, {"pool"}) != node) out.push_back(&e);
+    }
+    return out;
+  };
+  auto x = others(old_claim), y = others(new_claim);
+  if (x.size() != y.size()) return false;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (*x[i] != *y[i]) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 // The authorization filter and NodeRestriction admission for one request
@@ -190,6 +216,9 @@ std::optional<ApiError> ApiServer::Impl::authorize_node(const Request& req, cons
     }
     case RuleCondition::kClaimOfBoundPod:
       if (!claim_of_bound_pod(t.namespace_, t.name, node)) return denied(no_relationship);
+      if (t.subresource == "status" && old_obj && new_obj && !only_own_device_statuses(*old_obj, *new_obj, node)) {
+        return refused("node \"" + node + "\" may only update status.devices entries of its own pool");
+      }
       break;
     case RuleCondition::kOwnLease: {
       if (t.namespace_ != "kube-node-lease") {

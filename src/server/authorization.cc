@@ -10,6 +10,8 @@ namespace {
 constexpr const char* kNodeLabelsAdmission = "no restricted labels";
 constexpr const char* kNodeUpdateAdmission = "taints unchanged; no restricted labels changed";
 constexpr const char* kPodStatusAdmission = "labels and status.resourceClaimStatuses unchanged";
+constexpr const char* kClaimStatusAdmission =
+    "only status.devices entries of pool NODE change (the driver's device status)";
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -74,6 +76,8 @@ const std::vector<AuthorizationRule>& authorization_rules() {
       {"node", "resource.k8s.io", "resourceslices", {"get", "create", "update", "patch", "delete"}, C::kOnNode, ""},
       {"node", "resource.k8s.io", "resourceslices", {"list", "watch", "deletecollection"}, C::kNodeNameSelector, ""},
       {"node", "resource.k8s.io", "resourceclaims", {"get"}, C::kClaimOfBoundPod, ""},
+      {"node", "resource.k8s.io", "resourceclaims/status", {"update", "patch"}, C::kClaimOfBoundPod,
+       kClaimStatusAdmission},
       {"node", "resource.k8s.io", "deviceclasses", {"get", "list", "watch"}, C::kAlways, ""},
   };
   return rules;

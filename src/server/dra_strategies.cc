@@ -1,5 +1,7 @@
 // The resource.k8s.io kinds (all versions): DeviceClass, ResourceClaim,
 // ResourceClaimTemplate, ResourceSlice, DeviceTaintRule.
+#include <algorithm>
+
 #include "api/codec_tree.h"
 #include "server/strategies.h"
 #include "server/typed_strategy.h"
@@ -63,6 +65,25 @@ class ResourceClaimStrategy final : public StatusSubresourceStrategy {
   }
 
  protected:
+  // dropDeallocatedStatusDevices: the status.devices entries of devices the
+  // old allocation had and the new one has not go with them.
+  void prepare_typed_update(const StrategyContext&, const api::Object& old, api::Object& object,
+                            const std::string& subresource) const override {
+    if (subresource != "status") return;
+    const auto& was = std::get<api::ResourceClaim>(old).status;
+    auto& now = std::get<api::ResourceClaim>(object).status;
+    if (!was.allocation || now.devices.empty()) return;
+    auto in = [](const std::optional<api::AllocationResult>& a, const api::AllocatedDeviceStatus& d) {
+      if (!a) return false;
+      return std::any_of(a->devices.results.begin(), a->devices.results.end(), [&](const auto& r) {
+        return r.driver == d.driver && r.pool == d.pool && r.device == d.device && r.shareID == d.shareID;
+      });
+    };
+    std::erase_if(now.devices, [&](const api::AllocatedDeviceStatus& d) {
+      return in(was.allocation, d) && !in(now.allocation, d);
+    });
+  }
+
   api::FieldErrorList validate_typed_update(const StrategyContext& c, const api::Object& old, const api::Object& obj,
                                             const std::string& subresource) const override {
     if (subresource == "status") {

@@ -93,6 +93,7 @@ help_has "cel eval" --device EXPR
 help_has "allocate" --node --policy -f --filename -o --output
 help_has "server" --data-dir --listen --store
 help_has "agent" --node --server --gpus
+help_has "agent inject-xid" --node --gpu --xid --gpu-lost --recover --state-dir --data-dir
 help_has "up" --data-dir --listen --demo
 help_has "scheduler" --kubeconfig --policy
 run cel eval --help
@@ -124,6 +125,10 @@ usage_error "validate without -f" "--filename is required" validate
 usage_error "cel eval without EXPR" "EXPR is required" cel eval
 usage_error "cel without a subcommand" "A subcommand is required" cel
 expect_err_has "cel without a subcommand" "Run with --help or --help-all for more information."
+usage_error "agent without --node" "--node is required" agent
+usage_error "agent inject-xid without --gpu" "--gpu is required" agent inject-xid --node n --xid 79
+usage_error "agent inject-xid without an event" "exactly one of --xid CODE" agent inject-xid --node n --gpu gpu-0
+usage_error "agent inject-xid with two events" "exactly one of --xid CODE" agent inject-xid --node n --gpu gpu-0 --xid 79 --recover
 
 # An unknown subcommand or top-level flag is named (CLI11 alone would only say
 # "A subcommand is required").

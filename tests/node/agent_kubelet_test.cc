@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <mutex>
 #include <optional>
 #include <fstream>
 #include <iterator>
@@ -34,8 +35,9 @@ class KubeletTest : public ::testing::Test {
     o.plugin_dir = dir_.file("plugin");
     devices_ = std::move(*DeviceState::create(sim_, runner_, o, "boot-1"));
   }
-  std::unique_ptr<Kubelet> kubelet() {
+  std::unique_ptr<Kubelet> kubelet(DeviceHealthFn health = nullptr) {
     KubeletOptions o;
+    o.device_health = std::move(health);
     o.node_name = "node-a";
     o.state_dir = dir_.str();
     o.cdi_dir = dir_.file("cdi");
@@ -111,6 +113,47 @@ TEST_F(KubeletTest, RunsPodWithCdiEnvAndReportsSuccess) {
   EXPECT_FALSE(std::filesystem::exists(cdi_spec_path(dir_.file("cdi"), claim->metadata.uid)));
   EXPECT_EQ(k->log_path("default", "p1", "other", false).error().code(), Code::kNotFound);
   EXPECT_EQ(k->log_path("default", "p1", "main", true).error().code(), Code::kNotFound);
+}
+
+// KEP-4680 and KEP-4817: the running pod's container status and its claim's
+// status.devices[] follow the device health; device_health_changed() updates them.
+TEST_F(KubeletTest, ReportsDeviceHealthInPodAndClaimStatus) {
+  std::mutex mu;
+  std::string gpu0 = "Healthy";
+  auto health = [&](const std::string& pool, const std::string& device) {
+    std::lock_guard<std::mutex> l(mu);
+    return pool == "node-a" && device == "gpu-0" ? gpu0 : std::string("Healthy");
+  };
+  std::string uid = put_pod("ph", "exec sleep 60");
+  put_claim("claim-ph", "ph", uid, /*two=*/true);
+  auto k = kubelet(health);
+  auto pod_shows = [&](const std::string& want) {
+    return pod("ph").status.containerStatuses.text.find(want) != std::string::npos;
+  };
+  auto claim_condition = [&](const std::string& device) {
+    auto claim = api::decode_as<api::ResourceClaim>(*api_.object("resourceclaims", "default", "claim-ph"));
+    for (const auto& d : claim->status.devices) {
+      if (d.device == device && !d.conditions.empty()) return d.conditions[0].type + "=" + d.conditions[0].status;
+    }
+    return std::string("none");
+  };
+  const std::string id0 = "k8s.gpu.nvidia.com/claim=";  // CDI device IDs of the claim's devices
+  ASSERT_TRUE(api_.wait_for([&] { return pod_shows(R"("health":"Healthy")"); })) << pod("ph").status.containerStatuses.text;
+  EXPECT_TRUE(pod_shows(R"("allocatedResourcesStatus":[{"name":"claim:gpu","resources":[{"health":"Healthy","resourceID":")" + id0))
+      << pod("ph").status.containerStatuses.text;
+  ASSERT_TRUE(api_.wait_for([&] { return claim_condition("gpu-0") == "Healthy=True"; })) << claim_condition("gpu-0");
+  EXPECT_EQ(claim_condition("gpu-1"), "Healthy=True");
+
+  {
+    std::lock_guard<std::mutex> l(mu);
+    gpu0 = "Unhealthy";
+  }
+  k->device_health_changed();
+  ASSERT_TRUE(api_.wait_for([&] { return pod_shows(R"("health":"Unhealthy")"); }))
+      << pod("ph").status.containerStatuses.text;
+  EXPECT_TRUE(pod_shows(R"("health":"Healthy")"));  // gpu-1
+  EXPECT_EQ(claim_condition("gpu-0"), "Healthy=False");
+  EXPECT_EQ(claim_condition("gpu-1"), "Healthy=True");
 }
 
 TEST_F(KubeletTest, FailedContainerFailsPod) {

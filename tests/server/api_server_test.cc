@@ -158,6 +158,36 @@ TEST_F(ApiServerTest, StatusSubresourceChangesOnlyStatusAndSpecIsImmutable) {
   EXPECT_EQ(find(o, {"metadata", "generation"})->GetInt64(), 1);  // metadata-only change
 }
 
+// The driver's status.devices entries of deallocated devices go with the
+// allocation (the strategy's dropDeallocatedStatusDevices), so whoever
+// deallocates need not know about them.
+TEST_F(ApiServerTest, DeallocationDropsTheDeviceStatusOfDeallocatedDevices) {
+  ASSERT_EQ(call("POST", kClaims, kClaim).code, 201);
+  const std::string status = std::string(kClaims) + "/c1/status";
+  const char* merge = "application/merge-patch+json";
+  Response r = call("PATCH", status, R"({"status":{"allocation":{"devices":{"results":[
+      {"request":"gpu","driver":"gpu.example.com","pool":"n1","device":"gpu-0"},
+      {"request":"gpu","driver":"gpu.example.com","pool":"n1","device":"gpu-1"}]}},
+      "devices":[{"driver":"gpu.example.com","pool":"n1","device":"gpu-0"},
+                 {"driver":"gpu.example.com","pool":"n1","device":"gpu-1"}]}})", merge);
+  ASSERT_EQ(r.code, 200) << r.body;
+  r = call("PATCH", status, R"({"status":{"allocation":null}})", merge);
+  ASSERT_EQ(r.code, 200) << r.body;
+  EXPECT_EQ(find(json(r), {"status", "devices"}), nullptr) << r.body;
+  // The entry of a device that stays allocated stays.
+  r = call("PATCH", status, R"({"status":{"allocation":{"devices":{"results":[
+      {"request":"gpu","driver":"gpu.example.com","pool":"n1","device":"gpu-0"}]}},
+      "devices":[{"driver":"gpu.example.com","pool":"n1","device":"gpu-0"}]}})", merge);
+  ASSERT_EQ(r.code, 200) << r.body;
+  r = call("PATCH", status, R"({"status":{"reservedFor":[{"resource":"pods","name":"p","uid":"u"}]}})", merge);
+  ASSERT_EQ(r.code, 200) << r.body;
+  EXPECT_EQ(find(json(r), {"status", "devices"})->Size(), 1u) << r.body;
+  // Entries for devices that were never allocated are still refused.
+  r = call("PATCH", status, R"({"status":{"devices":[{"driver":"gpu.example.com","pool":"n1","device":"gpu-9"}]}})",
+           merge);
+  EXPECT_EQ(r.code, 422) << r.body;
+}
+
 TEST_F(ApiServerTest, ListSelectorsLimitAndContinue) {
   for (int i = 0; i < 5; ++i) {
     std::string c = kClaim;

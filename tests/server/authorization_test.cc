@@ -302,7 +302,8 @@ TEST_F(AuthorizationTest, NodeReadsOnlyClaimsOfPodsBoundToIt) {
   EXPECT_NE(r.body.find("no relationship found between node 'n1' and this object"), std::string::npos) << r.body;
   EXPECT_EQ(code(kNode1, "GET", claims + "/unused"), 403);
   EXPECT_EQ(code(kNode1, "GET", "/apis/resource.k8s.io/v1beta2/namespaces/default/resourceclaims/direct"), 200);
-  // Only get of single claims: no list, watch, status or writes.
+  // Only get of single claims and status updates (NodeClaimDeviceStatus below):
+  // no list, watch, reading status or writes.
   r = call(kNode1, "GET", kClaims);
   EXPECT_EQ(r.code, 403) << r.body;
   EXPECT_NE(r.body.find("can only get individual resources of this type"), std::string::npos) << r.body;
@@ -310,9 +311,40 @@ TEST_F(AuthorizationTest, NodeReadsOnlyClaimsOfPodsBoundToIt) {
   EXPECT_EQ(code(kNode1, "GET", claims + "?watch=true"), 403);
   EXPECT_EQ(code(kNode1, "GET", claims + "?fieldSelector=metadata.name=direct"), 403);
   EXPECT_EQ(code(kNode1, "GET", claims + "/direct/status"), 403);
-  EXPECT_EQ(code(kNode1, "PATCH", claims + "/direct/status", R"({"status":{}})", "application/merge-patch+json"), 403);
+  EXPECT_EQ(code(kNode1, "PATCH", claims + "/unused/status", R"({"status":{}})", "application/merge-patch+json"), 403);
   EXPECT_EQ(code(kNode1, "DELETE", claims + "/direct"), 403);
   EXPECT_EQ(code(kNode1, "POST", kClaims, claim("mine")), 403);
+}
+
+// The driver's device status (KEP-4817): a node writes the status.devices
+// entries of its own pool into the claims of its pods, and nothing else.
+TEST_F(AuthorizationTest, NodeClaimDeviceStatus) {
+  admin_create(kClaims, claim("direct"));
+  admin_create(kPods, pod("p1", "n1", R"([{"name":"gpu","resourceClaimName":"direct"}])"));
+  const std::string status = std::string(kClaims) + "/direct/status";
+  const char* merge = "application/merge-patch+json";
+  ASSERT_EQ(code(kAdmin, "PATCH", status, R"({"status":{"allocation":{"devices":{"results":[
+      {"request":"gpu","driver":"gpu.example.com","pool":"n1","device":"gpu-0"},
+      {"request":"gpu","driver":"gpu.example.com","pool":"n2","device":"gpu-0"}]}},
+      "devices":[{"driver":"gpu.example.com","pool":"n2","device":"gpu-0"}]}})", merge),
+            200);
+  auto devices = [](const std::string& own_status) {
+    return R"({"status":{"devices":[{"driver":"gpu.example.com","pool":"n2","device":"gpu-0"},
+        {"driver":"gpu.example.com","pool":"n1","device":"gpu-0","conditions":[{"type":"Healthy","status":")" +
+           own_status + R"(","reason":"Healthy","message":"","lastTransitionTime":"2025-01-01T00:00:00Z"}]}]}})";
+  };
+  EXPECT_EQ(code(kNode1, "PATCH", status, devices("True"), merge), 200);
+  EXPECT_EQ(code(kNode1, "PATCH", status, devices("False"), merge), 200);
+  // Another pool's entry, the allocation or reservedFor: refused.
+  Response r = call(kNode1, "PATCH", status, R"({"status":{"devices":[
+      {"driver":"gpu.example.com","pool":"n2","device":"gpu-0","conditions":[{"type":"Healthy","status":"False",
+       "reason":"Unhealthy","message":"","lastTransitionTime":"2025-01-01T00:00:00Z"}]}]}})", merge);
+  EXPECT_EQ(r.code, 403) << r.body;
+  EXPECT_NE(r.body.find("may only update status.devices entries of its own pool"), std::string::npos) << r.body;
+  EXPECT_EQ(code(kNode1, "PATCH", status, R"({"status":{"reservedFor":[{"resource":"pods","name":"p1","uid":"x"}]}})",
+                 merge),
+            403);
+  EXPECT_EQ(code(kNode1, "PATCH", status, R"({"status":{"allocation":null,"devices":null}})", merge), 403);
 }
 
 // The pods a claim is reserved for are asked first; the answer is the same as
