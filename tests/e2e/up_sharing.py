@@ -52,7 +52,9 @@ def claim(name, ns, cls, memory=None, selector=None):
 def pod(name, ns):
     return {'apiVersion': 'v1', 'kind': 'Pod', 'metadata': {'name': name, 'namespace': ns},
             'spec': {'terminationGracePeriodSeconds': 0,
-                     'containers': [{'name': 'main', 'image': 'busybox', 'command': ['sleep', '3600'],
+                     'containers': [{'name': 'main', 'image': 'busybox',
+                                     'command': ['sh', '-c', 'echo "mps=$CUDA_MPS_PINNED_DEVICE_MEM_LIMIT '
+                                                 'pct=$CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"; sleep 3600'],
                                      'resources': {'claims': [{'name': 'gpu'}]}}],
                      'resourceClaims': [{'name': 'gpu', 'resourceClaimName': name}]}}
 
@@ -69,6 +71,14 @@ def run_pods(specs, timeout=30):
     create([c for _, _, c in specs] + [pod(n, ns) for ns, n, _ in specs])
     return wait(lambda: (lambda d: d if all(d) else None)([allocated(ns, n) for ns, n, _ in specs]), timeout,
                 'claims %s allocated' % [n for _, n, _ in specs])
+
+
+def all_running(pods, timeout=30):
+    """pods: [(ns, name)]; waits until every pod is Running (its claim prepared on the node)."""
+    def phases():
+        got = [kjson('get', 'pod', '-n', ns, n).get('status', {}).get('phase') for ns, n in pods]
+        return got if all(p == 'Running' for p in got) else None
+    return wait(phases, timeout, 'pods %s Running' % [n for _, n in pods])
 
 
 def cleanup(namespaces):
@@ -103,6 +113,7 @@ def scenarios():
           'the 5th claim lands on the other GPU: %s' % fifth)
     bound = [kjson('get', 'pod', '-n', ns, n)['spec'].get('nodeName') for ns, n in ts]
     check(bound == ['node-1'] * 5, 'the 5 pods are bound to node-1: %s' % bound)
+    check(all_running(ts) is not None, 'the 5 pods run: each share of a time-sliced GPU is prepared')
     cleanup(['default', 'team-b'])
     kubectl('delete', 'deviceclass', 'nvidia-gpu')
     check(wait(lambda: all(not d.get('allowMultipleAllocations') for d in gpu_devices().values()), 30,
@@ -130,6 +141,17 @@ def scenarios():
     c = kjson('get', 'resourceclaim', 'mps-0').get('status', {}).get('allocation', {}).get('devices', {})
     check(c.get('results', [{}])[0].get('consumedCapacity', {}).get('memory') == '20Gi',
           'the claim records 20Gi of consumed memory')
+    check(all_running([('default', 'mps-%d' % i) for i in range(3)] + [('default', 'mps-30')]) is not None,
+          'the 4 MPS pods run')
+    def output():
+        try:
+            out = kubectl('logs', 'mps-0')
+        except RuntimeError:
+            return None
+        return out if 'mps=' in out else None
+    logs = wait(output, 30, 'mps-0 output')
+    check(logs is not None and re.search(r'mps=GPU-[0-9a-f-]+=20480M pct=26', logs),
+          'an MPS share runs with its pinned memory (20Gi) and thread percentage in its environment: %s' % logs)
     cleanup(['default'])
     kubectl('delete', 'deviceclass', 'gpu-mps')
     wait(lambda: all(not d.get('allowMultipleAllocations') for d in gpu_devices().values()), 30, 'whole GPUs again')
