@@ -9,7 +9,7 @@ if ! command -v clang++ >/dev/null 2>&1; then
 fi
 mkdir -p "$out/corpus"
 bin="$out/fuzz_cel"
-sources=("$src"/src/cel/*.cc "$src/src/api/quantity.cc" "$src/src/api/field_error.cc" "$src"/src/common/*.cc
+sources=("$src"/src/cel/*.cc "$src/src/api/quantity.cc" "$src/src/api/field_error.cc" "$src/src/api/validation_formats.cc" "$src"/src/common/*.cc
          "$src/tests/cel/fuzz_cel.cc")
 newest=$(ls -t "${sources[@]}" "$src"/src/cel/*.h | head -1)
 if [ ! -x "$bin" ] || [ "$newest" -nt "$bin" ]; then
