@@ -149,6 +149,16 @@ void selector_immutable(const std::optional<LabelSelector>& s, const std::option
   }
 }
 
+// The update of a Deployment or ReplicaSet: metadata, the object revalidated,
+// the selector immutable (apps/v1).
+template <typename T>
+FieldErrorList replicated_update(const T& obj, const T& old, FieldErrorList (*validate)(const T&)) {
+  FieldErrorList errs = vcore::validate_object_meta_update(obj.metadata, old.metadata, FieldPath("metadata"));
+  append_errors(errs, validate(obj));
+  selector_immutable(obj.spec.selector, old.spec.selector, errs);
+  return errs;
+}
+
 }  // namespace
 
 FieldErrorList validate_deployment(const Deployment& d) {
@@ -172,10 +182,7 @@ FieldErrorList validate_deployment(const Deployment& d) {
 }
 
 FieldErrorList validate_deployment_update(const Deployment& d, const Deployment& old) {
-  FieldErrorList errs = vcore::validate_object_meta_update(d.metadata, old.metadata, FieldPath("metadata"));
-  append_errors(errs, validate_deployment(d));
-  selector_immutable(d.spec.selector, old.spec.selector, errs);
-  return errs;
+  return replicated_update(d, old, validate_deployment);
 }
 
 FieldErrorList validate_replica_set(const ReplicaSet& r) {
@@ -189,10 +196,7 @@ FieldErrorList validate_replica_set(const ReplicaSet& r) {
 }
 
 FieldErrorList validate_replica_set_update(const ReplicaSet& r, const ReplicaSet& old) {
-  FieldErrorList errs = vcore::validate_object_meta_update(r.metadata, old.metadata, FieldPath("metadata"));
-  append_errors(errs, validate_replica_set(r));
-  selector_immutable(r.spec.selector, old.spec.selector, errs);
-  return errs;
+  return replicated_update(r, old, validate_replica_set);
 }
 
 FieldErrorList validate_job(const Job& j) {

@@ -28,10 +28,10 @@ TEST(ValidateConfigMap, Keys) {
   c.data["blob"] = "";
   c.binaryData["x"] = "not base64!";
   EXPECT_EQ(lines(validate_config_map(c)),
-            (Lines{"data[bad key]: Invalid value: \"bad key\": a valid config key must consist of alphanumeric "
+            (Lines{"data[..]: Invalid value: \"..\": must not be '..'",
+                   "data[bad key]: Invalid value: \"bad key\": a valid config key must consist of alphanumeric "
                    "characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for "
                    "validation is '[-._a-zA-Z0-9]+')",
-                   "data[..]: Invalid value: \"..\": must not be '..'",
                    "data[blob]: Invalid value: \"blob\": duplicate of key present in binaryData",
                    "binaryData[x]: Invalid value: illegal base64 data at input byte 3"}));
 }
