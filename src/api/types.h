@@ -1,6 +1,8 @@
 // The object model: resource.k8s.io/v1 (DeviceClass, ResourceSlice, ResourceClaim,
-// ResourceClaimTemplate) and the subset of core/v1 that DRA uses (Pod, Node,
-// Namespace), as plain value structs whose field names are the JSON names.
+// ResourceClaimTemplate, DeviceTaintRule), the subset of core/v1 that DRA uses (Pod,
+// Node, Namespace), the kinds workload manifests carry (core/v1 ConfigMap, Secret,
+// ServiceAccount, Service, PersistentVolumeClaim; apps/v1 Deployment, ReplicaSet;
+// batch/v1 Job), as plain value structs whose field names are the JSON names.
 //
 // Conventions (they keep the codec's round trip lossless):
 // - std::optional<T> for fields that Kubernetes distinguishes as "unset" (pointers
