@@ -49,6 +49,8 @@ const std::vector<ResourceInfo>& all_resources() {
       {"events.k8s.io", "v1", "events", "event", "Event", true, {"ev"}, {}, &event_strategy(), true},
       {"apps", "v1", "deployments", "deployment", "Deployment", true, {"deploy"}, {"status", "scale"}, &deployment_strategy()},
       {"apps", "v1", "replicasets", "replicaset", "ReplicaSet", true, {"rs"}, {"status", "scale"}, &replica_set_strategy()},
+      {"apps", "v1", "statefulsets", "statefulset", "StatefulSet", true, {"sts"}, {"status", "scale"}, &stateful_set_strategy()},
+      {"apps", "v1", "daemonsets", "daemonset", "DaemonSet", true, {"ds"}, {"status"}, &daemon_set_strategy()},
       {"batch", "v1", "jobs", "job", "Job", true, {}, {"status"}, &job_strategy()},
       {"coordination.k8s.io", "v1", "leases", "lease", "Lease", true, {}, {}, &lease_strategy()},
       {"scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass", false, {"pc"}, {}, &priority_class_strategy()},

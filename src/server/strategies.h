@@ -28,6 +28,8 @@ const Strategy& persistent_volume_claim_strategy();
 const Strategy& deployment_strategy();
 const Strategy& replica_set_strategy();
 const Strategy& job_strategy();
+const Strategy& stateful_set_strategy();  // untyped
+const Strategy& daemon_set_strategy();    // untyped
 // spec.selector (a LabelSelector) as its text form, "app=web,tier in (a,b)":
 // the Selector column and a Scale's status.selector.
 std::string label_selector_text(const JsonValue& obj);

@@ -1,4 +1,5 @@
-// apps/v1 Deployment, ReplicaSet and batch/v1 Job: typed (api/types.h), status
+// apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet and batch/v1 Job: typed
+// (but StatefulSet and DaemonSet, stored untyped) (api/types.h), status
 // through /status only (reset on create, as upstream's PrepareForCreate), the
 // Job's generated selector, and kubectl's columns (upstream
 // pkg/printers/internalversion). Their controllers are not part of the server.
@@ -133,6 +134,59 @@ class JobStrategy final : public WorkloadStrategy {
   }
 };
 
+// StatefulSet and DaemonSet (apps/v1): stored untyped, without defaults or
+// validation (docs/compat.md); kubectl's columns.
+class StatefulSetStrategy final : public Strategy {
+ public:
+  std::vector<TableColumn> table_columns() const override {
+    return {{"Name", "string", 0, "name"}, {"Ready", "string", 0}, {"Age", "string", 0},
+            {"Containers", "string", 1},   {"Images", "string", 1}};
+  }
+  std::vector<TableCell> table_cells(const JsonValue& o, int64_t now) const override {
+    std::string ready = std::to_string(get_int(o, {"status", "readyReplicas"})) + "/" +
+                        std::to_string(get_int(o, {"spec", "replicas"}, 1));
+    return {get_string(o, {"metadata", "name"}), ready, table_age(o, now), containers(o, "name"),
+            containers(o, "image")};
+  }
+  std::vector<std::string> categories() const override { return {"all"}; }
+};
+
+class DaemonSetStrategy final : public Strategy {
+ public:
+  std::vector<TableColumn> table_columns() const override {
+    return {{"Name", "string", 0, "name"},    {"Desired", "integer", 0},      {"Current", "integer", 0},
+            {"Ready", "integer", 0},          {"Up-to-date", "integer", 0},   {"Available", "integer", 0},
+            {"Node Selector", "string", 0},   {"Age", "string", 0},           {"Containers", "string", 1},
+            {"Images", "string", 1},          {"Selector", "string", 1}};
+  }
+  std::vector<TableCell> table_cells(const JsonValue& o, int64_t now) const override {
+    return {get_string(o, {"metadata", "name"}),
+            get_int(o, {"status", "desiredNumberScheduled"}),
+            get_int(o, {"status", "currentNumberScheduled"}),
+            get_int(o, {"status", "numberReady"}),
+            get_int(o, {"status", "updatedNumberScheduled"}),
+            get_int(o, {"status", "numberAvailable"}),
+            or_none(node_selector(o)),
+            table_age(o, now),
+            containers(o, "name"),
+            containers(o, "image"),
+            or_none(label_selector_text(o))};
+  }
+  std::vector<std::string> categories() const override { return {"all"}; }
+
+ private:
+  static std::string node_selector(const JsonValue& o) {
+    std::string out;
+    const JsonValue* sel = find(o, {"spec", "template", "spec", "nodeSelector"});
+    if (sel == nullptr || !sel->IsObject()) return out;
+    for (const auto& m : sel->GetObject()) {
+      out += (out.empty() ? "" : ",") + std::string(m.name.GetString()) + "=" +
+             (m.value.IsString() ? m.value.GetString() : "");
+    }
+    return out;
+  }
+};
+
 }  // namespace
 
 std::string label_selector_text(const JsonValue& obj) {
@@ -168,5 +222,7 @@ std::string label_selector_text(const JsonValue& obj) {
 const Strategy& deployment_strategy() { return the_strategy<DeploymentStrategy>(); }
 const Strategy& replica_set_strategy() { return the_strategy<ReplicaSetStrategy>(); }
 const Strategy& job_strategy() { return the_strategy<JobStrategy>(); }
+const Strategy& stateful_set_strategy() { return the_strategy<StatefulSetStrategy>(); }
+const Strategy& daemon_set_strategy() { return the_strategy<DaemonSetStrategy>(); }
 
 }  // namespace draplane::server

@@ -77,6 +77,30 @@ expect "deployment restartPolicy" 'spec.template.spec.restartPolicy: Unsupported
 expect "many kinds" "job.batch/j" kubectl get deploy,rs,job,cm,secret -o name
 expect "deploy in category all" "deployment.apps/web" kubectl get all -o name
 expect "explain strategy" "rollingUpdate" kubectl explain deployment.spec.strategy
+cat >"$work/sets.yaml" <<'YAML'
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: default}
+spec:
+  replicas: 2
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: db, image: postgres}]}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: default}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {containers: [{name: agent, image: agent}]}
+YAML
+expect "apply statefulset and daemonset" "daemonset.apps/agent created" kubectl apply -f "$work/sets.yaml"
+expect "sts and ds" "statefulset.apps/db" kubectl get sts,ds -o name
+expect "sts columns" "0/2" kubectl get sts db
 
 echo "failures: $FAILURES"
 [ "$FAILURES" -eq 0 ]

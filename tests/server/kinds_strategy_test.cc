@@ -120,5 +120,19 @@ TEST(KindsStrategy, JobSelectorIsGeneratedUnlessManual) {
   EXPECT_EQ(cells[3], "42s");
 }
 
+TEST(KindsStrategy, StatefulSetAndDaemonSetColumns) {
+  EXPECT_EQ(text_cells(resource("apps", "statefulsets"),
+                       R"({"metadata":{"name":"db"},"spec":{"replicas":3},"status":{"readyReplicas":2}})"),
+            (std::vector<std::string>{"db", "2/3", "<unknown>", "", ""}));
+  auto ds = text_cells(resource("apps", "daemonsets"), R"({"metadata":{"name":"agent"},
+    "spec":{"selector":{"matchLabels":{"app":"agent"}},"template":{"spec":{"nodeSelector":{"gpu":"true"},
+            "containers":[{"name":"a","image":"agent:1"}]}}},
+    "status":{"desiredNumberScheduled":4,"currentNumberScheduled":4,"numberReady":3,"updatedNumberScheduled":4,
+              "numberAvailable":3}})");
+  EXPECT_EQ(ds, (std::vector<std::string>{"agent", "4", "4", "3", "4", "3", "gpu=true", "<unknown>", "a", "agent:1",
+                                          "app=agent"}));
+  EXPECT_EQ(strategy_of(resource("apps", "daemonsets")).categories(), std::vector<std::string>{"all"});
+}
+
 }  // namespace
 }  // namespace draplane::server

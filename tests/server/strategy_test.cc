@@ -51,7 +51,8 @@ TEST(StrategyRegistry, EveryServedResourceHasItsKindsStrategy) {
   EXPECT_EQ(kinds, (std::set<std::string>{"Namespace", "Node", "Pod", "Event", "DeviceClass", "ResourceClaim",
                                           "ResourceClaimTemplate", "ResourceSlice", "DeviceTaintRule", "Lease",
                                           "PriorityClass", "ConfigMap", "Secret", "ServiceAccount", "Service",
-                                          "PersistentVolumeClaim", "Deployment", "ReplicaSet", "Job"}));
+                                          "PersistentVolumeClaim", "Deployment", "ReplicaSet", "Job", "StatefulSet",
+                                          "DaemonSet"}));
 }
 
 // to_table writes one cell per column: a strategy whose two lists drift apart
