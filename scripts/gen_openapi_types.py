@@ -28,6 +28,8 @@ PACKAGES = {
     "resource/v1beta1": (API, "resource/v1beta1", "io.k8s.api.resource.v1beta1."),
     "resource/v1beta2": (API, "resource/v1beta2", "io.k8s.api.resource.v1beta2."),
     "coordination/v1": (API, "coordination/v1", "io.k8s.api.coordination.v1."),
+    "apps/v1": (API, "apps/v1", "io.k8s.api.apps.v1."),
+    "batch/v1": (API, "batch/v1", "io.k8s.api.batch.v1."),
     "scheduling/v1": (API, "scheduling/v1", "io.k8s.api.scheduling.v1."),
     "events/v1": (API, "events/v1", "io.k8s.api.events.v1."),
     "meta/v1": (MACH, "pkg/apis/meta/v1", "io.k8s.apimachinery.pkg.apis.meta.v1."),
@@ -48,7 +50,9 @@ PRIMITIVE = {"string": "string", "bool": "boolean", "int32": "int32", "int64": "
              "types.NodeName": "string", "uint64": "int64"}
 # The roots: kinds (with their Lists) and the meta types the paths name.
 ROOTS = {
-    "core/v1": ["Pod", "PodList", "Node", "NodeList", "Namespace", "NamespaceList", "Event", "EventList", "Binding"],
+    "core/v1": ["Pod", "PodList", "Node", "NodeList", "Namespace", "NamespaceList", "Event", "EventList", "Binding",
+                "ConfigMap", "ConfigMapList", "Secret", "SecretList", "ServiceAccount", "ServiceAccountList",
+                "Service", "ServiceList", "PersistentVolumeClaim", "PersistentVolumeClaimList"],
     "resource/v1": ["DeviceClass", "DeviceClassList", "ResourceClaim", "ResourceClaimList", "ResourceClaimTemplate",
                     "ResourceClaimTemplateList", "ResourceSlice", "ResourceSliceList", "DeviceTaintRule",
                     "DeviceTaintRuleList"],
@@ -57,6 +61,9 @@ ROOTS = {
     "resource/v1beta2": ["DeviceClass", "DeviceClassList", "ResourceClaim", "ResourceClaimList",
                          "ResourceClaimTemplate", "ResourceClaimTemplateList", "ResourceSlice", "ResourceSliceList"],
     "coordination/v1": ["Lease", "LeaseList"],
+    "apps/v1": ["Deployment", "DeploymentList", "ReplicaSet", "ReplicaSetList", "StatefulSet", "StatefulSetList",
+                "DaemonSet", "DaemonSetList"],
+    "batch/v1": ["Job", "JobList"],
     "scheduling/v1": ["PriorityClass", "PriorityClassList"],
     "events/v1": ["Event", "EventList"],
     "meta/v1": ["Status", "DeleteOptions", "Patch", "WatchEvent", "APIResourceList"],

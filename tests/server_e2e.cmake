@@ -9,6 +9,10 @@ if(TARGET draplane)
     add_test(NAME server_kubectl_versions_e2e
              COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/server_kubectl_versions.sh $<TARGET_FILE:draplane> ${CMAKE_SOURCE_DIR})
     set_tests_properties(server_kubectl_versions_e2e PROPERTIES LABELS "e2e;server" TIMEOUT 240 SKIP_RETURN_CODE 77)
+    # ConfigMap, Secret, ServiceAccount, Service, PersistentVolumeClaim served.
+    add_test(NAME server_kinds_e2e
+             COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/server_kinds.sh $<TARGET_FILE:draplane> ${CMAKE_SOURCE_DIR})
+    set_tests_properties(server_kinds_e2e PROPERTIES LABELS "e2e;server" TIMEOUT 120 SKIP_RETURN_CODE 77)
     # Server-side apply: ownership, conflicts, --force-conflicts, field removal.
     add_test(NAME server_apply_e2e
              COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/server_apply.sh $<TARGET_FILE:draplane> ${CMAKE_SOURCE_DIR})

@@ -2,6 +2,7 @@
 // dispatch with version conversion, and the encoders' text forms.
 #include "api/codec.h"
 
+#include <algorithm>
 #include <array>
 #include <type_traits>
 #include <utility>
@@ -74,15 +75,20 @@ const KindEntry* find_kind(std::string_view kind, bool resource_group) {
   return nullptr;
 }
 
-// "resource.k8s.io/v1 DeviceClass, ... and v1 Pod, Node, Namespace".
+// "resource.k8s.io/v1 DeviceClass, ... and v1 Pod, Node, Namespace, ... and apps/v1
+// Deployment, ...": the kinds per apiVersion, in variant order.
 const std::string& served_kinds() {
   static const std::string kText = [] {
-    std::string resource, core;
+    std::vector<std::pair<std::string_view, std::string>> lists;
     for (const KindEntry& k : kKinds) {
-      std::string& list = k.resource_group() ? resource : core;
-      list += (list.empty() ? "" : ", ") + std::string(k.name);
+      auto it = std::find_if(lists.begin(), lists.end(), [&](const auto& l) { return l.first == k.api_version; });
+      if (it == lists.end()) it = lists.insert(lists.end(), {k.api_version, std::string(k.api_version) + " "});
+      else it->second += ", ";
+      it->second += k.name;
     }
-    return std::string(kResourceV1) + " " + resource + " and v1 " + core;
+    std::string out;
+    for (const auto& l : lists) out += (out.empty() ? "" : " and ") + l.second;
+    return out;
   }();
   return kText;
 }

@@ -5,7 +5,8 @@
 //   strict decoding error: unknown field "spec.devices.requests[0].exactly.cout"
 // and a wrong type likewise, e.g.
 //   spec.devices.requests[0].exactly.count: expected integer, got string "two"
-// Core kinds (Pod, Node, Namespace) keep unmodelled fields in their `extra` members.
+// Core kinds (Pod, Node, Namespace) keep unmodelled fields in their `extra` members,
+// as do the unmodelled parts of Service, PersistentVolumeClaim and Job specs.
 // Input may be JSON or YAML; a stream may hold several YAML documents (`---`) and
 // `kind: List` (or `*List`) objects whose items are expanded in order. apiVersions
 // v1beta1 and v1beta2 of resource.k8s.io are converted to v1 on decode

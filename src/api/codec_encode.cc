@@ -60,6 +60,7 @@ J enc(const std::optional<T>& v) {
 // a nil pointer. A struct is never empty (omitempty does not apply to structs).
 bool is_empty(const std::string& s) { return s.empty(); }
 bool is_empty(int64_t i) { return i == 0; }
+bool is_empty(int32_t i) { return i == 0; }  // an exact match, or the struct template would take it
 bool is_empty(bool b) { return !b; }
 bool is_empty(const RawJson& raw) { return raw.empty(); }
 template <typename T>

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "api/internal/json_value.h"
+#include "common/base64.h"
 
 namespace draplane::api {
 namespace {
@@ -66,6 +67,52 @@ void default_container(Container& c) {
   }
 }
 
+// SetDefaults_Secret, and the v1 conversion's merge of stringData into data
+// (stringData is write-only: it is never stored or returned).
+void default_secret(Secret& s) {
+  if (s.type.empty()) s.type = "Opaque";
+  for (const auto& [key, value] : s.stringData) s.data[key] = common::base64_encode(value);
+  s.stringData.clear();
+}
+
+// SetDefaults_Service and SetDefaults_ServicePort (targetPort follows port).
+void default_service(ServiceSpec& spec) {
+  if (spec.type.empty()) spec.type = "ClusterIP";
+  if (spec.sessionAffinity.empty()) spec.sessionAffinity = "None";
+  for (ServicePort& p : spec.ports) {
+    if (p.protocol.empty()) p.protocol = "TCP";
+    if (p.targetPort.empty() || p.targetPort.text == "0") p.targetPort.text = std::to_string(p.port);
+  }
+  if (spec.type == "ClusterIP" || spec.type == "NodePort" || spec.type == "LoadBalancer") {
+    default_extra(spec.extra, "internalTrafficPolicy", internal::JsonValue::string("Cluster"));
+  }
+}
+
+// SetDefaults_Deployment (apps/v1).
+void default_deployment(DeploymentSpec& spec) {
+  if (!spec.replicas) spec.replicas = 1;
+  if (spec.strategy.type.empty()) spec.strategy.type = "RollingUpdate";
+  if (spec.strategy.type == "RollingUpdate") {
+    if (!spec.strategy.rollingUpdate) spec.strategy.rollingUpdate = RollingUpdateDeployment{};
+    RollingUpdateDeployment& ru = *spec.strategy.rollingUpdate;
+    if (ru.maxUnavailable.empty()) ru.maxUnavailable.text = "\"25%\"";
+    if (ru.maxSurge.empty()) ru.maxSurge.text = "\"25%\"";
+  }
+  if (!spec.revisionHistoryLimit) spec.revisionHistoryLimit = 10;
+  if (!spec.progressDeadlineSeconds) spec.progressDeadlineSeconds = 600;
+}
+
+// SetDefaults_Job (batch/v1): one completion and one pod at a time unless
+// either is given; backoffLimit 6 (MaxInt32 with a per-index limit).
+void default_job(JobSpec& spec) {
+  if (!spec.completions && !spec.parallelism) spec.completions = 1;
+  if (!spec.parallelism) spec.parallelism = 1;
+  if (!spec.backoffLimit) spec.backoffLimit = spec.backoffLimitPerIndex ? INT32_MAX : 6;
+  if (!spec.completionMode) spec.completionMode = "NonIndexed";
+  if (!spec.suspend) spec.suspend = false;
+  default_extra(spec.extra, "podReplacementPolicy", internal::JsonValue::string("TerminatingOrFailed"));
+}
+
 }  // namespace
 
 void apply_defaults(ResourceClaimSpec& spec) {
@@ -119,6 +166,22 @@ void apply_defaults(Object& object, const DefaultOptions& options) {
           if (!options.now.empty() && obj.spec.taint.timeAdded.empty()) obj.spec.taint.timeAdded = options.now;
         } else if constexpr (std::is_same_v<T, Namespace>) {
           if (obj.phase.empty()) obj.phase = "Active";
+        } else if constexpr (std::is_same_v<T, Secret>) {
+          default_secret(obj);
+        } else if constexpr (std::is_same_v<T, Service>) {
+          default_service(obj.spec);
+        } else if constexpr (std::is_same_v<T, Deployment>) {
+          default_deployment(obj.spec);
+          apply_defaults(obj.spec.template_.spec);
+        } else if constexpr (std::is_same_v<T, ReplicaSet>) {
+          if (!obj.spec.replicas) obj.spec.replicas = 1;
+          apply_defaults(obj.spec.template_.spec);
+        } else if constexpr (std::is_same_v<T, Job>) {
+          default_job(obj.spec);
+          apply_defaults(obj.spec.template_.spec);
+        } else if constexpr (std::is_same_v<T, PersistentVolumeClaim>) {
+          if (!obj.spec.volumeMode) obj.spec.volumeMode = "Filesystem";
+          if (obj.status.phase.empty()) obj.status.phase = "Pending";
         }
       },
       object);

@@ -13,6 +13,16 @@
 //     Always for :latest or untagged images else IfNotPresent.
 //   Node: status.allocatable <- status.capacity when empty.
 //   Namespace: status.phase "" -> Active.
+//   Secret: type Opaque; stringData merged into data (base64) and cleared.
+//   Service: type ClusterIP, sessionAffinity None, internalTrafficPolicy Cluster,
+//     ports' protocol TCP and targetPort = port.
+//   PersistentVolumeClaim: volumeMode Filesystem, status.phase Pending.
+//   Deployment: replicas 1, strategy RollingUpdate with maxUnavailable and
+//     maxSurge 25%, revisionHistoryLimit 10, progressDeadlineSeconds 600;
+//     ReplicaSet: replicas 1; Job: completions and parallelism 1 (parallelism
+//     1 when only completions is given), backoffLimit 6 (MaxInt32 with
+//     backoffLimitPerIndex), completionMode NonIndexed, suspend false,
+//     podReplacementPolicy TerminatingOrFailed; their templates' pod specs as Pods'.
 // DeviceClass has no defaults. Defaulting is idempotent.
 //
 // Thread-safety: mutates only its argument.

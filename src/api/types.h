@@ -1,6 +1,8 @@
 // The object model: resource.k8s.io/v1 (DeviceClass, ResourceSlice, ResourceClaim,
-// ResourceClaimTemplate) and the subset of core/v1 that DRA uses (Pod, Node,
-// Namespace), as plain value structs whose field names are the JSON names.
+// ResourceClaimTemplate, DeviceTaintRule), the subset of core/v1 that DRA uses (Pod,
+// Node, Namespace), the kinds workload manifests carry (core/v1 ConfigMap, Secret,
+// ServiceAccount, Service, PersistentVolumeClaim; apps/v1 Deployment, ReplicaSet;
+// batch/v1 Job), as plain value structs whose field names are the JSON names.
 //
 // Conventions (they keep the codec's round trip lossless):
 // - std::optional<T> for fields that Kubernetes distinguishes as "unset" (pointers
@@ -604,12 +606,272 @@ struct Namespace {
   bool operator==(const Namespace&) const = default;
 };
 
+// ---------------------------------------------------------------- core/v1 config and service kinds
+// Stored and served; the node agent reads ConfigMaps and Secrets. Unmodelled
+// members of specs and statuses stay in `extra`, as in the Pod.
+
+struct ConfigMap {
+  TypeMeta typeMeta;
+  ObjectMeta metadata;
+  std::optional<bool> immutable;
+  std::map<std::string, std::string> data;
+  std::map<std::string, std::string> binaryData;  // base64 text, as JSON carries []byte
+  bool operator==(const ConfigMap&) const = default;
+};
+
+// Secret.data values are base64 text (JSON's []byte); stringData is merged into
+// data by defaulting (kube-apiserver's conversion) and never stored.
+struct Secret {
+  TypeMeta typeMeta;
+  ObjectMeta metadata;
+  std::optional<bool> immutable;
+  std::map<std::string, std::string> data;
+  std::map<std::string, std::string> stringData;
+  std::string type;
+  bool operator==(const Secret&) const = default;
+};
+
+struct ObjectReference {
+  std::string kind;
+  std::string namespace_;  // JSON "namespace"
+  std::string name;
+  std::string uid;
+  std::string apiVersion;
+  std::string resourceVersion;
+  std::string fieldPath;
+  bool operator==(const ObjectReference&) const = default;
+};
+
+struct LocalObjectReference {
+  std::string name;
+  bool operator==(const LocalObjectReference&) const = default;
+};
+
+struct ServiceAccount {
+  TypeMeta typeMeta;
+  ObjectMeta metadata;
+  std::vector<ObjectReference> secrets;
+  std::vector<LocalObjectReference> imagePullSecrets;
+  std::optional<bool> automountServiceAccountToken;
+  bool operator==(const ServiceAccount&) const = default;
+};
+
+struct ServicePort {
+  std::string name;
+  std::string protocol;
+  std::optional<std::string> appProtocol;
+  int32_t port = 0;
+  RawJson targetPort;  // IntOrString: a JSON number or string
+  int32_t nodePort = 0;
+  bool operator==(const ServicePort&) const = default;
+};
+
+struct ServiceSpec {
+  std::vector<ServicePort> ports;
+  std::map<std::string, std::string> selector;
+  std::string clusterIP;
+  std::vector<std::string> clusterIPs;
+  std::string type;
+  std::string sessionAffinity;
+  RawJson extra;  // externalIPs, loadBalancerIP, ipFamilies, ...
+  bool operator==(const ServiceSpec&) const = default;
+};
+
+struct Service {
+  TypeMeta typeMeta;
+  ObjectMeta metadata;
+  ServiceSpec spec;
+  RawJson status;  // loadBalancer, conditions: not modelled
+  bool operator==(const Service&) const = default;
+};
+
+struct VolumeResourceRequirements {
+  std::map<std::string, Quantity> limits;
+  std::map<std::string, Quantity> requests;
+  bool operator==(const VolumeResourceRequirements&) const = default;
+};
+
+struct PersistentVolumeClaimSpec {
+  std::vector<std::string> accessModes;
+  VolumeResourceRequirements resources;
+  std::string volumeName;
+  std::optional<std::string> storageClassName;
+  std::optional<std::string> volumeMode;
+  RawJson extra;  // selector, dataSource, dataSourceRef, volumeAttributesClassName
+  bool operator==(const PersistentVolumeClaimSpec&) const = default;
+};
+
+struct PersistentVolumeClaimStatus {
+  std::string phase;
+  std::vector<std::string> accessModes;
+  std::map<std::string, Quantity> capacity;
+  RawJson extra;  // conditions, allocatedResources, ...
+  bool operator==(const PersistentVolumeClaimStatus&) const = default;
+};
+
+struct PersistentVolumeClaim {
+  TypeMeta typeMeta;
+  ObjectMeta metadata;
+  PersistentVolumeClaimSpec spec;
+  PersistentVolumeClaimStatus status;
+  bool operator==(const PersistentVolumeClaim&) const = default;
+};
+
+// ---------------------------------------------------------------- apps/v1, batch/v1 workloads
+// Deployment, ReplicaSet and Job: stored, defaulted and validated as
+// kube-apiserver does; their controllers are separate. Members draplane does
+// not model stay in `extra`.
+
+struct LabelSelectorRequirement {
+  std::string key;
+  std::string operator_;  // JSON "operator": In | NotIn | Exists | DoesNotExist
+  std::vector<std::string> values;
+  bool operator==(const LabelSelectorRequirement&) const = default;
+};
+
+// metav1.LabelSelector.
+struct LabelSelector {
+  std::map<std::string, std::string> matchLabels;
+  std::vector<LabelSelectorRequirement> matchExpressions;
+  bool operator==(const LabelSelector&) const = default;
+};
+
+struct PodTemplateSpec {
+  ObjectMeta metadata;
+  PodSpec spec;
+  bool operator==(const PodTemplateSpec&) const = default;
+};
+
+// Deployment and ReplicaSet conditions (lastUpdateTime is the Deployment's).
+struct WorkloadCondition {
+  std::string type;
+  std::string status;
+  std::string lastUpdateTime;
+  std::string lastTransitionTime;
+  std::string reason;
+  std::string message;
+  bool operator==(const WorkloadCondition&) const = default;
+};
+
+struct RollingUpdateDeployment {
+  RawJson maxUnavailable;  // IntOrString: 2 or "25%"
+  RawJson maxSurge;
+  bool operator==(const RollingUpdateDeployment&) const = default;
+};
+
+struct DeploymentStrategy {
+  std::string type;  // Recreate | RollingUpdate
+  std::optional<RollingUpdateDeployment> rollingUpdate;
+  bool operator==(const DeploymentStrategy&) const = default;
+};
+
+struct DeploymentSpec {
+  std::optional<int32_t> replicas;
+  std::optional<LabelSelector> selector;
+  PodTemplateSpec template_;  // JSON "template"
+  DeploymentStrategy strategy;
+  int32_t minReadySeconds = 0;
+  std::optional<int32_t> revisionHistoryLimit;
+  bool paused = false;
+  std::optional<int32_t> progressDeadlineSeconds;
+  bool operator==(const DeploymentSpec&) const = default;
+};
+
+struct DeploymentStatus {
+  int64_t observedGeneration = 0;
+  int32_t replicas = 0;
+  int32_t updatedReplicas = 0;
+  int32_t readyReplicas = 0;
+  int32_t availableReplicas = 0;
+  int32_t unavailableReplicas = 0;
+  std::optional<int32_t> terminatingReplicas;
+  std::vector<WorkloadCondition> conditions;
+  std::optional<int32_t> collisionCount;
+  bool operator==(const DeploymentStatus&) const = default;
+};
+
+struct Deployment {
+  TypeMeta typeMeta;
+  ObjectMeta metadata;
+  DeploymentSpec spec;
+  DeploymentStatus status;
+  bool operator==(const Deployment&) const = default;
+};
+
+struct ReplicaSetSpec {
+  std::optional<int32_t> replicas;
+  int32_t minReadySeconds = 0;
+  std::optional<LabelSelector> selector;
+  PodTemplateSpec template_;  // JSON "template"
+  bool operator==(const ReplicaSetSpec&) const = default;
+};
+
+struct ReplicaSetStatus {
+  int32_t replicas = 0;
+  int32_t fullyLabeledReplicas = 0;
+  int32_t readyReplicas = 0;
+  int32_t availableReplicas = 0;
+  std::optional<int32_t> terminatingReplicas;
+  int64_t observedGeneration = 0;
+  std::vector<WorkloadCondition> conditions;
+  bool operator==(const ReplicaSetStatus&) const = default;
+};
+
+struct ReplicaSet {
+  TypeMeta typeMeta;
+  ObjectMeta metadata;
+  ReplicaSetSpec spec;
+  ReplicaSetStatus status;
+  bool operator==(const ReplicaSet&) const = default;
+};
+
+struct JobSpec {
+  std::optional<int32_t> parallelism;
+  std::optional<int32_t> completions;
+  std::optional<int64_t> activeDeadlineSeconds;
+  RawJson podFailurePolicy;  // {rules: [...]}: kept as written
+  std::optional<int32_t> backoffLimit;
+  std::optional<int32_t> backoffLimitPerIndex;
+  std::optional<LabelSelector> selector;
+  std::optional<bool> manualSelector;
+  PodTemplateSpec template_;  // JSON "template"
+  std::optional<int32_t> ttlSecondsAfterFinished;
+  std::optional<std::string> completionMode;  // NonIndexed | Indexed
+  std::optional<bool> suspend;
+  RawJson extra;  // successPolicy, maxFailedIndexes, podReplacementPolicy, managedBy
+  bool operator==(const JobSpec&) const = default;
+};
+
+struct JobStatus {
+  std::vector<PodCondition> conditions;  // JobCondition has PodCondition's members
+  std::string startTime;
+  std::string completionTime;
+  int32_t active = 0;
+  int32_t succeeded = 0;
+  int32_t failed = 0;
+  std::optional<int32_t> terminating;
+  std::string completedIndexes;
+  std::optional<std::string> failedIndexes;
+  std::optional<int32_t> ready;
+  RawJson extra;  // uncountedTerminatedPods
+  bool operator==(const JobStatus&) const = default;
+};
+
+struct Job {
+  TypeMeta typeMeta;
+  ObjectMeta metadata;
+  JobSpec spec;
+  JobStatus status;
+  bool operator==(const Job&) const = default;
+};
+
 // Any object draplane decodes from a manifest stream.
 // A kind is added here, with its field table (api/internal/fields_*.h), and the
 // codec's decoding and encoding follow (kinds are dispatched on the tables'
 // KindName).
 using Object = std::variant<DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate,
-                            Pod, Node, Namespace, DeviceTaintRule>;
+                            Pod, Node, Namespace, DeviceTaintRule, ConfigMap, Secret, ServiceAccount,
+                            Service, PersistentVolumeClaim, Deployment, ReplicaSet, Job>;
 
 // Well-known strings.
 inline constexpr const char* kGroup = "resource.k8s.io";

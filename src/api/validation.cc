@@ -30,6 +30,14 @@ FieldErrorList validate(const Object& object, const ValidationOptions& options) 
                         [&](const Node& o) { return validate_node(o, options); },
                         [&](const Namespace& o) { return validate_namespace(o, options); },
                         [&](const DeviceTaintRule& o) { return validate_device_taint_rule(o); },
+                        [&](const ConfigMap& o) { return validate_config_map(o); },
+                        [&](const Secret& o) { return validate_secret(o); },
+                        [&](const ServiceAccount& o) { return validate_service_account(o); },
+                        [&](const Service& o) { return validate_service(o); },
+                        [&](const PersistentVolumeClaim& o) { return validate_persistent_volume_claim(o); },
+                        [&](const Deployment& o) { return validate_deployment(o); },
+                        [&](const ReplicaSet& o) { return validate_replica_set(o); },
+                        [&](const Job& o) { return validate_job(o); },
                     },
                     object);
 }
@@ -70,6 +78,20 @@ FieldErrorList validate_update(const Object& old_object, const Object& new_objec
   if (const auto* n = std::get_if<DeviceTaintRule>(&new_object)) {
     return validate_device_taint_rule_update(*n, std::get<DeviceTaintRule>(old_object));
   }
+  if (const auto* n = std::get_if<ConfigMap>(&new_object)) {
+    return validate_config_map_update(*n, std::get<ConfigMap>(old_object));
+  }
+  if (const auto* n = std::get_if<Secret>(&new_object)) return validate_secret_update(*n, std::get<Secret>(old_object));
+  if (const auto* n = std::get_if<PersistentVolumeClaim>(&new_object)) {
+    return validate_persistent_volume_claim_update(*n, std::get<PersistentVolumeClaim>(old_object));
+  }
+  if (const auto* n = std::get_if<Deployment>(&new_object)) {
+    return validate_deployment_update(*n, std::get<Deployment>(old_object));
+  }
+  if (const auto* n = std::get_if<ReplicaSet>(&new_object)) {
+    return validate_replica_set_update(*n, std::get<ReplicaSet>(old_object));
+  }
+  if (const auto* n = std::get_if<Job>(&new_object)) return validate_job_update(*n, std::get<Job>(old_object));
   // Core kinds: metadata rules plus the create-time checks of the new object.
   errs = validate(new_object, options);
   const ObjectMeta& nm = std::visit([](const auto& o) -> const ObjectMeta& { return o.metadata; }, new_object);

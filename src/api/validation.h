@@ -96,6 +96,34 @@ FieldErrorList validate_device_taint_rule(const DeviceTaintRule& rule);
 FieldErrorList validate_device_taint_rule_update(const DeviceTaintRule& rule, const DeviceTaintRule& old);
 FieldErrorList validate_device_taint_rule_status_update(const DeviceTaintRule& rule, const DeviceTaintRule& old);
 
+// core/v1 ConfigMap, Secret, ServiceAccount, Service, PersistentVolumeClaim
+// (validation_config.cc; upstream's ValidateConfigMap, ValidateSecret, ... and
+// their Update forms): keys as config keys, the 1 MiB total, immutable data once
+// `immutable` is set, a Secret's type immutable and its type's required keys,
+// Service ports, type and selector, a claim's access modes and storage request.
+FieldErrorList validate_config_map(const ConfigMap& c);
+FieldErrorList validate_config_map_update(const ConfigMap& c, const ConfigMap& old);
+FieldErrorList validate_secret(const Secret& s);
+FieldErrorList validate_secret_update(const Secret& s, const Secret& old);
+FieldErrorList validate_service_account(const ServiceAccount& sa);
+FieldErrorList validate_service(const Service& s);
+FieldErrorList validate_persistent_volume_claim(const PersistentVolumeClaim& c);
+FieldErrorList validate_persistent_volume_claim_update(const PersistentVolumeClaim& c,
+                                                       const PersistentVolumeClaim& old);
+
+// apps/v1 Deployment, ReplicaSet and batch/v1 Job (validation_workloads.cc):
+// counts non-negative, the selector required, well formed and matching the
+// template's labels, the template's restartPolicy (Always; OnFailure or Never for
+// Jobs), a Deployment's strategy, a Job's completion mode and per-index backoff;
+// on update the selector is immutable, and a Job's template, completions (but
+// for elastic Indexed Jobs) and completion mode.
+FieldErrorList validate_deployment(const Deployment& d);
+FieldErrorList validate_deployment_update(const Deployment& d, const Deployment& old);
+FieldErrorList validate_replica_set(const ReplicaSet& r);
+FieldErrorList validate_replica_set_update(const ReplicaSet& r, const ReplicaSet& old);
+FieldErrorList validate_job(const Job& j);
+FieldErrorList validate_job_update(const Job& j, const Job& old);
+
 // Validation of an update (`new_object` replaces `old_object`, same kind; a kind
 // mismatch is one Internal error). Checks metadata immutability (name, namespace,
 // uid, creationTimestamp, ...), resourceVersion set, and per kind:

@@ -33,4 +33,8 @@ FieldErrorList validate_resource_slice_spec(const ResourceSliceSpec& spec, const
 FieldErrorList validate_device_capacity(const std::map<std::string, DeviceCapacity>& capacity,
                                         bool allow_multiple_allocations, const FieldPath& path);
 
+// ValidatePodTemplateSpec: the template's labels and annotations, its pod spec
+// as a Pod's (validation_pod.cc).
+FieldErrorList validate_pod_template_spec(const PodTemplateSpec& t, const FieldPath& path);
+
 }  // namespace draplane::api

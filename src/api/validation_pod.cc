@@ -20,10 +20,12 @@ std::string render_pod_resource_claim(const PodResourceClaim& c) {
          ", ResourceClaimTemplateName:" + go_string_ptr(c.resourceClaimTemplateName) + "}";
 }
 
-FieldErrorList validate_pod_resource_claims(const Pod& pod, const FieldPath& path, std::set<std::string>& names) {
+// `pod_name`: null for a template (its pods' names are not known yet).
+FieldErrorList validate_pod_resource_claims(const PodSpec& spec, const std::string* pod_name, const FieldPath& path,
+                                            std::set<std::string>& names) {
   FieldErrorList errs;
-  for (size_t i = 0; i < pod.spec.resourceClaims.size(); ++i) {
-    const auto& claim = pod.spec.resourceClaims[i];
+  for (size_t i = 0; i < spec.resourceClaims.size(); ++i) {
+    const auto& claim = spec.resourceClaims[i];
     FieldPath p = path.index(i);
     if (claim.name.empty()) {
       errs.push_back(field_required(p.child("name")));
@@ -33,8 +35,8 @@ FieldErrorList validate_pod_resource_claims(const Pod& pod, const FieldPath& pat
       FieldErrorList name_errs = vcore::validate_dns_label(claim.name, p.child("name"));
       if (!name_errs.empty()) {
         append_errors(errs, std::move(name_errs));
-      } else if (claim.resourceClaimTemplateName) {
-        std::string generated = pod.metadata.name + "-" + claim.name;
+      } else if (claim.resourceClaimTemplateName && pod_name != nullptr) {
+        std::string generated = *pod_name + "-" + claim.name;
         for (const auto& m : vcore::name_is_dns_subdomain(generated)) {
           errs.push_back(field_invalid(p.child("name"), generated, "final ResourceClaim name: " + m));
         }
@@ -113,19 +115,30 @@ FieldErrorList validate_containers(const std::vector<Container>& containers, con
   return errs;
 }
 
+FieldErrorList validate_pod_spec(const PodSpec& spec, const std::string* pod_name, const FieldPath& sp) {
+  FieldErrorList errs;
+  std::set<std::string> pod_claims;
+  append_errors(errs, validate_pod_resource_claims(spec, pod_name, sp.child("resourceClaims"), pod_claims));
+  std::set<std::string> container_names;
+  if (spec.containers.empty()) errs.push_back(field_required(sp.child("containers")));
+  append_errors(errs, validate_containers(spec.containers, sp.child("containers"), pod_claims, container_names));
+  append_errors(errs, validate_containers(spec.initContainers, sp.child("initContainers"), pod_claims, container_names));
+  return errs;
+}
+
 }  // namespace
 
 FieldErrorList validate_pod(const Pod& p, const ValidationOptions& options) {
   (void)options;
   FieldErrorList errs = vcore::validate_object_meta(p.metadata, /*namespaced=*/true, vcore::name_is_dns_subdomain,
                                                     FieldPath("metadata"));
-  FieldPath sp("spec");
-  std::set<std::string> pod_claims;
-  append_errors(errs, validate_pod_resource_claims(p, sp.child("resourceClaims"), pod_claims));
-  std::set<std::string> container_names;
-  if (p.spec.containers.empty()) errs.push_back(field_required(sp.child("containers")));
-  append_errors(errs, validate_containers(p.spec.containers, sp.child("containers"), pod_claims, container_names));
-  append_errors(errs, validate_containers(p.spec.initContainers, sp.child("initContainers"), pod_claims, container_names));
+  append_errors(errs, validate_pod_spec(p.spec, &p.metadata.name, FieldPath("spec")));
+  return errs;
+}
+
+FieldErrorList validate_pod_template_spec(const PodTemplateSpec& t, const FieldPath& path) {
+  FieldErrorList errs = vcore::validate_template_object_meta(t.metadata, path.child("metadata"));
+  append_errors(errs, validate_pod_spec(t.spec, nullptr, path.child("spec")));
   return errs;
 }
 

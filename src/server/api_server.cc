@@ -246,6 +246,8 @@ ApiServer::Outcome ApiServer::Impl::handle(const Request& req) {
   const std::string& m = rq.method;
   if (m == "GET" && t->subresource == "log") {
     out.response = pod_log(rq, *t);
+  } else if (t->subresource == "scale" && !t->name.empty()) {
+    out.response = scale(rq, *t);
   } else if (m == "GET") {
     if (t->name.empty()) {
       // ListOptions.watch converts as every options boolean does: the Python

@@ -25,7 +25,16 @@ std::string verbs_of(const ResourceInfo& r) {
   if (!strategy_of(r).deletes_collections()) return R"(["create","delete","get","list","patch","update","watch"])";
   return R"(["create","delete","deletecollection","get","list","patch","update","watch"])";
 }
-std::string sub_kind(const ResourceInfo& r, const std::string& sub) { return sub == "binding" ? "Binding" : r.kind; }
+std::string sub_kind(const ResourceInfo& r, const std::string& sub) {
+  if (sub == "binding") return "Binding";
+  return sub == "scale" ? "Scale" : r.kind;
+}
+// The group and version of a subresource's kind when they differ from its
+// resource's: /scale answers autoscaling/v1 Scale.
+std::pair<std::string, std::string> sub_group_version(const std::string& sub) {
+  if (sub == "scale") return {"autoscaling", "v1"};
+  return {"", ""};
+}
 std::string sub_verbs(const std::string& sub) {
   if (sub == "binding") return R"(["create"])";
   if (sub == "log") return R"(["get"])";
@@ -64,20 +73,24 @@ std::string resource_list(const std::string& group, const std::string& version) 
     if (auto c = categories_of(r); !c.empty()) out += R"(,"categories":[)" + join_quoted(c) + "]";
     out += "}";
     for (const auto& sub : sorted_subresources(r)) {
+      auto [g, v] = sub_group_version(sub);
+      std::string gv = g.empty() ? "" : R"(,"group":")" + g + R"(","version":")" + v + "\"";
       out += R"(,{"name":")" + r.resource + "/" + sub + R"(","singularName":"","namespaced":)" +
-             (r.namespaced ? "true" : "false") + R"(,"kind":")" + sub_kind(r, sub) + R"(","verbs":)" + sub_verbs(sub) +
-             "}";
+             (r.namespaced ? "true" : "false") + gv + R"(,"kind":")" + sub_kind(r, sub) + R"(","verbs":)" +
+             sub_verbs(sub) + "}";
     }
   }
   return out + "]}";
 }
 
 // Groups in kube-apiserver's discovery order: by the APIService group priority
-// (cmd/kube-apiserver's apiVersionPriorities: events.k8s.io 17750,
+// (cmd/kube-apiserver's apiVersionPriorities: apps 17800, events.k8s.io 17750, batch 17400,
 // scheduling.k8s.io 16600, coordination.k8s.io 16500, resource.k8s.io 16200),
 // higher first, then name.
 int group_priority(const std::string& group) {
+  if (group == "apps") return 17800;
   if (group == "events.k8s.io") return 17750;
+  if (group == "batch") return 17400;
   if (group == "scheduling.k8s.io") return 16600;
   if (group == "coordination.k8s.io") return 16500;
   if (group == "resource.k8s.io") return 16200;
@@ -111,8 +124,9 @@ std::string version_discovery(const std::string& group, const std::string& versi
     if (!subs.empty()) {
       out += R"(,"subresources":[)";
       for (size_t i = 0; i < subs.size(); ++i) {
-        out += (i ? "," : "") + std::string(R"({"subresource":")") + subs[i] +
-               R"(","responseKind":{"group":"","version":"","kind":")" + sub_kind(r, subs[i]) + R"("},"verbs":)" +
+        auto [g, v] = sub_group_version(subs[i]);
+        out += (i ? "," : "") + std::string(R"({"subresource":")") + subs[i] + R"(","responseKind":{"group":")" + g +
+               R"(","version":")" + v + R"(","kind":")" + sub_kind(r, subs[i]) + R"("},"verbs":)" +
                sub_verbs(subs[i]) + "}";
       }
       out += "]";

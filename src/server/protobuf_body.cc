@@ -2,6 +2,7 @@
 
 #include <functional>
 
+#include "common/base64.h"
 #include "server/internal/api_impl.h"
 #include "server/protobuf_wire.h"
 
@@ -33,7 +34,10 @@ Status want(const pb::Field& f, pb::WireType type, const std::string& field) {
 }
 
 // A map<string,string> entry {key = 1, value = 2} into obj[key].
-Result<void> read_map_entry(const pb::Field& f, const std::string& field, JsonValue& map, JsonAlloc& a) {
+// A map<string, string> entry {key = 1, value = 2}; a map<string, bytes> one's
+// value (`bytes`) is written base64, as JSON carries []byte.
+Result<void> read_map_entry(const pb::Field& f, const std::string& field, JsonValue& map, JsonAlloc& a,
+                            bool bytes = false) {
   RETURN_IF_ERROR(want(f, pb::kLengthDelimited, field));
   std::string key, value;
   RETURN_IF_ERROR(each_field(f.bytes, "protobuf: " + field, [&](const pb::Field& e) -> Result<void> {
@@ -43,7 +47,7 @@ Result<void> read_map_entry(const pb::Field& f, const std::string& field, JsonVa
     return Status();
   }));
   if (!map.IsObject()) map.SetObject();
-  set_string(map, key, value, a);
+  set_string(map, key, bytes ? common::base64_encode(value) : value, a);
   return Status();
 }
 
@@ -175,6 +179,222 @@ Result<std::string> namespace_json(std::string_view raw, const std::string& api_
   return to_string(obj);
 }
 
+// v1.ConfigMap {metadata = 1, data = 2, binaryData = 3 (bytes), immutable = 4} and
+// v1.Secret {metadata = 1, data = 2 (bytes), type = 3, stringData = 4, immutable = 5}
+// (kubectl create configmap / secret).
+Result<std::string> config_json(std::string_view raw, const std::string& api_version, const std::string& kind) {
+  bool secret = kind == "Secret";
+  Json obj(rapidjson::kObjectType);
+  auto& a = obj.GetAllocator();
+  set_string(obj, "apiVersion", api_version, a);
+  set_string(obj, "kind", kind, a);
+  JsonValue meta(rapidjson::kObjectType), data, binary_data, string_data;
+  std::string type;
+  std::optional<bool> immutable;
+  auto read_immutable = [&](const pb::Field& f) -> Result<void> {
+    RETURN_IF_ERROR(want(f, pb::kVarint, "immutable"));
+    immutable = f.value != 0;
+    return Status();
+  };
+  RETURN_IF_ERROR(each_field(raw, "protobuf: " + kind, [&](const pb::Field& f) -> Result<void> {
+    switch (f.number) {
+      case 1:
+        RETURN_IF_ERROR(want(f, pb::kLengthDelimited, "metadata"));
+        return read_object_meta(f.bytes, meta, a);
+      case 2: return read_map_entry(f, "data", data, a, secret);
+      case 3:
+        if (!secret) return read_map_entry(f, "binaryData", binary_data, a, true);
+        RETURN_IF_ERROR(want(f, pb::kLengthDelimited, "type"));
+        type = std::string(f.bytes);
+        return Status();
+      case 4:
+        return secret ? read_map_entry(f, "stringData", string_data, a) : read_immutable(f);
+      case 5:
+        return secret ? read_immutable(f) : Status();
+      default:
+        return Status();
+    }
+  }));
+  set_member(obj, "metadata", std::move(meta), a);
+  if (immutable) set_member(obj, "immutable", JsonValue(*immutable), a);
+  if (data.IsObject()) set_member(obj, "data", std::move(data), a);
+  if (binary_data.IsObject()) set_member(obj, "binaryData", std::move(binary_data), a);
+  if (string_data.IsObject()) set_member(obj, "stringData", std::move(string_data), a);
+  if (!type.empty()) set_string(obj, "type", type, a);
+  return to_string(obj);
+}
+
+// ---- apps/v1 Deployment and batch/v1 Job: the subset kubectl create deployment
+// and kubectl create job send (generated.proto numbers). A field outside it is a
+// 400 that asks for JSON rather than a silently dropped member.
+
+enum class PbKind { kString, kStrings, kPtrInt, kInt, kPtrBool, kBool, kStringMap, kQuantityMap, kMessage, kMessages,
+                    kMeta, kSkip };
+struct PbMessage;
+struct PbField {
+  uint32_t number;
+  const char* name;
+  PbKind kind;
+  const PbMessage* message = nullptr;
+};
+struct PbMessage {
+  const char* name;
+  std::vector<PbField> fields;
+};
+
+const PbMessage kQuantityRequirements{"resources", {{1, "limits", PbKind::kQuantityMap},
+                                                    {2, "requests", PbKind::kQuantityMap}}};
+const PbMessage kContainer{"container",
+                           {{1, "name", PbKind::kString}, {2, "image", PbKind::kString},
+                            {3, "command", PbKind::kStrings}, {4, "args", PbKind::kStrings},
+                            {5, "workingDir", PbKind::kString}, {8, "resources", PbKind::kMessage, &kQuantityRequirements},
+                            {13, "terminationMessagePath", PbKind::kString}, {14, "imagePullPolicy", PbKind::kString},
+                            {20, "terminationMessagePolicy", PbKind::kString}, {16, "stdin", PbKind::kBool},
+                            {17, "stdinOnce", PbKind::kBool}, {18, "tty", PbKind::kBool}}};
+const PbMessage kEmpty{"securityContext", {}};
+const PbMessage kPodSpec{"spec", {{2, "containers", PbKind::kMessages, &kContainer},
+                                  {3, "restartPolicy", PbKind::kString},
+                                  {4, "terminationGracePeriodSeconds", PbKind::kPtrInt},
+                                  {6, "dnsPolicy", PbKind::kString},
+                                  {8, "serviceAccountName", PbKind::kString},
+                                  {10, "nodeName", PbKind::kString},
+                                  {14, "securityContext", PbKind::kMessage, &kEmpty},
+                                  {19, "schedulerName", PbKind::kString},
+                                  {20, "initContainers", PbKind::kMessages, &kContainer}}};
+const PbMessage kTemplate{"template", {{1, "metadata", PbKind::kMeta}, {2, "spec", PbKind::kMessage, &kPodSpec}}};
+const PbMessage kRequirement{"matchExpressions", {{1, "key", PbKind::kString}, {2, "operator", PbKind::kString},
+                                                  {3, "values", PbKind::kStrings}}};
+const PbMessage kSelector{"selector", {{1, "matchLabels", PbKind::kStringMap},
+                                       {2, "matchExpressions", PbKind::kMessages, &kRequirement}}};
+const PbMessage kStrategy{"strategy", {{1, "type", PbKind::kString}}};
+const PbMessage kDeploymentSpec{"spec", {{1, "replicas", PbKind::kPtrInt}, {2, "selector", PbKind::kMessage, &kSelector},
+                                         {3, "template", PbKind::kMessage, &kTemplate},
+                                         {4, "strategy", PbKind::kMessage, &kStrategy},
+                                         {5, "minReadySeconds", PbKind::kInt},
+                                         {6, "revisionHistoryLimit", PbKind::kPtrInt}, {7, "paused", PbKind::kBool},
+                                         {9, "progressDeadlineSeconds", PbKind::kPtrInt}}};
+const PbMessage kJobSpec{"spec", {{1, "parallelism", PbKind::kPtrInt}, {2, "completions", PbKind::kPtrInt},
+                                  {3, "activeDeadlineSeconds", PbKind::kPtrInt},
+                                  {4, "selector", PbKind::kMessage, &kSelector}, {5, "manualSelector", PbKind::kPtrBool},
+                                  {6, "template", PbKind::kMessage, &kTemplate}, {7, "backoffLimit", PbKind::kPtrInt},
+                                  {8, "ttlSecondsAfterFinished", PbKind::kPtrInt},
+                                  {9, "completionMode", PbKind::kString}, {10, "suspend", PbKind::kPtrBool},
+                                  {12, "backoffLimitPerIndex", PbKind::kPtrInt}}};
+const PbMessage kDeployment{"Deployment", {{1, "metadata", PbKind::kMeta},
+                                           {2, "spec", PbKind::kMessage, &kDeploymentSpec},
+                                           {3, "status", PbKind::kSkip}}};
+const PbMessage kJob{"Job", {{1, "metadata", PbKind::kMeta}, {2, "spec", PbKind::kMessage, &kJobSpec},
+                             {3, "status", PbKind::kSkip}}};
+
+JsonValue json_string(std::string_view s, JsonAlloc& a) {
+  return JsonValue(s.data(), static_cast<rapidjson::SizeType>(s.size()), a);
+}
+
+// A map<string, Quantity> entry {key = 1, value = 2 {string = 1}}.
+Result<void> read_quantity_entry(const pb::Field& f, const std::string& field, JsonValue& map, JsonAlloc& a) {
+  RETURN_IF_ERROR(want(f, pb::kLengthDelimited, field));
+  std::string key, value;
+  RETURN_IF_ERROR(each_field(f.bytes, "protobuf: " + field, [&](const pb::Field& e) -> Result<void> {
+    RETURN_IF_ERROR(want(e, pb::kLengthDelimited, field));
+    if (e.number == 1) key = std::string(e.bytes);
+    if (e.number != 2) return Status();
+    return each_field(e.bytes, "protobuf: " + field, [&](const pb::Field& q) -> Result<void> {
+      if (q.number == 1) value = std::string(q.bytes);
+      return Status();
+    });
+  }));
+  if (!map.IsObject()) map.SetObject();
+  set_string(map, key, value, a);
+  return Status();
+}
+
+Result<void> read_message(std::string_view bytes, const PbMessage& m, const std::string& path, JsonValue& out,
+                          JsonAlloc& a);
+
+// One field of `m` into `out`: scalars as JSON values, the zero values of
+// non-pointer fields (which gogo-protobuf always writes) left out.
+Result<void> read_pb_field(const pb::Field& f, const PbField& d, const std::string& path, JsonValue& out,
+                           JsonAlloc& a) {
+  std::string field = path + d.name;
+  bool varint = d.kind == PbKind::kPtrInt || d.kind == PbKind::kInt || d.kind == PbKind::kPtrBool ||
+                d.kind == PbKind::kBool;
+  if (d.kind == PbKind::kSkip) return Status();
+  if (d.kind != PbKind::kStringMap && d.kind != PbKind::kQuantityMap) {
+    RETURN_IF_ERROR(want(f, varint ? pb::kVarint : pb::kLengthDelimited, field));
+  }
+  auto member = [&]() -> JsonValue& {
+    if (find(out, {d.name}) == nullptr) set_member(out, d.name, JsonValue(), a);
+    return *find(out, {d.name});
+  };
+  switch (d.kind) {
+    case PbKind::kString:
+      if (!f.bytes.empty()) set_string(out, d.name, f.bytes, a);
+      return Status();
+    case PbKind::kStrings: {
+      JsonValue& list = member();
+      if (!list.IsArray()) list.SetArray();
+      list.PushBack(json_string(f.bytes, a), a);
+      return Status();
+    }
+    case PbKind::kPtrInt:
+    case PbKind::kInt: {
+      // int32 fields carry negative values sign-extended to 64 bits.
+      auto v = static_cast<int64_t>(f.value);
+      if (d.kind == PbKind::kPtrInt || v != 0) set_member(out, d.name, JsonValue(v), a);
+      return Status();
+    }
+    case PbKind::kPtrBool:
+    case PbKind::kBool:
+      if (d.kind == PbKind::kPtrBool || f.value != 0) set_member(out, d.name, JsonValue(f.value != 0), a);
+      return Status();
+    case PbKind::kStringMap: return read_map_entry(f, field, member(), a);
+    case PbKind::kQuantityMap: return read_quantity_entry(f, field, member(), a);
+    case PbKind::kMeta: {
+      JsonValue& meta = member();
+      if (!meta.IsObject()) meta.SetObject();
+      return read_object_meta(f.bytes, meta, a);
+    }
+    case PbKind::kMessage: {
+      JsonValue& obj = member();
+      if (!obj.IsObject()) obj.SetObject();
+      return read_message(f.bytes, *d.message, field + ".", obj, a);
+    }
+    case PbKind::kMessages: {
+      JsonValue& list = member();
+      if (!list.IsArray()) list.SetArray();
+      JsonValue item(rapidjson::kObjectType);
+      RETURN_IF_ERROR(read_message(f.bytes, *d.message, field + ".", item, a));
+      list.PushBack(item, a);
+      return Status();
+    }
+    case PbKind::kSkip: return Status();
+  }
+  return Status();
+}
+
+Result<void> read_message(std::string_view bytes, const PbMessage& m, const std::string& path, JsonValue& out,
+                          JsonAlloc& a) {
+  return each_field(bytes, "protobuf: " + std::string(m.name), [&](const pb::Field& f) -> Result<void> {
+    for (const PbField& d : m.fields) {
+      if (d.number == f.number) return read_pb_field(f, d, path, out, a);
+    }
+    // gogo-protobuf writes the non-pointer fields it was not given as zeros.
+    bool zero = (f.type == pb::kVarint && f.value == 0) || (f.type == pb::kLengthDelimited && f.bytes.empty());
+    if (zero) return Status();
+    return Status(Code::kBadRequest, "protobuf: " + path + " field " + std::to_string(f.number) +
+                                         " is not read by draplane; send the object as JSON");
+  });
+}
+
+Result<std::string> workload_json(std::string_view raw, const std::string& api_version, const std::string& kind) {
+  Json obj(rapidjson::kObjectType);
+  auto& a = obj.GetAllocator();
+  set_string(obj, "apiVersion", api_version, a);
+  set_string(obj, "kind", kind, a);
+  RETURN_IF_ERROR(read_message(raw, kind == "Job" ? kJob : kDeployment, "", obj, a));
+  return to_string(obj);
+}
+
 }  // namespace
 
 Result<ProtobufBody> decode_protobuf_body(std::string_view body) {
@@ -212,6 +432,13 @@ Result<ProtobufBody> decode_protobuf_body(std::string_view body) {
   if (out.kind.empty()) return Status(Code::kBadRequest, "protobuf: the envelope has no typeMeta.kind");
   if (out.api_version == "v1" && out.kind == "Namespace") {
     ASSIGN_OR_RETURN(out.json, namespace_json(raw, out.api_version));
+    out.supported = true;
+  } else if (out.api_version == "v1" && (out.kind == "ConfigMap" || out.kind == "Secret")) {
+    ASSIGN_OR_RETURN(out.json, config_json(raw, out.api_version, out.kind));
+    out.supported = true;
+  } else if ((out.api_version == "apps/v1" && out.kind == "Deployment") ||
+             (out.api_version == "batch/v1" && out.kind == "Job")) {
+    ASSIGN_OR_RETURN(out.json, workload_json(raw, out.api_version, out.kind));
     out.supported = true;
   }
   return out;

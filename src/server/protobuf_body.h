@@ -5,7 +5,8 @@
 // whose raw bytes are the object in its generated.proto encoding.
 //
 // draplane reads the envelope for any kind and the object for core/v1
-// Namespace (ObjectMeta: name 1, generateName 2, namespace 3, uid 5,
+// Namespace, ConfigMap, Secret, and the subset of apps/v1 Deployment and batch/v1 Job that
+// kubectl create sends (ObjectMeta: name 1, generateName 2, namespace 3, uid 5,
 // resourceVersion 6, generation 7, creationTimestamp 8, labels 11,
 // annotations 12, ownerReferences 13, finalizers 14; spec.finalizers;
 // status.phase), and writes the object as the JSON the API server handles.

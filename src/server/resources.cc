@@ -27,6 +27,11 @@ const std::vector<ResourceInfo>& all_resources() {
       {"", "v1", "nodes", "node", "Node", false, {"no"}, {"status"}, &node_strategy()},
       {"", "v1", "pods", "pod", "Pod", true, {"po"}, {"status", "binding", "log"}, &pod_strategy()},
       {"", "v1", "events", "event", "Event", true, {"ev"}, {}, &event_strategy()},
+      {"", "v1", "configmaps", "configmap", "ConfigMap", true, {"cm"}, {}, &config_map_strategy()},
+      {"", "v1", "secrets", "secret", "Secret", true, {}, {}, &secret_strategy()},
+      {"", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", true, {"sa"}, {}, &service_account_strategy()},
+      {"", "v1", "services", "service", "Service", true, {"svc"}, {"status"}, &service_strategy()},
+      {"", "v1", "persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", true, {"pvc"}, {"status"}, &persistent_volume_claim_strategy()},
       {"resource.k8s.io", "v1", "deviceclasses", "deviceclass", "DeviceClass", false, {}, {}, &device_class_strategy()},
       {"resource.k8s.io", "v1", "resourceclaims", "resourceclaim", "ResourceClaim", true, {}, {"status"}, &resource_claim_strategy()},
       {"resource.k8s.io", "v1", "resourceclaimtemplates", "resourceclaimtemplate", "ResourceClaimTemplate", true, {}, {}, &resource_claim_template_strategy()},
@@ -42,6 +47,11 @@ const std::vector<ResourceInfo>& all_resources() {
       {"resource.k8s.io", "v1beta1", "resourceslices", "resourceslice", "ResourceSlice", false, {}, {}, &resource_slice_strategy(), true},
       // The same objects as core/v1 events (stored as those), in the new shape.
       {"events.k8s.io", "v1", "events", "event", "Event", true, {"ev"}, {}, &event_strategy(), true},
+      {"apps", "v1", "deployments", "deployment", "Deployment", true, {"deploy"}, {"status", "scale"}, &deployment_strategy()},
+      {"apps", "v1", "replicasets", "replicaset", "ReplicaSet", true, {"rs"}, {"status", "scale"}, &replica_set_strategy()},
+      {"apps", "v1", "statefulsets", "statefulset", "StatefulSet", true, {"sts"}, {"status", "scale"}, &stateful_set_strategy()},
+      {"apps", "v1", "daemonsets", "daemonset", "DaemonSet", true, {"ds"}, {"status"}, &daemon_set_strategy()},
+      {"batch", "v1", "jobs", "job", "Job", true, {}, {"status"}, &job_strategy()},
       {"coordination.k8s.io", "v1", "leases", "lease", "Lease", true, {}, {}, &lease_strategy()},
       {"scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass", false, {"pc"}, {}, &priority_class_strategy()},
   };

@@ -96,7 +96,7 @@ TEST(CodecTreeTest, ErrorsMatchTheTextCodec) {
       // no kind, a List, an unknown kind, a retired version
       R"({"apiVersion":"v1","metadata":{"name":"c"}})",
       R"({"apiVersion":"v1","kind":"List","items":[]})",
-      R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"c"}})",
+      R"({"apiVersion":"v1","kind":"PersistentVolume","metadata":{"name":"c"}})",
       R"({"apiVersion":"resource.k8s.io/v1alpha2","kind":"ResourceClaim","metadata":{"name":"c"}})",
   };
   for (const std::string& body : bodies) {

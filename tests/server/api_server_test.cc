@@ -394,6 +394,45 @@ TEST_F(ApiServerTest, DiscoveryListsResourceGroup) {
   EXPECT_EQ(get_string(json(call("GET", "/version")), {"gitVersion"}), "v1.36.0-draplane");
 }
 
+// Deployments' /scale (kubectl scale): an autoscaling/v1 Scale read from and
+// written to spec.replicas; the write goes through the Deployment's validation.
+TEST_F(ApiServerTest, DeploymentScaleSubresource) {
+  const std::string base = "/apis/apps/v1/namespaces/default/deployments";
+  ASSERT_EQ(call("POST", base, R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},
+    "spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"}},
+            "template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"n","image":"nginx"}]}}}})")
+                .code,
+            201);
+  Response r = call("GET", base + "/web/scale");
+  ASSERT_EQ(r.code, 200) << r.body;
+  Json scale = json(r);
+  EXPECT_EQ(get_string(scale, {"apiVersion"}), "autoscaling/v1");
+  EXPECT_EQ(get_string(scale, {"kind"}), "Scale");
+  EXPECT_EQ(to_string(*find(scale, {"spec"})), R"({"replicas":2})");
+  EXPECT_EQ(get_string(scale, {"status", "selector"}), "app=web");
+  r = call("PATCH", base + "/web/scale", R"({"spec":{"replicas":5}})", "application/merge-patch+json");
+  ASSERT_EQ(r.code, 200) << r.body;
+  EXPECT_EQ(to_string(*find(json(r), {"spec"})), R"({"replicas":5})");
+  Json d = json(call("GET", base + "/web"));
+  EXPECT_EQ(find(d, {"spec", "replicas"})->GetInt64(), 5);
+  EXPECT_EQ(find(d, {"metadata", "generation"})->GetInt64(), 2);
+  r = call("PATCH", base + "/web/scale", R"({"spec":{"replicas":-1}})", "application/merge-patch+json");
+  EXPECT_EQ(r.code, 422) << r.body;
+  EXPECT_NE(r.body.find("spec.replicas: Invalid value: -1: must be greater than or equal to 0"), std::string::npos)
+      << r.body;
+  EXPECT_EQ(call("GET", base + "/missing/scale").code, 404);
+
+  Json list = json(call("GET", "/apis/apps/v1"));
+  bool listed = false;
+  for (const auto& res : find(list, {"resources"})->GetArray()) {
+    if (get_string(res, {"name"}) != "deployments/scale") continue;
+    listed = true;
+    EXPECT_EQ(get_string(res, {"group"}) + "/" + get_string(res, {"version"}) + " " + get_string(res, {"kind"}),
+              "autoscaling/v1 Scale");
+  }
+  EXPECT_TRUE(listed);
+}
+
 TEST_F(ApiServerTest, BetaVersionsAreServedByConversion) {
   const std::string beta1 = "/apis/resource.k8s.io/v1beta1/namespaces/default/resourceclaims";
   const std::string beta2 = "/apis/resource.k8s.io/v1beta2/namespaces/default/resourceclaims";
@@ -766,8 +805,8 @@ TEST_F(ApiServerTest, AggregatedDiscoveryWhenAcceptPrefersIt) {
     if (groups.back() == "resource.k8s.io") resource_group = &g;
   }
   // kube-apiserver's APIService priorities order the groups.
-  EXPECT_EQ(groups, (std::vector<std::string>{"events.k8s.io", "scheduling.k8s.io", "coordination.k8s.io",
-                                              "resource.k8s.io"}));
+  EXPECT_EQ(groups, (std::vector<std::string>{"apps", "events.k8s.io", "batch", "scheduling.k8s.io",
+                                              "coordination.k8s.io", "resource.k8s.io"}));
   ASSERT_NE(resource_group, nullptr);
   const JsonValue& versions = *find(*resource_group, {"versions"});
   ASSERT_EQ(versions.Size(), 3u);
@@ -809,7 +848,8 @@ TEST_F(ApiServerTest, AggregatedDiscoveryWhenAcceptPrefersIt) {
     if (names.back() == "pods") pods = &res;
     if (names.back() == "namespaces") ns = &res;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"events", "namespaces", "nodes", "pods"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"configmaps", "events", "namespaces", "nodes", "persistentvolumeclaims",
+                                             "pods", "secrets", "serviceaccounts", "services"}));
   ASSERT_NE(pods, nullptr);
   ASSERT_NE(ns, nullptr);
   EXPECT_EQ(to_string(*find(*pods, {"shortNames"})), R"(["po"])");

@@ -50,7 +50,9 @@ TEST(StrategyRegistry, EveryServedResourceHasItsKindsStrategy) {
   }
   EXPECT_EQ(kinds, (std::set<std::string>{"Namespace", "Node", "Pod", "Event", "DeviceClass", "ResourceClaim",
                                           "ResourceClaimTemplate", "ResourceSlice", "DeviceTaintRule", "Lease",
-                                          "PriorityClass"}));
+                                          "PriorityClass", "ConfigMap", "Secret", "ServiceAccount", "Service",
+                                          "PersistentVolumeClaim", "Deployment", "ReplicaSet", "Job", "StatefulSet",
+                                          "DaemonSet"}));
 }
 
 // to_table writes one cell per column: a strategy whose two lists drift apart

@@ -173,4 +173,231 @@ struct FieldTable<Namespace> {
                               ignored("conditions")));  // controller-written, not modelled
 };
 
+// ---------------------------------------------------------------- ConfigMap, Secret, ServiceAccount,
+// Service, PersistentVolumeClaim
+
+template <>
+struct FieldTable<ConfigMap> {
+  using T = ConfigMap;
+  static constexpr KindName kind{"ConfigMap", "v1"};
+  static constexpr auto fields = object_fields<T>(omitempty("immutable", &T::immutable), omitempty("data", &T::data),
+                                                  omitempty("binaryData", &T::binaryData));
+};
+
+template <>
+struct FieldTable<Secret> {
+  using T = Secret;
+  static constexpr KindName kind{"Secret", "v1"};
+  static constexpr auto fields =
+      object_fields<T>(omitempty("immutable", &T::immutable), omitempty("data", &T::data),
+                       omitempty("stringData", &T::stringData), omitempty("type", &T::type));
+};
+
+template <>
+struct FieldTable<ObjectReference> {
+  using T = ObjectReference;
+  static constexpr auto fields =
+      std::tuple(omitempty("kind", &T::kind), omitempty("namespace", &T::namespace_), omitempty("name", &T::name),
+                 omitempty("uid", &T::uid), omitempty("apiVersion", &T::apiVersion),
+                 omitempty("resourceVersion", &T::resourceVersion), omitempty("fieldPath", &T::fieldPath));
+};
+
+template <>
+struct FieldTable<LocalObjectReference> {
+  static constexpr auto fields = std::tuple(omitempty("name", &LocalObjectReference::name));
+};
+
+template <>
+struct FieldTable<ServiceAccount> {
+  using T = ServiceAccount;
+  static constexpr KindName kind{"ServiceAccount", "v1"};
+  static constexpr auto fields =
+      object_fields<T>(omitempty("secrets", &T::secrets), omitempty("imagePullSecrets", &T::imagePullSecrets),
+                       omitempty("automountServiceAccountToken", &T::automountServiceAccountToken));
+};
+
+template <>
+struct FieldTable<ServicePort> {
+  using T = ServicePort;
+  static constexpr auto fields =
+      std::tuple(omitempty("name", &T::name), omitempty("protocol", &T::protocol),
+                 omitempty("appProtocol", &T::appProtocol), always("port", &T::port),
+                 omitempty("targetPort", &T::targetPort), omitempty("nodePort", &T::nodePort));
+};
+
+template <>
+struct FieldTable<ServiceSpec> {
+  using T = ServiceSpec;
+  static constexpr auto fields =
+      std::tuple(omitempty("ports", &T::ports), omitempty("selector", &T::selector),
+                 omitempty("clusterIP", &T::clusterIP), omitempty("clusterIPs", &T::clusterIPs),
+                 omitempty("type", &T::type), omitempty("sessionAffinity", &T::sessionAffinity));
+};
+
+template <>
+struct FieldTable<Service> {
+  using T = Service;
+  static constexpr KindName kind{"Service", "v1"};
+  static constexpr auto fields = object_fields<T>(always("spec", &T::spec), omitempty("status", &T::status));
+};
+
+template <>
+struct FieldTable<VolumeResourceRequirements> {
+  using T = VolumeResourceRequirements;
+  static constexpr auto fields = std::tuple(omitempty("limits", &T::limits), omitempty("requests", &T::requests));
+};
+
+template <>
+struct FieldTable<PersistentVolumeClaimSpec> {
+  using T = PersistentVolumeClaimSpec;
+  static constexpr auto fields =
+      std::tuple(omitempty("accessModes", &T::accessModes), always("resources", &T::resources),
+                 omitempty("volumeName", &T::volumeName), omitempty("storageClassName", &T::storageClassName),
+                 omitempty("volumeMode", &T::volumeMode));
+};
+
+template <>
+struct FieldTable<PersistentVolumeClaimStatus> {
+  using T = PersistentVolumeClaimStatus;
+  static constexpr auto fields = std::tuple(omitempty("phase", &T::phase), omitempty("accessModes", &T::accessModes),
+                                            omitempty("capacity", &T::capacity));
+};
+
+template <>
+struct FieldTable<PersistentVolumeClaim> {
+  using T = PersistentVolumeClaim;
+  static constexpr KindName kind{"PersistentVolumeClaim", "v1"};
+  static constexpr auto fields =
+      object_fields<T>(always("spec", &T::spec), always("status", &T::status));
+};
+
+// ---------------------------------------------------------------- Deployment, ReplicaSet, Job
+
+template <>
+struct FieldTable<LabelSelectorRequirement> {
+  using T = LabelSelectorRequirement;
+  static constexpr auto fields = std::tuple(always("key", &T::key), always("operator", &T::operator_),
+                                            omitempty("values", &T::values));
+};
+
+template <>
+struct FieldTable<LabelSelector> {
+  using T = LabelSelector;
+  static constexpr auto fields =
+      std::tuple(omitempty("matchLabels", &T::matchLabels), omitempty("matchExpressions", &T::matchExpressions));
+};
+
+template <>
+struct FieldTable<PodTemplateSpec> {
+  using T = PodTemplateSpec;
+  static constexpr auto fields = std::tuple(always("metadata", &T::metadata), always("spec", &T::spec));
+};
+
+template <>
+struct FieldTable<WorkloadCondition> {
+  using T = WorkloadCondition;
+  static constexpr auto fields =
+      std::tuple(always("type", &T::type), always("status", &T::status),
+                 omitempty("lastUpdateTime", &T::lastUpdateTime, kTime),
+                 omitempty("lastTransitionTime", &T::lastTransitionTime, kTime), omitempty("reason", &T::reason),
+                 omitempty("message", &T::message));
+};
+
+template <>
+struct FieldTable<RollingUpdateDeployment> {
+  using T = RollingUpdateDeployment;
+  static constexpr auto fields =
+      std::tuple(omitempty("maxUnavailable", &T::maxUnavailable), omitempty("maxSurge", &T::maxSurge));
+};
+
+template <>
+struct FieldTable<DeploymentStrategy> {
+  using T = DeploymentStrategy;
+  static constexpr auto fields = std::tuple(omitempty("type", &T::type), omitempty("rollingUpdate", &T::rollingUpdate));
+};
+
+template <>
+struct FieldTable<DeploymentSpec> {
+  using T = DeploymentSpec;
+  static constexpr auto fields = std::tuple(
+      omitempty("replicas", &T::replicas), omitempty("selector", &T::selector), always("template", &T::template_),
+      always("strategy", &T::strategy), omitempty("minReadySeconds", &T::minReadySeconds),
+      omitempty("revisionHistoryLimit", &T::revisionHistoryLimit), omitempty("paused", &T::paused),
+      omitempty("progressDeadlineSeconds", &T::progressDeadlineSeconds));
+};
+
+template <>
+struct FieldTable<DeploymentStatus> {
+  using T = DeploymentStatus;
+  static constexpr auto fields = std::tuple(
+      omitempty("observedGeneration", &T::observedGeneration), omitempty("replicas", &T::replicas),
+      omitempty("updatedReplicas", &T::updatedReplicas), omitempty("readyReplicas", &T::readyReplicas),
+      omitempty("availableReplicas", &T::availableReplicas), omitempty("unavailableReplicas", &T::unavailableReplicas),
+      omitempty("terminatingReplicas", &T::terminatingReplicas), omitempty("conditions", &T::conditions),
+      omitempty("collisionCount", &T::collisionCount));
+};
+
+template <>
+struct FieldTable<Deployment> {
+  using T = Deployment;
+  static constexpr KindName kind{"Deployment", "apps/v1"};
+  static constexpr auto fields = object_fields<T>(always("spec", &T::spec), always("status", &T::status));
+};
+
+template <>
+struct FieldTable<ReplicaSetSpec> {
+  using T = ReplicaSetSpec;
+  static constexpr auto fields =
+      std::tuple(omitempty("replicas", &T::replicas), omitempty("minReadySeconds", &T::minReadySeconds),
+                 omitempty("selector", &T::selector), always("template", &T::template_));
+};
+
+template <>
+struct FieldTable<ReplicaSetStatus> {
+  using T = ReplicaSetStatus;
+  static constexpr auto fields = std::tuple(
+      always("replicas", &T::replicas), omitempty("fullyLabeledReplicas", &T::fullyLabeledReplicas),
+      omitempty("readyReplicas", &T::readyReplicas), omitempty("availableReplicas", &T::availableReplicas),
+      omitempty("terminatingReplicas", &T::terminatingReplicas),
+      omitempty("observedGeneration", &T::observedGeneration), omitempty("conditions", &T::conditions));
+};
+
+template <>
+struct FieldTable<ReplicaSet> {
+  using T = ReplicaSet;
+  static constexpr KindName kind{"ReplicaSet", "apps/v1"};
+  static constexpr auto fields = object_fields<T>(always("spec", &T::spec), always("status", &T::status));
+};
+
+template <>
+struct FieldTable<JobSpec> {
+  using T = JobSpec;
+  static constexpr auto fields = std::tuple(
+      omitempty("parallelism", &T::parallelism), omitempty("completions", &T::completions),
+      omitempty("activeDeadlineSeconds", &T::activeDeadlineSeconds),
+      omitempty("podFailurePolicy", &T::podFailurePolicy), omitempty("backoffLimit", &T::backoffLimit),
+      omitempty("backoffLimitPerIndex", &T::backoffLimitPerIndex), omitempty("selector", &T::selector),
+      omitempty("manualSelector", &T::manualSelector), always("template", &T::template_),
+      omitempty("ttlSecondsAfterFinished", &T::ttlSecondsAfterFinished),
+      omitempty("completionMode", &T::completionMode), omitempty("suspend", &T::suspend));
+};
+
+template <>
+struct FieldTable<JobStatus> {
+  using T = JobStatus;
+  static constexpr auto fields = std::tuple(
+      omitempty("conditions", &T::conditions), omitempty("startTime", &T::startTime, kTime),
+      omitempty("completionTime", &T::completionTime, kTime), omitempty("active", &T::active),
+      omitempty("succeeded", &T::succeeded), omitempty("failed", &T::failed),
+      omitempty("terminating", &T::terminating), omitempty("completedIndexes", &T::completedIndexes),
+      omitempty("failedIndexes", &T::failedIndexes), omitempty("ready", &T::ready));
+};
+
+template <>
+struct FieldTable<Job> {
+  using T = Job;
+  static constexpr KindName kind{"Job", "batch/v1"};
+  static constexpr auto fields = object_fields<T>(always("spec", &T::spec), always("status", &T::status));
+};
+
 }  // namespace draplane::api::internal

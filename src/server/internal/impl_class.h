@@ -58,6 +58,8 @@ class ApiServer::Impl final : public RegistryHooks {
   // Update entry of the request's field manager is recorded).
   Reply create(const Request& req, const Target& t, const ssa::Managers* applied = nullptr);
   Reply update(const Request& req, const Target& t, const std::string& patch_type);
+  // GET, PUT and PATCH of a Deployment's or ReplicaSet's /scale (scale.cc).
+  Reply scale(const Request& req, const Target& t);
   // The steps of create (api_crud.cc).
   std::optional<ApiError> create_body_to_storage(const ResourceInfo& r, Json& obj);
   std::optional<ApiError> name_created(const Target& t, Json& obj, Target& named);
