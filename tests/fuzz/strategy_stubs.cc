@@ -16,6 +16,16 @@ const Strategy& resource_claim_strategy() { return default_strategy(); }
 const Strategy& resource_claim_template_strategy() { return default_strategy(); }
 const Strategy& resource_slice_strategy() { return default_strategy(); }
 const Strategy& device_taint_rule_strategy() { return default_strategy(); }
+const Strategy& config_map_strategy() { return default_strategy(); }
+const Strategy& secret_strategy() { return default_strategy(); }
+const Strategy& service_account_strategy() { return default_strategy(); }
+const Strategy& service_strategy() { return default_strategy(); }
+const Strategy& persistent_volume_claim_strategy() { return default_strategy(); }
+const Strategy& deployment_strategy() { return default_strategy(); }
+const Strategy& replica_set_strategy() { return default_strategy(); }
+const Strategy& job_strategy() { return default_strategy(); }
+const Strategy& stateful_set_strategy() { return default_strategy(); }
+const Strategy& daemon_set_strategy() { return default_strategy(); }
 const Strategy& lease_strategy() { return default_strategy(); }
 const Strategy& priority_class_strategy() { return default_strategy(); }
 
