@@ -216,19 +216,16 @@ Result<DeviceConfig> effective_config(const api::AllocationResult& allocation, s
   return *chosen;
 }
 
-Result<std::optional<int64_t>> class_time_slicing_replicas(const api::DeviceClass& device_class) {
-  std::optional<int64_t> replicas;
+Result<std::optional<DeviceConfig>> class_device_config(const api::DeviceClass& device_class) {
+  std::optional<DeviceConfig> last;
   for (size_t i = 0; i < device_class.spec.config.size(); ++i) {
     const auto& opaque = device_class.spec.config[i].opaque;
     if (!opaque || opaque->driver != kDriverName) continue;
-    ASSIGN_OR_RETURN(DeviceConfig c, parse_device_config(opaque->parameters.text,
-                                                         fmt::format("spec.config[{}].opaque.parameters", i),
-                                                         ConfigSource::kClass));
-    if (c.sharing && c.sharing->time_slicing && c.sharing->time_slicing->replicas) {
-      replicas = c.sharing->time_slicing->replicas;
-    }
+    ASSIGN_OR_RETURN(last, parse_device_config(opaque->parameters.text,
+                                               fmt::format("spec.config[{}].opaque.parameters", i),
+                                               ConfigSource::kClass));
   }
-  return replicas;
+  return last;
 }
 
 }  // namespace draplane::node

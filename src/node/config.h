@@ -83,9 +83,10 @@ int timeslice_value(std::string_view interval);
 // full GPU ("cannot apply MigDeviceConfig to GPU device gpu-0").
 Result<DeviceConfig> effective_config(const api::AllocationResult& allocation, size_t result_index, bool is_mig);
 
-// Extension: the time-slicing replicas a DeviceClass asks for (its last
-// gpu.nvidia.com config with timeSlicingConfig.replicas), nullopt when none.
-// Errors name spec.config[i].opaque.parameters...
-Result<std::optional<int64_t>> class_time_slicing_replicas(const api::DeviceClass& device_class);
+// The configuration a DeviceClass gives its devices: its last gpu.nvidia.com
+// config (the one effective_config applies when no claim config overrides it),
+// nullopt when it has none. Every one of them must decode; errors name
+// spec.config[i].opaque.parameters...
+Result<std::optional<DeviceConfig>> class_device_config(const api::DeviceClass& device_class);
 
 }  // namespace draplane::node

@@ -214,14 +214,7 @@ struct ClassWants {
   ConsumableShares shares;
 };
 Result<std::optional<ClassWants>> class_wants(const api::DeviceClass& c) {
-  std::optional<DeviceConfig> last;
-  for (size_t i = 0; i < c.spec.config.size(); ++i) {
-    const auto& opaque = c.spec.config[i].opaque;
-    if (!opaque || opaque->driver != kDriverName) continue;
-    ASSIGN_OR_RETURN(last, parse_device_config(opaque->parameters.text,
-                                               fmt::format("spec.config[{}].opaque.parameters", i),
-                                               ConfigSource::kClass));
-  }
+  ASSIGN_OR_RETURN(std::optional<DeviceConfig> last, class_device_config(c));
   if (!last || !last->sharing) return std::optional<ClassWants>();
   ClassWants w;
   w.type = last->kind == "MigDeviceConfig" ? "mig" : "gpu";

@@ -199,13 +199,17 @@ TEST(Config, EffectiveConfigPrecedence) {
 TEST(Config, ClassReplicas) {
   api::DeviceClass c;
   c.metadata.name = "gpu-shared";
-  EXPECT_EQ(*class_time_slicing_replicas(c), std::nullopt);
+  EXPECT_EQ(*class_device_config(c), std::nullopt);
   c.spec.config.push_back({api::OpaqueDeviceConfiguration{
       "gpu.nvidia.com",
       api::RawJson{R"({"apiVersion":"resource.nvidia.com/v1beta1","kind":"GpuConfig","sharing":{"strategy":"TimeSlicing","timeSlicingConfig":{"replicas":4}}})"}}});
-  EXPECT_EQ(*class_time_slicing_replicas(c), 4);
+  auto replicas = [](const std::optional<DeviceConfig>& cfg) -> std::optional<int64_t> {
+    if (!cfg || !cfg->sharing || !cfg->sharing->time_slicing) return std::nullopt;
+    return cfg->sharing->time_slicing->replicas;
+  };
+  EXPECT_EQ(replicas(*class_device_config(c)), 4);
   c.spec.config.push_back({api::OpaqueDeviceConfiguration{"gpu.nvidia.com", api::RawJson{R"({"kind":"GpuConfig"})"}}});
-  EXPECT_EQ(class_time_slicing_replicas(c).error().message(), "spec.config[1].opaque.parameters.apiVersion: Required value");
+  EXPECT_EQ(class_device_config(c).error().message(), "spec.config[1].opaque.parameters.apiVersion: Required value");
 }
 
 }  // namespace
