@@ -10,11 +10,7 @@ BIN="$1"
 SRC="$2"
 here="$(cd "$(dirname "$0")" && pwd)"
 source "$here/server_common.sh"
-command -v kubectl >/dev/null || { echo "kubectl not on PATH: skipped"; exit 77; }
-work=$(mktemp -d)
-export HOME="$work/home"  # a fresh discovery cache
-trap 'stop_server; rm -rf "$work"' EXIT
-start_server "$BIN" "$work/data" --no-scheduler --no-controllers || exit 1
+start_api_server_for_kubectl "$BIN"
 
 # expect_fail NAME EXPECTED_SUBSTRING COMMAND...: COMMAND must fail and print the substring.
 expect_fail() {

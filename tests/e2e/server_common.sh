@@ -1,6 +1,7 @@
 # Shared helpers for the server e2e scripts: start `draplane server` on a free
 # loopback port with a fresh data dir, wait for readiness, stop it by PID.
 # Usage: source server_common.sh; start_server BIN DATA_DIR [extra flags...]
+# (or start_api_server_for_kubectl BIN)
 set -u
 
 SERVER_PID=""
@@ -24,6 +25,18 @@ start_server() {
     sleep 0.1
   done
   echo "server did not become ready:"; cat "$log"; return 1
+}
+
+# start_api_server_for_kubectl BIN: the kubectl scripts' start. Skips (77)
+# without kubectl, makes the scratch dir $work (removed on exit, with the
+# server stopped) and starts the API server alone: no scheduler or controller
+# writes into what the scripts check.
+start_api_server_for_kubectl() {
+  command -v kubectl >/dev/null || { echo "kubectl not on PATH: skipped"; exit 77; }
+  work=$(mktemp -d)
+  export HOME="$work/home"  # a fresh discovery cache
+  trap 'stop_server; rm -rf "$work"' EXIT
+  start_server "$1" "$work/data" --no-scheduler --no-controllers || exit 1
 }
 
 stop_server() {

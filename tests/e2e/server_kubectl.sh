@@ -8,11 +8,7 @@ BIN="$1"
 SRC="$2"
 here="$(cd "$(dirname "$0")" && pwd)"
 source "$here/server_common.sh"
-command -v kubectl >/dev/null || { echo "kubectl not on PATH: skipped"; exit 77; }
-work=$(mktemp -d)
-trap 'stop_server; rm -rf "$work"' EXIT
-# The API server alone: no scheduler or controller writes into what is checked here.
-start_server "$BIN" "$work/data" --no-scheduler --no-controllers || exit 1
+start_api_server_for_kubectl "$BIN"
 
 cat >"$work/ns.yaml" <<'YAML'
 apiVersion: v1
