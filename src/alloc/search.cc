@@ -360,6 +360,11 @@ void Search::constraints_remove(int claim, const ReqData& r, uint32_t c) {
   }
 }
 
+bool Search::shared_counters_consumed(uint32_t c) const {
+  const auto* u = allocated_.in_use(snap_.devices()[view_.candidates()[c].device].key);
+  return (u != nullptr && u->has_capacity) || sharing_[c] > 0;
+}
+
 int Search::allocate_device(int req_index, uint32_t c, bool must) {
   const ReqData& r = reqs_[req_index];
   const Candidate& cand = view_.candidates()[c];
@@ -367,8 +372,7 @@ int Search::allocate_device(int req_index, uint32_t c, bool must) {
   bool multi = d.allowMultipleAllocations.value_or(false);
   if (!multi && r.admin && allocating_for_claim(c, r.claim)) return 0;
   if (!r.admin && in_use(c)) return 0;
-  const auto* u = allocated_.in_use(snap_.devices()[cand.device].key);
-  bool skip_counters = multi && ((u != nullptr && u->has_capacity) || sharing_[c] > 0);
+  bool skip_counters = multi && shared_counters_consumed(c);
   bool counters_added = false;
   auto& consumed = counters_[cand.pool];
   const auto& uses = view_.counter_uses();
@@ -563,10 +567,7 @@ int Search::usable_alone(ReqData& r, uint32_t c) {
     return -1;
   }
   if (!ok || !capacity_ok(r, c) || tainted(r, snap_.device(cand.device))) return 0;
-  // As allocate_device: a shared device already allocated consumed its counters once.
-  const auto* u = allocated_.in_use(snap_.devices()[cand.device].key);
-  bool counted = snap_.device(cand.device).allowMultipleAllocations.value_or(false) &&
-                 ((u != nullptr && u->has_capacity) || sharing_[c] > 0);
+  bool counted = snap_.device(cand.device).allowMultipleAllocations.value_or(false) && shared_counters_consumed(c);
   if (!counted && cand.counters_begin != cand.counters_end) {
     const auto& pool = view_.pools()[cand.pool];
     if (pool.overdrawn) return 0;

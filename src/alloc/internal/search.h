@@ -98,6 +98,9 @@ class Search {
   int allocate_device(int req_index, uint32_t c, bool must);
   void deallocate(int claim);
   bool tainted(const ReqData& r, const api::Device& d) const;
+  // A shareable device already allocated (before this search or by it) has
+  // consumed its counters once; later shares consume none.
+  bool shared_counters_consumed(uint32_t c) const;
   bool constraints_add(int claim, const ReqData& r, uint32_t c, std::string* failed_name);
   void constraints_remove(int claim, const ReqData& r, uint32_t c);
   bool feasible_by_count();
