@@ -114,6 +114,10 @@ Result<std::chrono::milliseconds> parse_duration(const std::string& text) {
   return std::chrono::milliseconds(static_cast<int64_t>(total_ms));
 }
 
+std::string node_state_dir(const std::string& data_dir, const std::string& node) {
+  return data_dir + "/nodes/" + node;
+}
+
 namespace {
 
 // Moves the "?mig=...&consumable-shares=..." tail of n.gpus into n's flags.
@@ -129,8 +133,8 @@ Status take_agent_flags(SimNode& n) {
     const std::string value = eq == std::string::npos ? "" : kv.substr(eq + 1);
     if (key == "mig" && (value == "dynamic" || value == "none")) {
       n.dynamic_mig = value == "dynamic";
-    } else if (key == "consumable-shares" && node::parse_consumable_shares(value).has_value()) {
-      n.consumable_shares = value;
+    } else if (auto shares = node::parse_consumable_shares(value); key == "consumable-shares" && shares.has_value()) {
+      n.consumable_shares = *shares;
     } else {
       return Status(Code::kInvalid, "--nodes: " + n.name + ": \"" + kv +
                                         "\": expected mig=dynamic|none or consumable-shares=disabled|unlimited|memory|N");
@@ -345,8 +349,8 @@ Result<void> LocalCluster::Impl::start_components() {
     ao.node_name = n.name;
     ao.gpus = n.gpus;
     ao.dynamic_mig = n.dynamic_mig;
-    ao.consumable_shares = node::parse_consumable_shares(n.consumable_shares).value_or(node::ConsumableShares{});
-    ao.state_dir = dir + "/nodes/" + n.name;
+    ao.consumable_shares = n.consumable_shares;
+    ao.state_dir = node_state_dir(dir, n.name);
     ao.heartbeat_seconds = options.heartbeat_seconds;
     ao.logger = logger("agent/" + n.name, "agent-" + n.name);
     node_threads.emplace_back([this, rest, ao] {

@@ -20,6 +20,7 @@
 
 #include "client/kubeconfig.h"
 #include "common/result.h"
+#include "node/slices.h"
 
 namespace draplane::cluster {
 
@@ -27,8 +28,12 @@ struct SimNode {
   std::string name;
   std::string gpus;  // as `draplane agent --gpus`: sim:8xH100, sim:4xA100-40GB,2xH200, a file
   bool dynamic_mig = true;                  // agent --mig dynamic|none
-  std::string consumable_shares = "disabled";  // agent --consumable-shares
+  node::ConsumableShares consumable_shares = {};  // agent --consumable-shares
 };
+
+// Where `draplane up` keeps a simulated node's agent state (checkpoint, CDI
+// specs, logs, injected health events): <data dir>/nodes/<node>.
+std::string node_state_dir(const std::string& data_dir, const std::string& node);
 
 struct LocalClusterOptions {
   std::string data_dir = "./draplane-data";

@@ -12,6 +12,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cluster/local_cluster.h"
 #include "cmd/commands.h"
 #include "node/sim.h"
 
@@ -30,9 +31,9 @@ struct InjectFlags {
 
 std::string agent_state_dir(const InjectFlags& f) {
   if (!f.state_dir.empty()) return f.state_dir;
-  if (!f.data_dir.empty()) return f.data_dir + "/nodes/" + f.node;
+  if (!f.data_dir.empty()) return cluster::node_state_dir(f.data_dir, f.node);
   std::error_code ec;
-  std::string up = "./draplane-data/nodes/" + f.node;
+  std::string up = cluster::node_state_dir(cluster::LocalClusterOptions{}.data_dir, f.node);
   if (std::filesystem::is_directory(up, ec)) return up;
   return "./draplane-agent-" + f.node;
 }

@@ -116,7 +116,9 @@ int run_up(UpFlags f) {
             << " simulated node(s):\n";
   for (const auto& n : f.o.nodes) {
     std::cout << "  " << n.name << "  " << n.gpus << (n.dynamic_mig ? "" : "  mig=none")
-              << (n.consumable_shares == "disabled" ? "" : "  consumable-shares=" + n.consumable_shares) << "\n";
+              << (n.consumable_shares.mode == node::ConsumableShares::Mode::kDisabled
+                     ? ""
+                     : "  consumable-shares=" + node::to_string(n.consumable_shares)) << "\n";
   }
   std::cout << "kubeconfig: " << lc.kubeconfig_path() << "\n"
             << "logs: " << lc.data_dir() << "/logs\n\n"

@@ -46,9 +46,9 @@ TEST(SimNodes, AgentFlags) {
   ASSERT_TRUE(n.has_value()) << n.error().message();
   EXPECT_EQ((*n)[0].gpus, "sim:2xH100");
   EXPECT_FALSE((*n)[0].dynamic_mig);
-  EXPECT_EQ((*n)[0].consumable_shares, "memory");
+  EXPECT_EQ(node::to_string((*n)[0].consumable_shares), "memory");
   EXPECT_TRUE((*n)[1].dynamic_mig);
-  EXPECT_EQ((*n)[1].consumable_shares, "disabled");
+  EXPECT_EQ(node::to_string((*n)[1].consumable_shares), "disabled");
   EXPECT_EQ(parse_sim_nodes("a=sim:1xH100?consumable-shares=0").error().message(),
             "--nodes: a: \"consumable-shares=0\": expected mig=dynamic|none or "
             "consumable-shares=disabled|unlimited|memory|N");
