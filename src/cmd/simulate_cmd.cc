@@ -27,7 +27,7 @@ struct SimulateFlags {
   std::string nodes;
   std::string data;
   std::string mode = "fill";
-  std::string policy = "fgd";
+  std::string policy = "draplane";
   std::vector<uint64_t> seeds{42};
   uint64_t seed_count = 1;
   double inflate = 1.3;
@@ -145,7 +145,7 @@ void add_simulate(CLI::App& app, int& exit_code) {
   sub->add_option("--data", flags->data, "folder of the shipped trace (default: ../shared/data/openb beside the source tree, or $DRAPLANE_DATA_DIR/openb)");
   sub->add_option("--mode", flags->mode, "fill: tasks arrive in random order and never leave, until --inflate; replay: arrivals and departures at the trace's times")->capture_default_str();
   sub->add_option("--policy", flags->policy,
-                  "first-fit, random, dot-product, gpu-clustering, gpu-packing, best-fit, fgd; several separated by commas, or all")
+                  "draplane (default), first-fit (Kubernetes' default), random, dot-product, gpu-clustering, gpu-packing, best-fit, fgd; several separated by commas, or all")
       ->capture_default_str();
   sub->add_option("--seed", flags->seeds, "random seed(s); several run one after the other")->capture_default_str();
   sub->add_option("--seeds", flags->seed_count, "run this many consecutive seeds from each --seed (the paper: --seed 42 --seeds 10)")
