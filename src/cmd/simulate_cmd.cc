@@ -62,8 +62,13 @@ int run_simulate(const SimulateFlags& flags) {
     std::cerr << "--inflate: must be greater than 0\n";
     return 2;
   }
-  if (!flags.plot.empty() && !flags.plot.ends_with(".svg")) {
-    std::cerr << "--plot: \"" << flags.plot << "\": only SVG output (a .svg file) is supported yet\n";
+  if (!flags.plot.empty() && !flags.plot.ends_with(".svg") && !flags.plot.ends_with(".png")) {
+    std::cerr << "--plot: \"" << flags.plot << "\": the file name must end in .svg or .png\n";
+    return 2;
+  }
+  if (flags.plot.ends_with(".png") && !sim::png_supported()) {
+    std::cerr << "--plot: \"" << flags.plot
+              << "\": this draplane was built without cairo (libcairo2-dev), so only SVG plots (.svg) are available\n";
     return 2;
   }
   std::string dir = flags.data.empty() ? sim::default_trace_dir() : flags.data;
@@ -122,7 +127,13 @@ int run_simulate(const SimulateFlags& flags) {
       return 2;
     }
   }
-  if (!flags.plot.empty()) {
+  if (flags.plot.ends_with(".png")) {
+    auto written = sim::write_curves_png(runs, "draplane simulate: " + flags.trace, flags.plot);
+    if (!written) {
+      std::cerr << "--plot: " << written.error().message() << "\n";
+      return 2;
+    }
+  } else if (!flags.plot.empty()) {
     std::ofstream out(flags.plot);
     out << sim::curves_svg(runs, "draplane simulate: " + flags.trace);
     if (!out) {
@@ -158,7 +169,7 @@ void add_simulate(CLI::App& app, int& exit_code) {
                 "every policy, and a table of means and standard deviations over the seeds (use with --seeds 10)");
   sub->add_flag("--json", flags->json, "print one JSON object per run instead of the table");
   sub->add_option("--csv", flags->csv, "write the curves (arrived % -> allocated, fragmented) to this CSV file");
-  sub->add_option("--plot", flags->plot, "write the curves as an SVG figure (FILE.svg), one curve per policy, mean over seeds");
+  sub->add_option("--plot", flags->plot, "write the curves as a figure, FILE.svg or FILE.png (PNG needs a build with cairo), one curve per policy, mean over seeds");
   sub->add_flag("--verify", flags->verify, "check after every placement that the simulator agrees with the allocator's state (slow)");
   sub->add_flag("-q,--quiet", flags->quiet, "no progress on stderr (shown only when stderr is a terminal)");
   sub->callback([flags, &exit_code] { exit_code = run_simulate(*flags); });
