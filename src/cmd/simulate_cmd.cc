@@ -14,6 +14,7 @@
 
 #include "cmd/commands.h"
 #include "common/split.h"
+#include "sim/manifest.h"
 #include "sim/plot.h"
 #include "sim/report.h"
 #include "sim/simulator.h"
@@ -25,6 +26,8 @@ namespace {
 struct SimulateFlags {
   std::string trace = "default";
   std::string nodes;
+  std::string cluster;   // manifests instead of the node CSV
+  std::string workload;  // manifests instead of the task CSV
   std::string data;
   std::string mode = "fill";
   std::string policy = "draplane";
@@ -74,14 +77,19 @@ int run_simulate(const SimulateFlags& flags) {
   std::string dir = flags.data.empty() ? sim::default_trace_dir() : flags.data;
   std::string task_file = sim::resolve_task_file(flags.trace, dir);
   std::string node_file = flags.nodes.empty() ? sim::default_node_file(dir) : flags.nodes;
-  auto nodes = sim::load_nodes(node_file);
-  if (!nodes) {
-    std::cerr << "--nodes: " << nodes.error().message() << "\n";
+  if (!flags.cluster.empty() && !flags.nodes.empty()) {
+    std::cerr << "--cluster: give either --cluster or --nodes\n";
     return 2;
   }
-  auto tasks = sim::load_tasks(task_file);
+  auto nodes = flags.cluster.empty() ? sim::load_nodes(node_file) : sim::load_cluster_manifests(flags.cluster);
+  if (!nodes) {
+    std::cerr << (flags.cluster.empty() ? "--nodes: " : "--cluster: ") << nodes.error().message() << "\n";
+    return 2;
+  }
+  if (!flags.workload.empty()) task_file = flags.workload;
+  auto tasks = flags.workload.empty() ? sim::load_tasks(task_file) : sim::load_workload_manifests(flags.workload);
   if (!tasks) {
-    std::cerr << "--trace: " << tasks.error().message() << "\n";
+    std::cerr << (flags.workload.empty() ? "--trace: " : "--workload: ") << tasks.error().message() << "\n";
     return 2;
   }
   std::vector<uint64_t> seeds;
@@ -153,6 +161,10 @@ void add_simulate(CLI::App& app, int& exit_code) {
                   "task list: a name of the shipped trace (default, gpushare20..100, multigpu50, gpuspec33) or a CSV file")
       ->capture_default_str();
   sub->add_option("--nodes", flags->nodes, "node list CSV (default: the trace's GPU nodes)");
+  sub->add_option("--cluster", flags->cluster, "the cluster as Kubernetes manifests (Nodes and ResourceSlices, YAML or JSON) instead of --nodes");
+  sub->add_option("--workload", flags->workload,
+                  "the workload as Kubernetes manifests (Pods with ResourceClaims or templates; annotations "
+                  "draplane.io/sim-arrival and draplane.io/sim-duration in seconds) instead of --trace");
   sub->add_option("--data", flags->data, "folder of the shipped trace (default: ../shared/data/openb beside the source tree, or $DRAPLANE_DATA_DIR/openb)");
   sub->add_option("--mode", flags->mode, "fill: tasks arrive in random order and never leave, until --inflate; replay: arrivals and departures at the trace's times")->capture_default_str();
   sub->add_option("--policy", flags->policy,

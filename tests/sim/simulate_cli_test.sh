@@ -108,6 +108,18 @@ err=$("$bin" simulate --nodes "$tmp/nodes.csv" --trace "$tmp/tasks.csv" --mode r
 set -e
 [ $rc -eq 2 ] && grep -q 'replay needs creation_time' <<<"$err" || fail "replay without times: rc $rc $err"
 
+# Manifests: the example cluster and workload (examples/sim), through the
+# allocator with the cross-check on; replay follows the sim-arrival and
+# sim-duration annotations (fgd places all five pods; peak 4 of 6 GPUs).
+out=$("$bin" simulate --cluster "$src/examples/sim/cluster.yaml" --workload "$src/examples/sim/workload.yaml" --verify --json -q)
+python3 -c 'import json,sys; r=json.loads(sys.argv[1]); assert r["policy"]=="draplane" and r["gpu_capacity_milli"]==6000 and r["scheduled_tasks"]>0, r' "$out"
+out=$("$bin" simulate --cluster "$src/examples/sim/cluster.yaml" --workload "$src/examples/sim/workload.yaml" --mode replay --policy fgd --verify --json -q)
+python3 -c 'import json,sys; r=json.loads(sys.argv[1]); assert r["tasks"]==5 and r["failed_tasks"]==0 and abs(r["peak_allocation_ratio"]-4/6)<1e-9, r' "$out"
+set +e
+err=$("$bin" simulate --cluster "$src/examples/sim/workload.yaml" --workload "$src/examples/sim/workload.yaml" 2>&1); rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q -- '--cluster: .*a cluster holds Nodes, ResourceSlices and DeviceClasses' <<<"$err" || fail "workload as cluster: rc $rc $err"
+
 # Usage errors name the flag, exit 2.
 set +e
 err=$("$bin" simulate --nodes "$tmp/nodes.csv" --trace "$tmp/tasks.csv" --policy tetris 2>&1); rc=$?
