@@ -165,7 +165,7 @@ TEST(Policies, ParseAndName) {
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().message(),
             "unknown policy \"tetris\": accepted values are first-fit, random, dot-product, gpu-clustering, "
-            "gpu-packing, best-fit, fgd");
+            "gpu-packing, best-fit, fgd, draplane");
 }
 
 TEST(Rng, SameSeedSameSequence) {

@@ -94,6 +94,7 @@ table=$("$bin" simulate --nodes "$tmp/nodes.csv" --trace "$tmp/tasks.csv" --poli
 summary=$("$bin" simulate --nodes "$tmp/nodes.csv" --trace "$tmp/tasks.csv" --compare --seeds 3 -q)
 [ "$(grep -cE '^(first-fit|random|dot-product|gpu-clustering|gpu-packing|best-fit|fgd|draplane) +3 ' <<<"$summary")" -eq 8 ] \
   || fail "compare rows: $summary"
+grep -q "^first-fit: Kubernetes' default" <<<"$summary" || fail "first-fit not labelled as Kubernetes' default: $summary"
 
 # Replay: the tiny trace with times; a node list has none and fails as usage.
 cat > "$tmp/timed.csv" <<'CSV'
