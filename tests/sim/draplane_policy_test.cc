@@ -4,27 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include "hand_nodes.h"
+
 namespace draplane::sim {
 namespace {
 
-NodeState node(int64_t cpu_left, std::vector<int32_t> left) {
-  NodeState n;
-  n.cpu_cap = n.cpu_left = cpu_left;
-  n.mem_cap = n.mem_left = 1 << 20;
-  n.model = 0;
-  n.gpus = static_cast<int>(left.size());
-  for (size_t i = 0; i < left.size(); ++i) n.left[i] = left[i];
-  return n;
-}
-
-Demand demand(int64_t cpu, int num, int32_t milli) {
-  Demand d;
-  d.cpu = cpu;
-  d.memory = 1024;
-  d.num = num;
-  d.milli = milli;
-  return d;
-}
+using testing::demand;
+using testing::node;
 
 TEST(ShapeLearner, LearnsWhatArrivedAndRefreshesAtPowersOfTwoThenEvery1024) {
   ShapeLearner l;

@@ -2,6 +2,7 @@
 // and errors that name the document and the field.
 #include "sim/manifest.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -9,6 +10,8 @@
 
 namespace draplane::sim {
 namespace {
+
+using ::testing::HasSubstr;
 
 std::string write_temp(const std::string& text) {
   static int n = 0;
@@ -127,27 +130,21 @@ TEST(Manifest, WorkloadPodsBecomeTasks) {
   EXPECT_FALSE(b.creation_time);
 }
 
-TEST(Manifest, WorkloadErrorsNameTheField) {
+// The error of the workload with `from` replaced by `to`.
+std::string workload_error(const std::string& from, const std::string& to) {
   std::string text = kWorkload;
-  text.replace(text.find("sim-arrival: \"10\""), 17, "sim-arrival: \"soon\"");
+  text.replace(text.find(from), from.size(), to);
   auto r = load_workload_manifests(write_temp(text));
-  ASSERT_FALSE(r);
-  EXPECT_NE(r.error().message().find("Pod a: metadata.annotations[draplane.io/sim-arrival]: \"soon\""),
-            std::string::npos)
-      << r.error().message();
-  text = kWorkload;
-  text.replace(text.find("resourceClaimName: two"), 22, "resourceClaimName: six");
-  r = load_workload_manifests(write_temp(text));
-  ASSERT_FALSE(r);
-  EXPECT_NE(r.error().message().find("Pod b: spec.resourceClaims[0].resourceClaimName: no ResourceClaim \"six\""),
-            std::string::npos)
-      << r.error().message();
-  text = kWorkload;
-  text.replace(text.find("milli: \"500\""), 12, "milli: \"1500\"");
-  r = load_workload_manifests(write_temp(text));
-  ASSERT_FALSE(r);
-  EXPECT_NE(r.error().message().find("exactly.capacity.requests[milli]: must be 1..1000"), std::string::npos)
-      << r.error().message();
+  return r ? "(no error)" : r.error().message();
+}
+
+TEST(Manifest, WorkloadErrorsNameTheField) {
+  EXPECT_THAT(workload_error("sim-arrival: \"10\"", "sim-arrival: \"soon\""),
+              HasSubstr("Pod a: metadata.annotations[draplane.io/sim-arrival]: \"soon\""));
+  EXPECT_THAT(workload_error("resourceClaimName: two", "resourceClaimName: six"),
+              HasSubstr("Pod b: spec.resourceClaims[0].resourceClaimName: no ResourceClaim \"six\""));
+  EXPECT_THAT(workload_error("milli: \"500\"", "milli: \"1500\""),
+              HasSubstr("exactly.capacity.requests[milli]: must be 1..1000"));
 }
 
 }  // namespace
