@@ -14,6 +14,7 @@
 
 #include "cmd/commands.h"
 #include "common/split.h"
+#include "sim/manifest.h"
 #include "sim/plot.h"
 #include "sim/report.h"
 #include "sim/simulator.h"
@@ -25,9 +26,11 @@ namespace {
 struct SimulateFlags {
   std::string trace = "default";
   std::string nodes;
+  std::string cluster;   // manifests instead of the node CSV
+  std::string workload;  // manifests instead of the task CSV
   std::string data;
   std::string mode = "fill";
-  std::string policy = "fgd";
+  std::string policy = "draplane";
   std::vector<uint64_t> seeds{42};
   uint64_t seed_count = 1;
   double inflate = 1.3;
@@ -62,21 +65,31 @@ int run_simulate(const SimulateFlags& flags) {
     std::cerr << "--inflate: must be greater than 0\n";
     return 2;
   }
-  if (!flags.plot.empty() && !flags.plot.ends_with(".svg")) {
-    std::cerr << "--plot: \"" << flags.plot << "\": only SVG output (a .svg file) is supported yet\n";
+  if (!flags.plot.empty() && !flags.plot.ends_with(".svg") && !flags.plot.ends_with(".png")) {
+    std::cerr << "--plot: \"" << flags.plot << "\": the file name must end in .svg or .png\n";
+    return 2;
+  }
+  if (flags.plot.ends_with(".png") && !sim::png_supported()) {
+    std::cerr << "--plot: \"" << flags.plot
+              << "\": this draplane was built without cairo (libcairo2-dev), so only SVG plots (.svg) are available\n";
     return 2;
   }
   std::string dir = flags.data.empty() ? sim::default_trace_dir() : flags.data;
   std::string task_file = sim::resolve_task_file(flags.trace, dir);
   std::string node_file = flags.nodes.empty() ? sim::default_node_file(dir) : flags.nodes;
-  auto nodes = sim::load_nodes(node_file);
-  if (!nodes) {
-    std::cerr << "--nodes: " << nodes.error().message() << "\n";
+  if (!flags.cluster.empty() && !flags.nodes.empty()) {
+    std::cerr << "--cluster: give either --cluster or --nodes\n";
     return 2;
   }
-  auto tasks = sim::load_tasks(task_file);
+  auto nodes = flags.cluster.empty() ? sim::load_nodes(node_file) : sim::load_cluster_manifests(flags.cluster);
+  if (!nodes) {
+    std::cerr << (flags.cluster.empty() ? "--nodes: " : "--cluster: ") << nodes.error().message() << "\n";
+    return 2;
+  }
+  if (!flags.workload.empty()) task_file = flags.workload;
+  auto tasks = flags.workload.empty() ? sim::load_tasks(task_file) : sim::load_workload_manifests(flags.workload);
   if (!tasks) {
-    std::cerr << "--trace: " << tasks.error().message() << "\n";
+    std::cerr << (flags.workload.empty() ? "--trace: " : "--workload: ") << tasks.error().message() << "\n";
     return 2;
   }
   std::vector<uint64_t> seeds;
@@ -122,7 +135,13 @@ int run_simulate(const SimulateFlags& flags) {
       return 2;
     }
   }
-  if (!flags.plot.empty()) {
+  if (flags.plot.ends_with(".png")) {
+    auto written = sim::write_curves_png(runs, "draplane simulate: " + flags.trace, flags.plot);
+    if (!written) {
+      std::cerr << "--plot: " << written.error().message() << "\n";
+      return 2;
+    }
+  } else if (!flags.plot.empty()) {
     std::ofstream out(flags.plot);
     out << sim::curves_svg(runs, "draplane simulate: " + flags.trace);
     if (!out) {
@@ -142,10 +161,14 @@ void add_simulate(CLI::App& app, int& exit_code) {
                   "task list: a name of the shipped trace (default, gpushare20..100, multigpu50, gpuspec33) or a CSV file")
       ->capture_default_str();
   sub->add_option("--nodes", flags->nodes, "node list CSV (default: the trace's GPU nodes)");
+  sub->add_option("--cluster", flags->cluster, "the cluster as Kubernetes manifests (Nodes and ResourceSlices, YAML or JSON) instead of --nodes");
+  sub->add_option("--workload", flags->workload,
+                  "the workload as Kubernetes manifests (Pods with ResourceClaims or templates; annotations "
+                  "draplane.io/sim-arrival and draplane.io/sim-duration in seconds) instead of --trace");
   sub->add_option("--data", flags->data, "folder of the shipped trace (default: ../shared/data/openb beside the source tree, or $DRAPLANE_DATA_DIR/openb)");
   sub->add_option("--mode", flags->mode, "fill: tasks arrive in random order and never leave, until --inflate; replay: arrivals and departures at the trace's times")->capture_default_str();
   sub->add_option("--policy", flags->policy,
-                  "first-fit, random, dot-product, gpu-clustering, gpu-packing, best-fit, fgd; several separated by commas, or all")
+                  "draplane (default), first-fit (Kubernetes' default), random, dot-product, gpu-clustering, gpu-packing, best-fit, fgd; several separated by commas, or all")
       ->capture_default_str();
   sub->add_option("--seed", flags->seeds, "random seed(s); several run one after the other")->capture_default_str();
   sub->add_option("--seeds", flags->seed_count, "run this many consecutive seeds from each --seed (the paper: --seed 42 --seeds 10)")
@@ -158,7 +181,7 @@ void add_simulate(CLI::App& app, int& exit_code) {
                 "every policy, and a table of means and standard deviations over the seeds (use with --seeds 10)");
   sub->add_flag("--json", flags->json, "print one JSON object per run instead of the table");
   sub->add_option("--csv", flags->csv, "write the curves (arrived % -> allocated, fragmented) to this CSV file");
-  sub->add_option("--plot", flags->plot, "write the curves as an SVG figure (FILE.svg), one curve per policy, mean over seeds");
+  sub->add_option("--plot", flags->plot, "write the curves as a figure, FILE.svg or FILE.png (PNG needs a build with cairo), one curve per policy, mean over seeds");
   sub->add_flag("--verify", flags->verify, "check after every placement that the simulator agrees with the allocator's state (slow)");
   sub->add_flag("-q,--quiet", flags->quiet, "no progress on stderr (shown only when stderr is a terminal)");
   sub->callback([flags, &exit_code] { exit_code = run_simulate(*flags); });

@@ -44,6 +44,31 @@ bool NodeState::fits(const Demand& d) const {
   return accessible(d) && gpus_with(d.milli) >= d.num;
 }
 
+NodeState after_share(const NodeState& node, const Demand& d, int gpu) {
+  NodeState n = node;
+  n.cpu_left -= d.cpu;
+  n.left[gpu] -= d.milli;
+  return n;
+}
+
+// The simulator's NodeResource.Sub: CPU, then each GPU from the one with the
+// least left that fits (stable by index).
+NodeState after_whole(const NodeState& node, const Demand& d) {
+  NodeState n = node;
+  n.cpu_left -= d.cpu;
+  std::array<int, kMaxGpus> order{};
+  for (int i = 0; i < n.gpus; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.begin() + n.gpus, [&](int a, int b) { return n.left[a] < n.left[b]; });
+  int want = d.num;
+  for (int k = 0; k < n.gpus && want > 0; ++k) {
+    if (n.left[order[k]] >= d.milli) {
+      n.left[order[k]] -= d.milli;
+      --want;
+    }
+  }
+  return n;
+}
+
 NodeState make_node_state(const NodeSpec& spec, ModelTable& models) {
   NodeState n;
   n.cpu_cap = n.cpu_left = spec.cpu_milli;
@@ -133,7 +158,13 @@ double FragmentationMemo::operator()(const NodeState& node) {
   for (int i = 0; i < node.gpus; ++i) key.left[i] = node.left[i];
   std::sort(key.left.begin(), key.left.begin() + node.gpus, std::greater<>());
   auto [it, inserted] = memo_.try_emplace(key, 0.0);
-  if (inserted) it->second = node_fragmentation(node, *shapes_);
+  if (inserted) {
+    it->second = node_fragmentation(node, *shapes_);
+    if (strand_weight_ > 0 && cpu_per_milli_ > 0) {
+      double idle = static_cast<double>(node.total_left());
+      it->second += strand_weight_ * std::max(0.0, idle - static_cast<double>(node.cpu_left) / cpu_per_milli_);
+    }
+  }
   return it->second;
 }
 

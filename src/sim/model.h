@@ -72,6 +72,11 @@ struct NodeState {
 };
 
 NodeState make_node_state(const NodeSpec& spec, ModelTable& models);
+// The node after a GPU share lands on GPU `gpu` (CPU and that GPU's milli).
+NodeState after_share(const NodeState& node, const Demand& d, int gpu);
+// The node after a task of whole GPUs (or none) lands: CPU, then each GPU from
+// the one with the least left that fits (the FGD simulator's NodeResource.Sub).
+NodeState after_whole(const NodeState& node, const Demand& d);
 Demand make_demand(const TaskSpec& task, const ModelTable& models);
 
 // A task shape and how often it occurs among "typical" tasks (frequencies sum to 1).
@@ -99,6 +104,15 @@ class FragmentationMemo {
   explicit FragmentationMemo(const std::vector<TypicalShape>* shapes) : shapes_(shapes) {}
   double operator()(const NodeState& node);
   size_t size() const { return memo_.size(); }
+  // Forget every value (the shapes it points at changed).
+  void clear() { memo_.clear(); }
+  // draplane's measure (sim/draplane_policy.h) adds the idle GPU milli the
+  // node's CPU cannot feed: weight * max(0, idle milli - cpu_left / cpu_per_milli).
+  void set_stranding(double weight, double cpu_per_milli) {
+    strand_weight_ = weight;
+    cpu_per_milli_ = cpu_per_milli;
+    memo_.clear();
+  }
 
  private:
   struct Key {
@@ -111,6 +125,7 @@ class FragmentationMemo {
     size_t operator()(const Key& k) const;
   };
   const std::vector<TypicalShape>* shapes_;
+  double strand_weight_ = 0, cpu_per_milli_ = 0;
   std::unordered_map<Key, double, Hash> memo_;
 };
 

@@ -8,7 +8,6 @@
 namespace draplane::sim {
 namespace {
 
-constexpr double kWidth = 720, kHeight = 480;
 constexpr double kLeft = 60, kRight = 170, kTop = 40, kBottom = 50;  // margins; legend on the right
 constexpr const char* kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
                                    "#7f7f7f", "#bcbd22", "#17becf"};
@@ -59,64 +58,91 @@ std::vector<MeanCurve> mean_curves(const std::vector<FillResult>& runs) {
   return out;
 }
 
+class SvgCanvas : public Canvas {
+ public:
+  SvgCanvas() {
+    svg_ = fmt::format(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
+        "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+        kPlotWidth, kPlotHeight, kPlotWidth, kPlotHeight);
+  }
+  void line(double x1, double y1, double x2, double y2, const char* color, double width) override {
+    svg_ += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\"{}/>\n", x1, y1, x2,
+                        y2, color, width == 1 ? "" : fmt::format(" stroke-width=\"{}\"", width));
+  }
+  void frame(double x, double y, double w, double h) override {
+    svg_ += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" stroke=\"black\"/>\n",
+                        x, y, w, h);
+  }
+  void curve(const std::vector<std::pair<double, double>>& points, const char* color, bool dashed,
+             const std::string& policy) override {
+    std::string joined;
+    for (const auto& [x, y] : points) joined += fmt::format("{:.1f},{:.1f} ", x, y);
+    svg_ += fmt::format("<polyline class=\"{}\" data-policy=\"{}\" fill=\"none\" stroke=\"{}\" {}points=\"{}\"/>\n",
+                        dashed ? "fragmented" : "allocated", escape(policy), color,
+                        dashed ? "stroke-dasharray=\"4 3\" " : "stroke-width=\"1.8\" ", joined);
+  }
+  void text(double x, double y, const std::string& s, TextAlign align, double size, bool vertical) override {
+    const char* anchor = align == TextAlign::kStart ? "" : align == TextAlign::kMiddle ? " text-anchor=\"middle\"" : " text-anchor=\"end\"";
+    std::string font = size == 12 ? "" : fmt::format(" font-size=\"{}\"", size);
+    if (vertical) {
+      svg_ += fmt::format("<text transform=\"translate({:.1f} {:.1f}) rotate(-90)\"{}{}>{}</text>\n", x, y, anchor, font,
+                          escape(s));
+    } else {
+      svg_ += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\"{}{}>{}</text>\n", x, y, anchor, font, escape(s));
+    }
+  }
+  std::string finish() { return svg_ + "</svg>\n"; }
+
+ private:
+  std::string svg_;
+};
+
 }  // namespace
 
-std::string curves_svg(const std::vector<FillResult>& runs, const std::string& title) {
+void draw_curves(Canvas& canvas, const std::vector<FillResult>& runs, const std::string& title) {
   auto curves = mean_curves(runs);
   int max_pct = 100;
   for (const auto& c : curves) {
     if (!c.points.empty()) max_pct = std::max(max_pct, c.points.rbegin()->first);
   }
   max_pct = (max_pct + 9) / 10 * 10;
-  double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
+  double plot_w = kPlotWidth - kLeft - kRight, plot_h = kPlotHeight - kTop - kBottom;
   auto x = [&](double pct) { return kLeft + plot_w * pct / max_pct; };
   auto y = [&](double percent) { return kTop + plot_h * (1 - percent / 100); };
 
-  std::string svg = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
-      "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
-      kWidth, kHeight, kWidth, kHeight);
-  svg += fmt::format("<text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">{}</text>\n",
-                     kLeft + plot_w / 2, escape(title));
+  canvas.text(kLeft + plot_w / 2, 22, title, TextAlign::kMiddle, 14, false);
   // Grid and axis labels every 10%.
   for (int v = 0; v <= 100; v += 10) {
-    svg += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>\n", x(0), y(v),
-                       x(max_pct), y(v));
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", x(0) - 6, y(v) + 4, v);
+    canvas.line(x(0), y(v), x(max_pct), y(v), "#dddddd", 1);
+    canvas.text(x(0) - 6, y(v) + 4, std::to_string(v), TextAlign::kEnd, 12, false);
   }
   for (int p = 0; p <= max_pct; p += 10) {
-    svg += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>\n", x(p), y(0),
-                       x(p), y(100));
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", x(p), y(0) + 16, p);
+    canvas.line(x(p), y(0), x(p), y(100), "#dddddd", 1);
+    canvas.text(x(p), y(0) + 16, std::to_string(p), TextAlign::kMiddle, 12, false);
   }
-  svg += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" stroke=\"black\"/>\n",
-                     kLeft, kTop, plot_w, plot_h);
-  svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">Arrived workload (% of GPU capacity)</text>\n",
-                     kLeft + plot_w / 2, kHeight - 12);
-  svg += fmt::format("<text transform=\"translate(16 {:.1f}) rotate(-90)\" text-anchor=\"middle\">GPU allocated "
-                     "(solid) / fragmented (dashed), %</text>\n",
-                     kTop + plot_h / 2);
+  canvas.frame(kLeft, kTop, plot_w, plot_h);
+  canvas.text(kLeft + plot_w / 2, kPlotHeight - 12, "Arrived workload (% of GPU capacity)", TextAlign::kMiddle, 12, false);
+  canvas.text(16, kTop + plot_h / 2, "GPU allocated (solid) / fragmented (dashed), %", TextAlign::kMiddle, 12, true);
   for (size_t i = 0; i < curves.size(); ++i) {
     const char* color = kColors[i % std::size(kColors)];
-    std::string allocated, fragmented;
+    std::vector<std::pair<double, double>> allocated, fragmented;
     for (const auto& [pct, v] : curves[i].points) {
-      allocated += fmt::format("{:.1f},{:.1f} ", x(pct), y(100 * v.first));
-      fragmented += fmt::format("{:.1f},{:.1f} ", x(pct), y(100 * v.second));
+      allocated.emplace_back(x(pct), y(100 * v.first));
+      fragmented.emplace_back(x(pct), y(100 * v.second));
     }
-    svg += fmt::format("<polyline class=\"allocated\" data-policy=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.8\" "
-                       "points=\"{}\"/>\n",
-                       escape(curves[i].policy), color, allocated);
-    svg += fmt::format("<polyline class=\"fragmented\" data-policy=\"{}\" fill=\"none\" stroke=\"{}\" "
-                       "stroke-dasharray=\"4 3\" points=\"{}\"/>\n",
-                       escape(curves[i].policy), color, fragmented);
+    canvas.curve(allocated, color, false, curves[i].policy);
+    canvas.curve(fragmented, color, true, curves[i].policy);
     double ly = kTop + 14 + 18.0 * static_cast<double>(i);
-    svg += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"2\"/>\n",
-                       kWidth - kRight + 14, ly, kWidth - kRight + 38, ly, color);
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", kWidth - kRight + 44, ly + 4,
-                       escape(curves[i].policy));
+    canvas.line(kPlotWidth - kRight + 14, ly, kPlotWidth - kRight + 38, ly, color, 2);
+    canvas.text(kPlotWidth - kRight + 44, ly + 4, curves[i].policy, TextAlign::kStart, 12, false);
   }
-  svg += "</svg>\n";
-  return svg;
+}
+
+std::string curves_svg(const std::vector<FillResult>& runs, const std::string& title) {
+  SvgCanvas canvas;
+  draw_curves(canvas, runs, title);
+  return canvas.finish();
 }
 
 }  // namespace draplane::sim

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/draplane_policy.h"
+
 namespace draplane::sim {
 namespace {
 
@@ -20,7 +22,7 @@ constexpr NamedPolicy kPolicies[] = {
     {PolicyKind::kFirstFit, "first-fit"},          {PolicyKind::kRandom, "random"},
     {PolicyKind::kDotProduct, "dot-product"},      {PolicyKind::kGpuClustering, "gpu-clustering"},
     {PolicyKind::kGpuPacking, "gpu-packing"},      {PolicyKind::kBestFit, "best-fit"},
-    {PolicyKind::kFgd, "fgd"},
+    {PolicyKind::kFgd, "fgd"},                     {PolicyKind::kDraplane, "draplane"},
 };
 
 // First `num` whole free GPUs by index (the simulator's AllocateExclusiveGpuId).
@@ -48,31 +50,6 @@ int random_gpu(const NodeState& node, int32_t milli, Rng& rng) {
     if (node.left[i] >= milli && rng.below(++seen) == 0) chosen = i;
   }
   return chosen;
-}
-
-NodeState after_share(const NodeState& node, const Demand& d, int gpu) {
-  NodeState n = node;
-  n.cpu_left -= d.cpu;
-  n.left[gpu] -= d.milli;
-  return n;
-}
-
-// The simulator's NodeResource.Sub: CPU, then each GPU from the one with the
-// least left that fits (stable by index).
-NodeState after_whole(const NodeState& node, const Demand& d) {
-  NodeState n = node;
-  n.cpu_left -= d.cpu;
-  std::array<int, kMaxGpus> order{};
-  for (int i = 0; i < n.gpus; ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.begin() + n.gpus, [&](int a, int b) { return n.left[a] < n.left[b]; });
-  int want = d.num;
-  for (int k = 0; k < n.gpus && want > 0; ++k) {
-    if (n.left[order[k]] >= d.milli) {
-      n.left[order[k]] -= d.milli;
-      --want;
-    }
-  }
-  return n;
 }
 
 // FGD for a share: the best GPU and its score.
@@ -196,6 +173,8 @@ int64_t score_node(PolicyKind kind, const NodeState& node, const Demand& d, Frag
     case PolicyKind::kFgd:
       if (d.shares_gpu()) return fgd_share(node, d, frag, frag_now).second;
       return fgd_score(frag_now, frag(after_whole(node, d)));
+    case PolicyKind::kDraplane:
+      return draplane_score(node, d, frag, frag_now);
   }
   return 0;
 }
@@ -211,6 +190,9 @@ std::vector<int> choose_gpus(PolicyKind kind, const NodeState& node, const Deman
       break;
     case PolicyKind::kFgd:
       gpu = fgd_share(node, d, frag, frag_now).first;
+      break;
+    case PolicyKind::kDraplane:
+      gpu = draplane_share_gpu(node, d, frag);
       break;
     default:
       gpu = tightest_gpu(node, d.milli);

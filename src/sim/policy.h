@@ -11,6 +11,8 @@
 //   first-fit       what Kubernetes' DRA scheduler does without scoring: the
 //                   first node (in node order) where the allocator finds devices,
 //                   devices in the allocator's first-fit order.
+//   draplane        draplane's own (sim/draplane_policy.h): FGD's gradient with
+//                   CPU stranding and the distribution learned online; the default.
 // Scores are the simulator's integers (0..100, truncated as it truncates), so
 // ties -- broken uniformly at random, as kube-scheduler's selectHost does --
 // come out as there. Every score is a function of (node state, task shape)
@@ -28,7 +30,7 @@
 
 namespace draplane::sim {
 
-enum class PolicyKind { kFirstFit, kRandom, kDotProduct, kGpuClustering, kGpuPacking, kBestFit, kFgd };
+enum class PolicyKind { kFirstFit, kRandom, kDotProduct, kGpuClustering, kGpuPacking, kBestFit, kFgd, kDraplane };
 
 Result<PolicyKind> parse_policy(std::string_view name);
 std::string_view policy_name(PolicyKind kind);
@@ -47,7 +49,8 @@ class Rng {
 };
 
 // Node score for a task that fits the node (higher is better). `frag_now` is
-// node_fragmentation of the node (FGD only).
+// the policy's fragmentation measure of the node (FGD: node_fragmentation with the
+// trace's typical shapes; draplane: its own measure, sim/draplane_policy.h).
 int64_t score_node(PolicyKind kind, const NodeState& node, const Demand& d, FragmentationMemo& frag,
                    double frag_now);
 

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "sim/dra.h"
+#include "sim/draplane_policy.h"
 
 namespace draplane::sim {
 namespace {
@@ -69,7 +70,13 @@ std::vector<CurvePoint> make_curve(const std::vector<Event>& events, const std::
 class Simulation {
  public:
   Simulation(const std::vector<NodeSpec>& nodes, const std::vector<TaskSpec>& tasks, const FillOptions& options)
-      : nodes_(nodes), tasks_(tasks), options_(options), rng_(options.seed), frag_(&shapes_), dra_(nodes) {
+      : nodes_(nodes),
+        tasks_(tasks),
+        options_(options),
+        rng_(options.seed),
+        frag_(&shapes_),
+        learned_frag_(&learned_shapes_),
+        dra_(nodes) {
     for (const auto& n : nodes) {
       state_.push_back(make_node_state(n, models_));
       capacity_ += int64_t{state_.back().gpus} * kMilli;
@@ -83,6 +90,7 @@ class Simulation {
       node_frag_[n] = frag_(state_[n]);
       frag_total_ += node_frag_[n];
     }
+    if (learns()) node_learned_frag_.assign(state_.size(), 0.0);
   }
 
   Result<FillResult> run() {
@@ -126,7 +134,26 @@ class Simulation {
     }
   }
 
+  // draplane learns the task distribution from the arrivals; FGD and the
+  // others read the trace's, as the paper's simulator does.
+  bool learns() const { return options_.policy == PolicyKind::kDraplane; }
+  FragmentationMemo& policy_frag() { return learns() ? learned_frag_ : frag_; }
+  double policy_frag(size_t n) const { return learns() ? node_learned_frag_[n] : node_frag_[n]; }
+
+  // A task arrived: what the scheduler knows of the distribution grows; when it
+  // has moved enough, every node's measure and cached score is redone.
+  void learn(const Demand& d) {
+    learner_.observe(d);
+    if (!learner_.refresh_due()) return;
+    apply_learned(learner_, learned_shapes_, learned_frag_);
+    for (size_t n = 0; n < state_.size(); ++n) {
+      node_learned_frag_[n] = learned_frag_(state_[n]);
+      ++state_[n].version;  // invalidates the cached scores
+    }
+  }
+
   Result<void> arrive(size_t t, FillResult& r) {
+    if (learns()) learn(demands_[t]);
     arrived_ += demands_[t].total_milli();
     ASSIGN_OR_RETURN(bool placed, place(t));
     ++(placed ? r.scheduled : r.failed);
@@ -218,7 +245,7 @@ class Simulation {
     if (c.version != state_[n].version) {
       c.version = state_[n].version;
       c.fits = state_[n].fits(d);
-      c.score = c.fits ? score_node(options_.policy, state_[n], d, frag_, node_frag_[n]) : 0;
+      c.score = c.fits ? score_node(options_.policy, state_[n], d, policy_frag(), policy_frag(n)) : 0;
     }
     return c;
   }
@@ -267,7 +294,7 @@ class Simulation {
     auto n = static_cast<size_t>(chosen);
     NodeState& node = state_[n];
     if (d.num > 0) {
-      std::vector<int> gpus = choose_gpus(options_.policy, node, d, rng_, frag_, node_frag_[n]);
+      std::vector<int> gpus = choose_gpus(options_.policy, node, d, rng_, policy_frag(), policy_frag(n));
       ASSIGN_OR_RETURN(auto result, dra_.allocate(n, tasks_[t], gpus));
       if (!result) {
         return internal_error("allocator found no devices for task " + tasks_[t].name + " on node " +
@@ -305,6 +332,7 @@ class Simulation {
     frag_total_ -= node_frag_[n];
     node_frag_[n] = frag_(node);
     frag_total_ += node_frag_[n];
+    if (learns()) node_learned_frag_[n] = learned_frag_(node);
     if (options_.verify) RETURN_IF_ERROR(verify(n));
     return {};
   }
@@ -356,7 +384,11 @@ class Simulation {
   std::vector<Demand> demands_;
   int shape_count_ = 0;
   std::vector<TypicalShape> shapes_;
-  FragmentationMemo frag_;
+  FragmentationMemo frag_;  // the trace's measure: what every run reports
+  ShapeLearner learner_;   // draplane: the distribution seen so far, and its measure
+  std::vector<TypicalShape> learned_shapes_;
+  FragmentationMemo learned_frag_;
+  std::vector<double> node_learned_frag_;
   DraCluster dra_;
   std::vector<Cached> cache_;
   std::vector<size_t> rank_;  // node -> position in the tie-breaking order

@@ -29,7 +29,7 @@ enum class Mode { kFill, kReplay };
 // Options of one run, either mode.
 struct FillOptions {
   Mode mode = Mode::kFill;
-  PolicyKind policy = PolicyKind::kFgd;
+  PolicyKind policy = PolicyKind::kDraplane;
   uint64_t seed = 42;
   double inflate = 1.3;
   // Stop after this many arrivals (0 = all): short runs for tests.

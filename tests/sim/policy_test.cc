@@ -5,29 +5,13 @@
 #include <gtest/gtest.h>
 
 #include "sim/model.h"
+#include "hand_nodes.h"
 
 namespace draplane::sim {
 namespace {
 
-NodeState node(int64_t cpu_left, std::vector<int32_t> left, int model = 0) {
-  NodeState n;
-  n.cpu_cap = 64000;
-  n.cpu_left = cpu_left;
-  n.mem_cap = n.mem_left = 1 << 20;
-  n.model = model;
-  n.gpus = static_cast<int>(left.size());
-  for (size_t i = 0; i < left.size(); ++i) n.left[i] = left[i];
-  return n;
-}
-
-Demand demand(int64_t cpu, int num, int32_t milli) {
-  Demand d;
-  d.cpu = cpu;
-  d.memory = 1024;
-  d.num = num;
-  d.milli = milli;
-  return d;
-}
+using testing::demand;
+using testing::node;
 
 // Shapes: A = 1 GPU share of 500 (cpu 4000), 1/2; B = 2 whole GPUs (cpu 4000),
 // 1/4; C = CPU only (cpu 4000), 1/4.
@@ -165,7 +149,7 @@ TEST(Policies, ParseAndName) {
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().message(),
             "unknown policy \"tetris\": accepted values are first-fit, random, dot-product, gpu-clustering, "
-            "gpu-packing, best-fit, fgd");
+            "gpu-packing, best-fit, fgd, draplane");
 }
 
 TEST(Rng, SameSeedSameSequence) {
