@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "api/codec.h"
+#include "api/validation.h"
 #include "client/resource_path.h"
 #include "common/rfc3339.h"
 #include "controllers/informer_options.h"
@@ -225,7 +226,7 @@ std::vector<api::Pod> JobController::pods_of(const api::Job& job) {
     bool owned = std::any_of(p.metadata.ownerReferences.begin(), p.metadata.ownerReferences.end(), [&](const auto& r) {
       return r.uid == job.metadata.uid && r.controller.value_or(false);
     });
-    if (owned && (!job.spec.selector || selector_matches(*job.spec.selector, p.metadata.labels))) out.push_back(std::move(p));
+    if (owned && (!job.spec.selector || api::selector_matches(*job.spec.selector, p.metadata.labels))) out.push_back(std::move(p));
   }
   return out;
 }
@@ -470,7 +471,7 @@ Result<void> JobController::manage_pods(Sync& s) {
     for (auto it = exp.begin(); it != exp.end();) {
       it = options_.clock->now() - it->second > kExpectationTimeout ? exp.erase(it) : std::next(it);
     }
-    for (const auto* p : running) exp.erase(p->metadata.name);
+    for (const auto& p : s.pods) exp.erase(p.metadata.name);  // also pods that already finished
     if (!exp.empty()) {
       s.requeue_after(std::chrono::seconds(1));
       return {};

@@ -125,23 +125,6 @@ std::string condition_match(const rapidjson::Value& patterns, const api::Pod& po
 
 }  // namespace
 
-bool selector_matches(const api::LabelSelector& selector, const std::map<std::string, std::string>& labels) {
-  for (const auto& [k, v] : selector.matchLabels) {
-    auto it = labels.find(k);
-    if (it == labels.end() || it->second != v) return false;
-  }
-  for (const auto& r : selector.matchExpressions) {
-    auto it = labels.find(r.key);
-    bool has = it != labels.end();
-    bool in = has && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end();
-    if (r.operator_ == "In" && !in) return false;
-    if (r.operator_ == "NotIn" && in) return false;
-    if (r.operator_ == "Exists" && !has) return false;
-    if (r.operator_ == "DoesNotExist" && has) return false;
-  }
-  return true;
-}
-
 std::set<int> parse_indexes(const std::string& text, int limit) {
   std::set<int> out;
   for (const auto& part : common::split(text, ',')) {

@@ -24,10 +24,6 @@ inline constexpr const char* kJobName = "batch.kubernetes.io/job-name";
 inline constexpr const char* kGangAnnotation = "draplane.io/gang";
 inline constexpr const char* kGangMinMemberAnnotation = "draplane.io/gang-min-member";
 
-// metav1.LabelSelector semantics: every matchLabels pair and every expression
-// (In, NotIn, Exists, DoesNotExist) holds. An empty selector matches all.
-bool selector_matches(const api::LabelSelector& selector, const std::map<std::string, std::string>& labels);
-
 // "1,3-5" <-> {1,3,4,5}. Entries outside [0, limit) and malformed ones are
 // dropped, as upstream's parseIndexesFromString does.
 std::set<int> parse_indexes(const std::string& text, int limit);

@@ -123,28 +123,28 @@ class Resolver {
       ASSIGN_OR_RETURN(std::string v, field_value(pod_, str(from["fieldRef"], "fieldPath")));
       return std::optional<std::string>(v);
     }
-    if (from.HasMember("configMapKeyRef")) {
-      const Json& ref = from["configMapKeyRef"];
-      std::string name = str(ref, "name"), key = str(ref, "key");
-      bool optional = optional_ref(ref);
-      ASSIGN_OR_RETURN(auto cm, config_map(name, optional));
-      if (!cm) return std::optional<std::string>();
-      auto it = cm->data.find(key);
-      if (it != cm->data.end()) return std::optional<std::string>(it->second);
-      if (optional) return std::optional<std::string>();
-      return config_error("couldn't find key " + key + " in ConfigMap " + pod_.metadata.namespace_ + "/" + name);
-    }
-    if (from.HasMember("secretKeyRef")) {
-      const Json& ref = from["secretKeyRef"];
-      std::string name = str(ref, "name"), key = str(ref, "key");
-      bool optional = optional_ref(ref);
-      ASSIGN_OR_RETURN(auto s, secret(name, optional));
-      if (!s) return std::optional<std::string>();
-      bool found = false;
-      ASSIGN_OR_RETURN(std::string value, secret_value(*s, key, found));
-      if (found) return std::optional<std::string>(value);
-      if (optional) return std::optional<std::string>();
-      return config_error("couldn't find key " + key + " in Secret " + pod_.metadata.namespace_ + "/" + name);
+    for (const bool is_secret : {false, true}) {
+      const char* member = is_secret ? "secretKeyRef" : "configMapKeyRef";
+      if (!from.HasMember(member)) continue;
+      const Json& ref = from[member];
+      const std::string name = str(ref, "name"), key = str(ref, "key");
+      const bool optional = optional_ref(ref);
+      std::optional<std::string> value;
+      if (is_secret) {
+        ASSIGN_OR_RETURN(auto s, secret(name, optional));
+        if (!s) return value;
+        bool found = false;
+        ASSIGN_OR_RETURN(std::string v, secret_value(*s, key, found));
+        if (found) value = v;
+      } else {
+        ASSIGN_OR_RETURN(auto cm, config_map(name, optional));
+        if (!cm) return value;
+        auto it = cm->data.find(key);
+        if (it != cm->data.end()) value = it->second;
+      }
+      if (value || optional) return value;
+      return config_error("couldn't find key " + key + " in " + (is_secret ? "Secret " : "ConfigMap ") +
+                          pod_.metadata.namespace_ + "/" + name);
     }
     // resourceFieldRef and anything else: not resolved here (docs/compat.md).
     return std::optional<std::string>();
