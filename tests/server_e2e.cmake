@@ -73,3 +73,9 @@ if(TARGET draplane)
   add_test(NAME up_taints_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_taints.py $<TARGET_FILE:draplane>)
   set_tests_properties(up_taints_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 180)
 endif()
+# Jobs (Indexed with GPU claims, backoffLimit, kubectl create job) and env from
+# ConfigMaps and Secrets with `draplane up` (issue 28).
+if(TARGET draplane)
+  add_test(NAME up_jobs_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_jobs.py $<TARGET_FILE:draplane>)
+  set_tests_properties(up_jobs_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 180)
+endif()

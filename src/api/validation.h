@@ -78,6 +78,10 @@ struct ValidationOptions {
 };
 
 // Validation on create of any object; dispatches on the kind.
+// Whether `s` selects an object labelled `labels` (metav1.LabelSelectorAsSelector
+// ().Matches): every matchLabels pair and every expression holds.
+bool selector_matches(const LabelSelector& s, const std::map<std::string, std::string>& labels);
+
 FieldErrorList validate(const Object& object, const ValidationOptions& options = {});
 
 FieldErrorList validate_device_class(const DeviceClass& c, const ValidationOptions& options = {});

@@ -39,7 +39,8 @@ void check_label_selector(const LabelSelector& s, const FieldPath& path, FieldEr
   append_errors(errs, vcore::validate_labels(s.matchLabels, path.child("matchLabels")));
 }
 
-// Whether `s` selects an object labelled `labels` (LabelSelectorAsSelector().Matches).
+}  // namespace
+
 bool selector_matches(const LabelSelector& s, const std::map<std::string, std::string>& labels) {
   for (const auto& [k, v] : s.matchLabels) {
     auto it = labels.find(k);
@@ -56,6 +57,8 @@ bool selector_matches(const LabelSelector& s, const std::map<std::string, std::s
   }
   return true;
 }
+
+namespace {
 
 // Go's %v of a label map: map[k:v k2:v2].
 std::string render_labels(const std::map<std::string, std::string>& labels) {

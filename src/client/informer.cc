@@ -91,6 +91,7 @@ Result<T> decode_json_object(const std::string& json) {
   return api::decode_as<T>(json);
 }
 template Result<api::Pod> decode_json_object<api::Pod>(const std::string&);
+template Result<api::Job> decode_json_object<api::Job>(const std::string&);
 template Result<api::Node> decode_json_object<api::Node>(const std::string&);
 template Result<api::Namespace> decode_json_object<api::Namespace>(const std::string&);
 template Result<api::DeviceClass> decode_json_object<api::DeviceClass>(const std::string&);

@@ -15,6 +15,7 @@
 #include "client/resource_path.h"
 #include "node/cdi.h"
 #include "node/checkpoint.h"
+#include "node/kubelet_env.h"
 
 namespace draplane::node {
 namespace {
@@ -26,6 +27,20 @@ using namespace client::resources;
 client::Path pod_path(const std::string& ns, const std::string& name) { return kPods.ns(ns).name(name); }
 
 constexpr const char* kProcessRecord = "process.json";
+constexpr client::ResourcePath kConfigMaps{"", "v1", "configmaps"};
+constexpr client::ResourcePath kSecrets{"", "v1", "secrets"};
+
+// GET of one object: nullopt when it does not exist.
+template <typename T>
+Result<std::optional<T>> get_optional(client::RestClient& rest, const client::Path& path) {
+  auto body = rest.get(path);
+  if (!body.has_value()) {
+    if (body.error().code() == Code::kNotFound) return std::optional<T>();
+    return body.error();
+  }
+  ASSIGN_OR_RETURN(T obj, api::decode_as<T>(*body));
+  return std::optional<T>(std::move(obj));
+}
 
 bool terminal(const api::Pod& pod) { return pod.status.phase == "Succeeded" || pod.status.phase == "Failed"; }
 
@@ -392,10 +407,29 @@ void Kubelet::start_container(Worker& w, size_t i, const std::map<std::string, P
   const api::Container& c = w.pod.spec.containers[i];
   Worker::Proc& p = w.procs[i];
   if (p.waiter.joinable()) p.waiter.join();
+  EnvSources sources;
+  sources.config_map = [&](const std::string& name) {
+    return get_optional<api::ConfigMap>(rest_, kConfigMaps.ns(w.ns).name(name));
+  };
+  sources.secret = [&](const std::string& name) { return get_optional<api::Secret>(rest_, kSecrets.ns(w.ns).name(name)); };
+  auto own = resolve_container_env(w.pod, c, sources);
+  if (!own.has_value()) {
+    // The kubelet's CreateContainerConfigError: the container waits, and is
+    // tried again (the ConfigMap or Secret may appear).
+    const bool config = own.error().code() == Code::kFailedPrecondition;
+    p.pid = 0;
+    p.exited = true;
+    p.state.kind = ContainerState::Kind::kWaiting;
+    p.state.reason = config ? "CreateContainerConfigError" : "ContainerCreating";
+    p.state.message = own.error().message();
+    p.restart_at = Clock::now() + std::chrono::seconds(1);
+    if (config) event(w, c.name, "Warning", "Failed", "Error: " + own.error().message());
+    return;
+  }
   std::vector<std::string> base = options_.base_env;
-  base.push_back("HOSTNAME=" + w.name);
+  base.push_back("HOSTNAME=" + pod_hostname(w.pod));
   ProcessSpec spec;
-  spec.env = container_env(w.pod, c, claims, base);
+  spec.env = container_env(w.pod, c, claims, base, &*own);
   spec.argv = c.command;
   if (spec.argv.empty() && !c.args.empty() && !c.args[0].empty() && c.args[0][0] != '-' &&
       ::access(resolve_program(c.args[0], spec.env).c_str(), X_OK) == 0) {
@@ -539,8 +573,10 @@ void Kubelet::run_containers(Worker& w, const std::map<std::string, PreparedClai
                     w.uid + ")");
         }
       } else if (p.restart_at && *p.restart_at <= Clock::now()) {
-        p.state.last_exit_code = p.state.exit_code;
-        ++p.state.restart_count;
+        if (p.state.kind != ContainerState::Kind::kWaiting) {  // not a container that never started
+          p.state.last_exit_code = p.state.exit_code;
+          ++p.state.restart_count;
+        }
         start_container(w, i, claims);
         changed = true;
       }

@@ -205,7 +205,8 @@ std::string claim_not_ready_reason(const api::ResourceClaim& claim, const std::s
 
 std::vector<std::string> container_env(const api::Pod& pod, const api::Container& container,
                                        const std::map<std::string, PreparedClaimInfo>& claims,
-                                       const std::vector<std::string>& base) {
+                                       const std::vector<std::string>& base,
+                                       const std::vector<std::string>* own) {
   std::vector<std::string> env;
   for (const auto& e : base) set_env(env, e, false);
   std::vector<std::string> seen;
@@ -220,6 +221,10 @@ std::vector<std::string> container_env(const api::Pod& pod, const api::Container
         if (m.containerName == container.name) add_claim_env(env, it->second, m.requestName, seen);
       }
     }
+  }
+  if (own != nullptr) {
+    for (const auto& e : *own) set_env(env, e, false);
+    return env;
   }
   for (const auto& e : container.env) {
     if (!e.valueFrom.empty()) continue;

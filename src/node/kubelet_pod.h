@@ -47,13 +47,15 @@ struct PreparedClaimInfo {
 // PATH, HOSTNAME, ...), then the CDI env of every device the container was given
 // (its resources.claims entries — all devices of the claim, or those of one
 // request — and the extended-resource requests mapped to it), then the
-// container's own env (valueFrom entries are skipped). A later entry replaces an
+// container's own env: `own` when given (resolve_container_env, kubelet_env.h),
+// else its env entries without valueFrom. A later entry replaces an
 // earlier one with the same name, except NVIDIA_VISIBLE_DEVICES from several
 // claims, whose values are joined with "," (each simulated claim lists its own
 // GPUs). `claims` is keyed by pod claim name ("" = the extended-resource claim).
 std::vector<std::string> container_env(const api::Pod& pod, const api::Container& container,
                                        const std::map<std::string, PreparedClaimInfo>& claims,
-                                       const std::vector<std::string>& base);
+                                       const std::vector<std::string>& base,
+                                       const std::vector<std::string>* own = nullptr);
 
 // KEP-4680 resource health. The health of a device of the node's driver by
 // pool and device name: "Healthy", "Unhealthy" or "Unknown".

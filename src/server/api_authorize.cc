@@ -220,6 +220,9 @@ std::optional<ApiError> ApiServer::Impl::authorize_node(const Request& req, cons
         return refused("node \"" + node + "\" may only update status.devices entries of its own pool");
       }
       break;
+    case RuleCondition::kConfigOfBoundPod:
+      if (!config_of_bound_pod(t.namespace_, r.resource, t.name, node)) return denied(no_relationship);
+      break;
     case RuleCondition::kOwnLease: {
       if (t.namespace_ != "kube-node-lease") {
         return refused("can only access leases in the \"kube-node-lease\" system namespace");
@@ -269,6 +272,71 @@ bool ApiServer::Impl::claim_of_bound_pod(const std::string& namespace_, const st
   for (const auto& kv : all->items) {
     auto pod = parse_json(kv.value);
     if (pod.has_value() && uses(*pod)) return true;
+  }
+  return false;
+}
+
+namespace {
+
+// Whether the pod names the ConfigMap ("configmaps") or Secret ("secrets") in
+// its containers' env or envFrom, its volumes (also projected ones) or, for a
+// Secret, its imagePullSecrets: the node authorizer's pod -> object edges.
+bool pod_references_config(const JsonValue& pod, const std::string& resource, const std::string& name) {
+  const bool cm = resource == "configmaps";
+  const char* key_ref = cm ? "configMapKeyRef" : "secretKeyRef";
+  const char* from_ref = cm ? "configMapRef" : "secretRef";
+  auto named = [&](const JsonValue* v, const char* member) { return v != nullptr && get_string(*v, {member}) == name; };
+  for (const char* list : {"containers", "initContainers", "ephemeralContainers"}) {
+    const JsonValue* cs = find(pod, {"spec", list});
+    if (cs == nullptr || !cs->IsArray()) continue;
+    for (const auto& c : cs->GetArray()) {
+      const JsonValue* env = find(c, {"env"});
+      if (env != nullptr && env->IsArray()) {
+        for (const auto& e : env->GetArray()) {
+          if (named(find(e, {"valueFrom", key_ref}), "name")) return true;
+        }
+      }
+      const JsonValue* from = find(c, {"envFrom"});
+      if (from != nullptr && from->IsArray()) {
+        for (const auto& e : from->GetArray()) {
+          if (named(find(e, {from_ref}), "name")) return true;
+        }
+      }
+    }
+  }
+  const JsonValue* vols = find(pod, {"spec", "volumes"});
+  if (vols != nullptr && vols->IsArray()) {
+    for (const auto& v : vols->GetArray()) {
+      if (cm ? named(find(v, {"configMap"}), "name") : named(find(v, {"secret"}), "secretName")) return true;
+      const JsonValue* sources = find(v, {"projected", "sources"});
+      if (sources == nullptr || !sources->IsArray()) continue;
+      for (const auto& s : sources->GetArray()) {
+        if (named(find(s, {cm ? "configMap" : "secret"}), "name")) return true;
+      }
+    }
+  }
+  const JsonValue* pulls = find(pod, {"spec", "imagePullSecrets"});
+  if (!cm && pulls != nullptr && pulls->IsArray()) {
+    for (const auto& p : pulls->GetArray()) {
+      if (get_string(p, {"name"}) == name) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool ApiServer::Impl::config_of_bound_pod(const std::string& namespace_, const std::string& resource,
+                                          const std::string& name, const std::string& node) const {
+  if (name.empty() || namespace_.empty()) return false;
+  auto all = store_.list("/registry/pods/" + namespace_ + "/");
+  if (!all.has_value()) return false;
+  for (const auto& kv : all->items) {
+    auto pod = parse_json(kv.value);
+    if (pod.has_value() && get_string(*pod, {"spec", "nodeName"}) == node &&
+        pod_references_config(*pod, resource, name)) {
+      return true;
+    }
   }
   return false;
 }

@@ -72,6 +72,8 @@ const std::vector<AuthorizationRule>& authorization_rules() {
       {"node", "", "pods", {"list", "watch"}, C::kPodsOfNode, ""},
       {"node", "", "pods/status", {"update", "patch"}, C::kOnNode, kPodStatusAdmission},
       {"node", "", "events", {"create", "update", "patch"}, C::kAlways, ""},
+      {"node", "", "configmaps", {"get"}, C::kConfigOfBoundPod, ""},
+      {"node", "", "secrets", {"get"}, C::kConfigOfBoundPod, ""},
       {"node", "coordination.k8s.io", "leases", {"get", "create", "update", "patch", "delete"}, C::kOwnLease, ""},
       {"node", "resource.k8s.io", "resourceslices", {"get", "create", "update", "patch", "delete"}, C::kOnNode, ""},
       {"node", "resource.k8s.io", "resourceslices", {"list", "watch", "deletecollection"}, C::kNodeNameSelector, ""},
@@ -109,6 +111,7 @@ std::string condition_text(RuleCondition c) {
       return "with fieldSelector spec.nodeName=NODE, or metadata.name= a pod bound to NODE";
     case RuleCondition::kOnNode: return "the object's spec.nodeName is NODE";
     case RuleCondition::kClaimOfBoundPod: return "a pod bound to NODE references the claim";
+    case RuleCondition::kConfigOfBoundPod: return "a pod bound to NODE references the object (env, envFrom, volumes)";
     case RuleCondition::kOwnLease: return "it is the Lease kube-node-lease/NODE";
   }
   return "";

@@ -40,6 +40,9 @@ enum class RuleCondition {
   // A ResourceClaim that a pod bound to the node references (spec.resourceClaims
   // by name, through status.resourceClaimStatuses, or its extended resource claim).
   kClaimOfBoundPod,
+  // A ConfigMap or Secret that a pod bound to the node references (env,
+  // envFrom, volumes; a Secret also as imagePullSecrets).
+  kConfigOfBoundPod,
   // The Lease named after the node in namespace kube-node-lease.
   kOwnLease,
 };

@@ -5,6 +5,7 @@
 // pkg/printers/internalversion). Their controllers are not part of the server.
 #include "common/rfc3339.h"
 #include "server/internal/api_impl.h"
+#include "server/pod_set_validation.h"
 #include "server/strategies.h"
 #include "server/typed_strategy.h"
 
@@ -134,9 +135,23 @@ class JobStrategy final : public WorkloadStrategy {
   }
 };
 
-// StatefulSet and DaemonSet (apps/v1): stored untyped, without defaults or
-// validation (docs/compat.md); kubectl's columns.
-class StatefulSetStrategy final : public Strategy {
+// StatefulSet and DaemonSet (apps/v1): stored untyped, with the main members
+// defaulted and validated (pod_set_validation.h); kubectl's columns.
+template <PodSetKind kKind>
+class PodSetStrategy : public Strategy {
+ public:
+  std::optional<ApiError> validate_create(const StrategyContext& c, Json& object,
+                                          std::vector<std::string>&) const override {
+    return validate_pod_set(kKind, c.resource, object);
+  }
+  std::optional<ApiError> validate_update(const StrategyContext& c, const JsonValue&, Json& object,
+                                          const std::string& subresource, std::vector<std::string>&) const override {
+    if (subresource == "status") return std::nullopt;
+    return validate_pod_set(kKind, c.resource, object);
+  }
+};
+
+class StatefulSetStrategy final : public PodSetStrategy<PodSetKind::kStatefulSet> {
  public:
   std::vector<TableColumn> table_columns() const override {
     return {{"Name", "string", 0, "name"}, {"Ready", "string", 0}, {"Age", "string", 0},
@@ -151,7 +166,7 @@ class StatefulSetStrategy final : public Strategy {
   std::vector<std::string> categories() const override { return {"all"}; }
 };
 
-class DaemonSetStrategy final : public Strategy {
+class DaemonSetStrategy final : public PodSetStrategy<PodSetKind::kDaemonSet> {
  public:
   std::vector<TableColumn> table_columns() const override {
     return {{"Name", "string", 0, "name"},    {"Desired", "integer", 0},      {"Current", "integer", 0},

@@ -292,7 +292,7 @@ class FakeApi final : public client::RestClient {
     static const std::map<std::string, std::string> kinds = {
         {"pods", "Pod"}, {"nodes", "Node"}, {"resourceclaims", "ResourceClaim"},
         {"resourceclaimtemplates", "ResourceClaimTemplate"}, {"resourceslices", "ResourceSlice"},
-        {"deviceclasses", "DeviceClass"}, {"leases", "Lease"}};
+        {"deviceclasses", "DeviceClass"}, {"leases", "Lease"}, {"jobs", "Job"}};
     auto it = kinds.find(resource);
     return it == kinds.end() ? "Unknown" : it->second;
   }
@@ -379,7 +379,8 @@ class FakeApi final : public client::RestClient {
                    "Operation cannot be fulfilled on " + p.resource + " \\\"" + p.name +
                        "\\\": the object has been modified; please apply your changes to the latest version and try again");
     }
-    const bool has_status = p.resource == "pods" || p.resource == "nodes" || p.resource == "resourceclaims";
+    const bool has_status = p.resource == "pods" || p.resource == "nodes" || p.resource == "resourceclaims" ||
+                            p.resource == "jobs";
     if (p.sub == "status") {
       if (cur.HasMember("status")) cur.RemoveMember("status");
       if (in.HasMember("status")) cur.AddMember("status", rapidjson::Value(in["status"], a), a);

@@ -318,6 +318,31 @@ TEST_F(AuthorizationTest, NodeReadsOnlyClaimsOfPodsBoundToIt) {
 
 // The driver's device status (KEP-4817): a node writes the status.devices
 // entries of its own pool into the claims of its pods, and nothing else.
+// The node authorizer's pod -> ConfigMap/Secret edges: a node reads what the
+// pods bound to it name in env, envFrom or volumes, and nothing else.
+TEST_F(AuthorizationTest, NodeReadsOnlyConfigMapsAndSecretsOfPodsBoundToIt) {
+  const std::string cms = "/api/v1/namespaces/default/configmaps", secrets = "/api/v1/namespaces/default/secrets";
+  for (const char* n : {"env", "from", "vol", "other"}) {
+    admin_create(cms, std::string(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")") + n + R"("}})");
+    admin_create(secrets, std::string(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":")") + n + R"("}})");
+  }
+  admin_create(kPods, R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p1"},"spec":{"nodeName":"n1",
+    "containers":[{"name":"c","image":"i","env":[{"name":"A","valueFrom":{"configMapKeyRef":{"name":"env","key":"k"}}}],
+      "envFrom":[{"secretRef":{"name":"from"}}]}],
+    "volumes":[{"name":"v","secret":{"secretName":"vol"}},{"name":"w","projected":{"sources":[{"configMap":{"name":"vol"}}]}}]}})");
+  admin_create(kPods, R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p2"},"spec":{"nodeName":"n2",
+    "containers":[{"name":"c","image":"i","envFrom":[{"configMapRef":{"name":"other"}}]}]}})");
+  EXPECT_EQ(code(kNode1, "GET", cms + "/env"), 200);
+  EXPECT_EQ(code(kNode1, "GET", cms + "/vol"), 200);
+  EXPECT_EQ(code(kNode1, "GET", secrets + "/from"), 200);
+  EXPECT_EQ(code(kNode1, "GET", secrets + "/vol"), 200);
+  EXPECT_EQ(code(kNode1, "GET", cms + "/from"), 403);      // p1 names a Secret "from", not a ConfigMap
+  EXPECT_EQ(code(kNode1, "GET", secrets + "/env"), 403);
+  EXPECT_EQ(code(kNode1, "GET", cms + "/other"), 403);     // another node's pod
+  EXPECT_EQ(code(kNode1, "GET", cms), 403);                // no list
+  EXPECT_EQ(code(kNode1, "DELETE", cms + "/env"), 403);
+}
+
 TEST_F(AuthorizationTest, NodeClaimDeviceStatus) {
   admin_create(kClaims, claim("direct"));
   admin_create(kPods, pod("p1", "n1", R"([{"name":"gpu","resourceClaimName":"direct"}])"));

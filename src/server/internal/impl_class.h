@@ -50,6 +50,8 @@ class ApiServer::Impl final : public RegistryHooks {
   // The stored object of `t` (as stored, without resourceVersion), or nullopt.
   std::optional<Json> load_for_authorization(const Target& t) const;
   bool claim_of_bound_pod(const std::string& namespace_, const std::string& claim, const std::string& node) const;
+  bool config_of_bound_pod(const std::string& namespace_, const std::string& resource, const std::string& name,
+                           const std::string& node) const;
 
   // CRUD (api_crud.cc).
   Reply get(const Request& req, const Target& t);

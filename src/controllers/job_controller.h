@@ -1,0 +1,110 @@
+// JobController: the batch/v1 Job controller of kube-controller-manager
+// (pkg/controller/job, with the TTL-after-finished controller), over the
+// Kubernetes REST API.
+//
+// For each Job it keeps the wanted pods running (parallelism, completions,
+// completionMode NonIndexed or Indexed), counts finished pods through the
+// batch.kubernetes.io/job-tracking finalizer (status.uncountedTerminatedPods
+// first, then the finalizer is removed, then the counts move to
+// succeeded/failed, so a pod is never counted twice), applies
+// podFailurePolicy, backoffLimit (with exponential backoff before a failed pod
+// is replaced), backoffLimitPerIndex/maxFailedIndexes, activeDeadlineSeconds
+// and suspend, writes the status (active, ready, terminating, succeeded,
+// failed, completedIndexes, failedIndexes, startTime, completionTime and the
+// conditions with upstream's reasons), and deletes a finished Job once its
+// ttlSecondsAfterFinished has passed.
+//
+// Thread-safety: start()/stop() from one thread; sync_job may be called from
+// any thread, but not for the same key concurrently (the work queue ensures it).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <spdlog/logger.h>
+
+#include "client/event_recorder.h"
+#include "client/informer.h"
+#include "client/rest_client.h"
+#include "common/clock.h"
+#include "common/result.h"
+#include "controllers/work_queue.h"
+
+namespace draplane::controllers {
+
+struct JobControllerOptions {
+  int workers = 4;  // 0: none (tests call sync_job themselves)
+  // Delay before the first replacement of a failed pod, doubled per further
+  // failure up to the cap (upstream: 10 s, 6 min).
+  std::chrono::milliseconds pod_failure_backoff{10000};
+  std::chrono::milliseconds max_pod_failure_backoff{360000};
+  // Time source (startTime, deadlines, TTL); the real clock when null.
+  std::shared_ptr<const common::Clock> clock;
+  // Logger; nullptr logs nothing.
+  std::shared_ptr<spdlog::logger> logger;
+};
+
+class JobController {
+ public:
+  // `rest` must outlive the controller.
+  JobController(client::RestClient& rest, JobControllerOptions options);
+  ~JobController();
+
+  void start();
+  void stop();
+  bool wait_synced(int timeout_ms);
+
+  // One reconciliation of the Job "namespace/name". OK when done (also when it
+  // is gone); an error means "retry later".
+  Result<void> sync_job(const std::string& key);
+
+ private:
+  struct Sync;
+  struct Backoff {
+    int failures = 0;  // since the last success
+    common::Clock::TimePoint last_failure{};
+  };
+
+  void worker();
+  void on_pod(const api::Pod& pod);
+  std::vector<api::Pod> pods_of(const api::Job& job);
+  Result<void> write_status(Sync& s);
+  Result<void> release_pod(const api::Pod& pod);
+  Result<void> delete_pod(Sync& s, const api::Pod& pod);
+  Result<void> create_pod(Sync& s, std::optional<int> index, int index_failures);
+  Result<void> count_finished(Sync& s);
+  void decide_terminal(Sync& s);
+  Result<void> manage_pods(Sync& s);
+  Result<void> finish(Sync& s);
+  void event(const api::Job& job, const char* type, const char* reason, const std::string& message);
+
+  client::RestClient& rest_;
+  JobControllerOptions options_;
+  client::Informer<api::Job> jobs_;
+  client::Informer<api::Pod> pods_;
+  client::EventRecorder events_;
+  WorkQueue queue_;
+  std::vector<std::thread> workers_;
+  bool started_ = false;
+
+  std::mutex mu_;
+  std::map<std::string, int> failures_;  // key -> consecutive failed syncs
+  std::map<std::string, Backoff> backoff_;  // job key -> pod failures
+  // Job key -> the newest Job this controller wrote (the cache may lag).
+  std::map<std::string, api::Job> written_;
+  // Job key -> names of pods created and not yet seen in the cache, with when.
+  std::map<std::string, std::map<std::string, common::Clock::TimePoint>> expected_;
+  // UIDs of pods this controller deleted (not counted as failures) or released
+  // (finalizer removed); the newest few thousand are kept.
+  std::set<std::string> deleted_uids_;
+  std::set<std::string> released_uids_;
+};
+
+}  // namespace draplane::controllers
