@@ -152,8 +152,11 @@ class EtcdStore final : public Store {
     resumer_ = std::thread([this] { resume_loop(); });
 
     // Answering at all proves the endpoint is etcd; then learn the compacted revision.
-    ASSIGN_OR_RETURN(int64_t now, fetch_revision());
-    ASSIGN_OR_RETURN(int64_t compacted, probe_compacted(now));
+    auto now = fetch_revision();
+    if (!now.has_value()) {
+      return Status(Code::kUnavailable, "no etcd endpoint answered (" + now.error().message() + ")");
+    }
+    ASSIGN_OR_RETURN(int64_t compacted, probe_compacted(*now));
     compacted_ = compacted;
     return {};
   }

@@ -75,22 +75,32 @@ class EtcdServer {
   EtcdServer(const EtcdServer&) = delete;
   EtcdServer& operator=(const EtcdServer&) = delete;
 
-  // Starts the member; false when the binary is missing or it does not listen.
+  // Starts a one-member cluster; false when the binary is missing or it does not listen.
   bool start() {
+    client_port_ = free_port();
+    peer_port_ = free_port();
+    return start_member("t", "t=" + peer_url());
+  }
+
+  // Starts member `name` of the cluster `initial_cluster` (NAME=PEER_URL,...), on
+  // the ports reserve() chose.
+  void reserve() {
+    client_port_ = free_port();
+    peer_port_ = free_port();
+  }
+  std::string peer_url() const { return "http://127.0.0.1:" + std::to_string(peer_port_); }
+  bool start_member(const std::string& name, const std::string& initial_cluster) {
     std::string bin = etcd_binary();
     if (bin.empty() || dir_.empty()) return false;
-    client_port_ = free_port();
-    int peer = free_port();
     std::string client = "http://127.0.0.1:" + std::to_string(client_port_);
-    std::string peer_url = "http://127.0.0.1:" + std::to_string(peer);
     std::vector<std::string> args = {bin,
-                                     "--name=t",
+                                     "--name=" + name,
                                      "--data-dir=" + dir_ + "/data",
                                      "--listen-client-urls=" + client,
                                      "--advertise-client-urls=" + client,
-                                     "--listen-peer-urls=" + peer_url,
-                                     "--initial-advertise-peer-urls=" + peer_url,
-                                     "--initial-cluster=t=" + peer_url,
+                                     "--listen-peer-urls=" + peer_url(),
+                                     "--initial-advertise-peer-urls=" + peer_url(),
+                                     "--initial-cluster=" + initial_cluster,
                                      "--heartbeat-interval=50",
                                      "--election-timeout=500",
                                      "--logger=zap",
@@ -143,12 +153,41 @@ class EtcdServer {
   }
 
   std::string endpoint() const { return "127.0.0.1:" + std::to_string(client_port_); }
+  int client_port() const { return client_port_; }
   const std::string& dir() const { return dir_; }
 
  private:
   std::string dir_;
   pid_t pid_ = -1;
   int client_port_ = 0;
+  int peer_port_ = 0;
+};
+
+// A cluster of `n` members (each an EtcdServer with its own data directory).
+class EtcdCluster {
+ public:
+  bool start(int n) {
+    std::string initial;
+    for (int i = 0; i < n; ++i) {
+      members_.push_back(std::make_unique<EtcdServer>());
+      members_.back()->reserve();
+      initial += (i ? "," : "") + name(i) + "=" + members_.back()->peer_url();
+    }
+    for (int i = 0; i < n; ++i) {
+      if (!members_[static_cast<size_t>(i)]->start_member(name(i), initial)) return false;
+    }
+    return true;
+  }
+  EtcdServer& member(int i) { return *members_[static_cast<size_t>(i)]; }
+  std::vector<std::string> endpoints() const {
+    std::vector<std::string> out;
+    for (const auto& m : members_) out.push_back(m->endpoint());
+    return out;
+  }
+
+ private:
+  static std::string name(int i) { return "m" + std::to_string(i); }
+  std::vector<std::unique_ptr<EtcdServer>> members_;
 };
 
 // A store that owns the etcd member it talks to (the store closes first).
