@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 #include "etcd_test_util.h"
@@ -73,6 +74,49 @@ TEST_F(EtcdStoreTest, OpenFailsWhenNoEndpointAnswers) {
   auto s = open_etcd_store(o);
   ASSERT_FALSE(s.has_value());
   EXPECT_EQ(s.error().code(), Code::kUnavailable);
+}
+
+// kube-apiserver's --etcd-cafile/--etcd-certfile/--etcd-keyfile: etcd serving
+// TLS and demanding a client certificate from our CA.
+TEST(EtcdTls, ClientCertificateIsPresentedAndRequired) {
+  if (testing::etcd_binary().empty()) GTEST_SKIP() << testing::kNoEtcd;
+  testing::TempDir pki;
+  const std::string d = pki.path();
+  const std::string key = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
+  const std::string cmd =
+      "cd " + d + " && openssl req -x509 " + key + " -keyout ca.key -out ca.crt -days 1 -subj /CN=test-ca &&" +
+      " openssl req " + key + " -keyout server.key -out server.csr -subj /CN=etcd &&" +
+      " printf 'subjectAltName=IP:127.0.0.1\\nextendedKeyUsage=serverAuth\\n' > server.ext &&" +
+      " openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 -extfile server.ext -out server.crt &&" +
+      " openssl req " + key + " -keyout client.key -out client.csr -subj /CN=draplane &&" +
+      " printf 'extendedKeyUsage=clientAuth\\n' > client.ext &&" +
+      " openssl x509 -req -in client.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 -extfile client.ext -out client.crt";
+  if (std::system((cmd + " >/dev/null 2>&1").c_str()) != 0) GTEST_SKIP() << "openssl could not make test certificates";
+  EtcdServer etcd;
+  etcd.require_tls(d + "/ca.crt", d + "/server.crt", d + "/server.key");
+  ASSERT_TRUE(etcd.start()) << "etcd did not start; log in " << etcd.dir();
+
+  EtcdOptions o;
+  o.endpoints = {etcd.endpoint()};
+  o.ca_file = d + "/ca.crt";
+  o.cert_file = d + "/client.crt";
+  o.key_file = d + "/client.key";
+  o.request_timeout = std::chrono::milliseconds(3000);
+  auto s = open_etcd_store(o);
+  ASSERT_TRUE(s.has_value()) << s.error().to_string();
+  EXPECT_TRUE((*s)->create("/registry/pods/ns/p", "{}").has_value());
+
+  o.cert_file.clear();  // no client certificate: etcd refuses the handshake
+  o.key_file.clear();
+  o.request_timeout = std::chrono::milliseconds(500);
+  auto refused = open_etcd_store(o);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().code(), Code::kUnavailable);
+  o.ca_file = d + "/missing.crt";
+  auto missing = open_etcd_store(o);
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_EQ(missing.error().code(), Code::kInvalid);
+  EXPECT_NE(missing.error().message().find("--etcd-cafile"), std::string::npos);
 }
 
 TEST(EtcdUrl, ParsesEndpointsAndNamesWhatIsWrong) {
