@@ -86,6 +86,7 @@ struct WatchState {
   std::atomic<std::thread::id> delivering{};
   bool cancelled = false;  // by the handle: deliver nothing more
   bool ended = false;      // an end status was delivered
+  bool store_closed = false;  // the store is gone: a handle must not call it
   int64_t next_rev = 0;    // the revision the stream resumes from
   int retries = 0;
   std::shared_ptr<grpc::ClientContext> ctx;  // the current stream's
@@ -282,8 +283,15 @@ class EtcdStore final : public Store {
     return Status();
   }
 
-  // Called by a watch stream's reactor when the stream ended.
+  // Called by a watch stream's reactor when the stream ended: resumes it, or
+  // reports why it could not start.
   void stream_done(const std::shared_ptr<WatchState>& st, const grpc::Status& s);
+  // The reactor's last act, after it dropped its references: close() waits for it.
+  void stream_released() {
+    std::lock_guard<std::mutex> l(wmu_);
+    --streams_;
+    wcv_.notify_all();
+  }
   // Runs the callback unless the watch was cancelled or ended.
   static void deliver(WatchState& st, const std::vector<Event>& events, const Status& end);
   Event event_from_pb(const mvccpb::Event& e) const {
@@ -342,32 +350,31 @@ class EtcdStore final : public Store {
     saw(resp->header());
     return Status();
   }
-  Result<int64_t> fetch_revision() {
+  // The cheapest read at `rev` (0 = now): one key's count. Its header carries the
+  // current revision; it fails as any read at `rev` would (compacted, future).
+  Result<int64_t> read_at(int64_t rev) {
     pb::RangeRequest req;
     req.set_key(prefix_.empty() ? std::string(1, '\0') : prefix_);
     req.set_count_only(true);
+    req.set_revision(rev);
     pb::RangeResponse resp;
-    RETURN_IF_ERROR(range(req, &resp, 0));
+    RETURN_IF_ERROR(range(req, &resp, rev));
     return resp.header().revision();
   }
+  Result<int64_t> fetch_revision() { return read_at(0); }
   // etcd does not report its compacted revision; reads at a revision fail exactly
   // below it, so a binary search over [1, now] finds it (a few cheap Ranges, once).
   Result<int64_t> probe_compacted(int64_t now) {
     int64_t lo = 1, hi = now;  // the answer: the lowest readable revision
     while (lo < hi) {
       int64_t mid = lo + (hi - lo) / 2;
-      pb::RangeRequest req;
-      req.set_key(prefix_.empty() ? std::string(1, '\0') : prefix_);
-      req.set_count_only(true);
-      req.set_revision(mid);
-      pb::RangeResponse resp;
-      Status st = range(req, &resp, mid);
-      if (st.ok()) {
+      auto r = read_at(mid);
+      if (r.has_value()) {
         hi = mid;
-      } else if (st.code() == Code::kGone) {
+      } else if (r.error().code() == Code::kGone) {
         lo = mid + 1;
       } else {
-        return st;
+        return r.error();
       }
     }
     return lo > 1 ? lo : 0;
@@ -505,14 +512,14 @@ class WatchReactor final : public grpc::ClientBidiReactor<pb::WatchRequest, pb::
   void OnDone(const grpc::Status& s) override {
     EtcdStore* store = st_->store;
     std::shared_ptr<WatchState> st = std::move(st_);
-    if (finished_) {
-      grpc::Status cancelled(grpc::StatusCode::CANCELLED, "finished");
-      delete this;
-      store->stream_done(st, cancelled);
-      return;
-    }
+    grpc::Status status = finished_ ? grpc::Status(grpc::StatusCode::CANCELLED, "finished") : s;
     delete this;
-    store->stream_done(st, s);
+    store->stream_done(st, status);
+    // The state (and with it a ClientContext, which holds the channel) may go
+    // here: while the store, and so its channel, still exists. A channel's last
+    // reference must not drop on its own callback thread after the store closed.
+    st.reset();
+    store->stream_released();
   }
 
  private:
@@ -535,16 +542,19 @@ class EtcdWatchHandle final : public WatchHandle {
   explicit EtcdWatchHandle(std::shared_ptr<WatchState> st) : st_(std::move(st)) {}
   ~EtcdWatchHandle() override {
     std::shared_ptr<grpc::ClientContext> ctx;
+    bool closed;
     if (st_->delivering.load() == std::this_thread::get_id()) {
       st_->cancelled = true;  // inside the callback: its thread holds mu already
       ctx = st_->ctx;
+      closed = st_->store_closed;
     } else {
       std::lock_guard<std::mutex> l(st_->mu);
       st_->cancelled = true;
       ctx = st_->ctx;
+      closed = st_->store_closed;
     }
     if (ctx) ctx->TryCancel();
-    st_->store->forget(st_->id);
+    if (!closed) st_->store->forget(st_->id);
   }
 
  private:
@@ -569,17 +579,14 @@ Result<std::unique_ptr<WatchHandle>> EtcdStore::watch(std::string_view prefix, i
   } else {
     // etcd reads at start-1 fail exactly when start-1 is compacted (the watch
     // would miss the events at start-1's compaction point) or in the future.
-    pb::RangeRequest req;
-    req.set_key(prefix_.empty() ? std::string(1, '\0') : prefix_);
-    req.set_count_only(true);
-    req.set_revision(start - 1);
-    pb::RangeResponse resp;
-    Status st = range(req, &resp, start - 1);
-    if (st.code() == Code::kGone) return gone(start);
-    if (st.code() == Code::kInvalid) {
-      return Status(Code::kInvalid, "watch revision " + std::to_string(start) + " is in the future");
+    auto r = read_at(start - 1);
+    if (!r.has_value()) {
+      if (r.error().code() == Code::kGone) return gone(start);
+      if (r.error().code() == Code::kInvalid) {
+        return Status(Code::kInvalid, "watch revision " + std::to_string(start) + " is in the future");
+      }
+      return r.error();
     }
-    RETURN_IF_ERROR(st);
   }
   auto st = std::make_shared<WatchState>();
   st->store = this;
@@ -644,9 +651,8 @@ void EtcdStore::stream_done(const std::shared_ptr<WatchState>& st, const grpc::S
     // fails over, from the revision after the last delivered event.
     int n = std::min(st->retries++, 5);
     resume_at_.emplace(Clock::now() + std::chrono::milliseconds(100 << n), st);
+    wcv_.notify_all();
   }
-  --streams_;
-  wcv_.notify_all();
 }
 
 void EtcdStore::resume_loop() {
@@ -685,6 +691,7 @@ void EtcdStore::close() {
     resume_at_.clear();
     for (auto& [id, st] : watches_) {
       std::lock_guard<std::mutex> sl(st->mu);
+      st->store_closed = true;
       if (st->ctx) ctxs.push_back(st->ctx);
     }
   }
