@@ -92,6 +92,7 @@ class EtcdServer {
   bool start_member(const std::string& name, const std::string& initial_cluster) {
     std::string bin = etcd_binary();
     if (bin.empty() || dir_.empty()) return false;
+    bool multi = initial_cluster.find(',') != std::string::npos;
     std::string client = (tls_.empty() ? "http://127.0.0.1:" : "https://127.0.0.1:") + std::to_string(client_port_);
     std::vector<std::string> args = {bin,
                                      "--name=" + name,
@@ -101,8 +102,11 @@ class EtcdServer {
                                      "--listen-peer-urls=" + peer_url(),
                                      "--initial-advertise-peer-urls=" + peer_url(),
                                      "--initial-cluster=" + initial_cluster,
-                                     "--heartbeat-interval=50",
-                                     "--election-timeout=500",
+                                     // One member elects itself at once with short
+                                     // ticks; several keep etcd's margin so a loaded
+                                     // machine does not trigger elections.
+                                     multi ? "--heartbeat-interval=50" : "--heartbeat-interval=10",
+                                     multi ? "--election-timeout=500" : "--election-timeout=100",
                                      "--logger=zap",
                                      "--log-level=error"};
     args.insert(args.end(), tls_.begin(), tls_.end());
