@@ -191,6 +191,9 @@ TEST_F(EtcdStoreTest, WatcherBehindCompactionGetsGone) {
 
 // Three members; the store talks to the first. kill -9 of that member: writes go
 // on through another (after the channel fails over), the watch resumes with no gap.
+// When the killed member led, the first write waits for etcd's own request timeout
+// (5 s + 2 elections: a member without a leader drops proposals), so this test
+// takes about 7 s.
 TEST(EtcdFailover, WritesAndWatchesSurviveTheLossOfAMember) {
   if (testing::etcd_binary().empty()) GTEST_SKIP() << testing::kNoEtcd;
   testing::EtcdCluster cluster;
