@@ -410,7 +410,6 @@ class EtcdStore final : public Store {
                     kv.mod_revision(), kv.version()};
   }
 
- public:
   // The etcd range holding the store keys that start with `prefix`.
   KeyRange key_range(std::string_view prefix) const {
     KeyRange r;
@@ -428,7 +427,6 @@ class EtcdStore final : public Store {
     return r;
   }
 
- private:
   std::string prefix_, root_;
   std::chrono::milliseconds timeout_{10000};
   std::shared_ptr<grpc::Channel> channel_;
