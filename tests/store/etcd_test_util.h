@@ -81,6 +81,8 @@ class EtcdServer {
     peer_port_ = free_port();
     return start_member("t", "t=" + peer_url());
   }
+  // Starts the one-member cluster again after stop(), same ports, same data.
+  bool restart() { return start_member("t", "t=" + peer_url()); }
 
   // Starts member `name` of the cluster `initial_cluster` (NAME=PEER_URL,...), on
   // the ports reserve() chose.
