@@ -5,6 +5,15 @@ if(TARGET draplane)
     add_test(NAME server_kubectl_e2e
              COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/server_kubectl.sh $<TARGET_FILE:draplane> ${CMAKE_SOURCE_DIR})
     set_tests_properties(server_kubectl_e2e PROPERTIES LABELS "e2e;server" TIMEOUT 180 SKIP_RETURN_CODE 77)
+    # The same kubectl script with the objects in a real etcd (skips without etcd).
+    add_test(NAME server_kubectl_etcd_e2e
+             COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/server_kubectl.sh $<TARGET_FILE:draplane> ${CMAKE_SOURCE_DIR})
+    set_tests_properties(server_kubectl_etcd_e2e PROPERTIES LABELS "e2e;server" TIMEOUT 180 SKIP_RETURN_CODE 77
+                         ENVIRONMENT "DRAPLANE_E2E_STORE=etcd")
+    # etcd compacted every second: 410 for a watch/list from before, a relist works.
+    add_test(NAME server_etcd_compaction_e2e
+             COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/server_etcd_compaction.sh $<TARGET_FILE:draplane>)
+    set_tests_properties(server_etcd_compaction_e2e PROPERTIES LABELS "e2e;server" TIMEOUT 60 SKIP_RETURN_CODE 77)
     # Every versioned kubectl (kubectl.1.27 ... 1.33) found on PATH or beside kubectl.
     add_test(NAME server_kubectl_versions_e2e
              COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/server_kubectl_versions.sh $<TARGET_FILE:draplane> ${CMAKE_SOURCE_DIR})

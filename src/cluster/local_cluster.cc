@@ -32,6 +32,7 @@
 #include "server/http_server.h"
 #include "server/object_ids.h"
 #include "server/pki.h"
+#include "store/etcd_store.h"
 #include "store/memory_store.h"
 #include "store/sqlite_store.h"
 
@@ -246,9 +247,19 @@ Result<void> LocalCluster::Impl::start_server() {
     store = store::new_memory_store();
   } else if (options.store == "sqlite") {
     ASSIGN_OR_RETURN(store, store::open_sqlite_store({dir + "/state.db", true}));
+  } else if (options.store.rfind("etcd://", 0) == 0) {
+    store::EtcdOptions eo;
+    ASSIGN_OR_RETURN(eo.endpoints, store::parse_etcd_url(options.store));
+    eo.prefix = options.etcd_prefix;
+    eo.ca_file = options.etcd_cafile;
+    eo.cert_file = options.etcd_certfile;
+    eo.key_file = options.etcd_keyfile;
+    auto s = store::open_etcd_store(eo);
+    if (!s.has_value()) return Status(s.error().code(), "--store " + options.store + ": " + s.error().message());
+    store = std::move(s).value();
   } else {
     return Status(Code::kInvalid,
-                  "--store must be sqlite or memory (etcd is not implemented yet), got \"" + options.store + "\"");
+                  "--store must be sqlite, memory or etcd://HOST:PORT[,HOST:PORT...], got \"" + options.store + "\"");
   }
   std::string advertise = options.advertise.empty() ? (host == "0.0.0.0" ? "127.0.0.1" : host) : options.advertise;
   ASSIGN_OR_RETURN(server::PkiFiles pki, server::ensure_pki(dir + "/pki", {host, advertise}));

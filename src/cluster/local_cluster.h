@@ -39,7 +39,11 @@ struct LocalClusterOptions {
   std::string data_dir = "./draplane-data";
   std::string listen = "127.0.0.1:6443";  // port 0 picks a free one
   std::string advertise;                  // default: the listen host
-  std::string store = "sqlite";           // sqlite | memory
+  std::string store = "sqlite";           // sqlite | memory | etcd://HOST:PORT[,HOST:PORT...]
+  // With an etcd store: kube-apiserver's --etcd-prefix, --etcd-cafile,
+  // --etcd-certfile and --etcd-keyfile.
+  std::string etcd_prefix = "/registry";
+  std::string etcd_cafile, etcd_certfile, etcd_keyfile;
   int server_threads = 32;  // HttpServerOptions::threads
   bool insecure_http = false;
   bool log_requests = false;

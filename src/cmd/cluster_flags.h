@@ -17,4 +17,8 @@ void add_event_ttl_option(CLI::App& sub, int64_t& ttl_s);
 // and --request-timeout.
 void add_request_limit_options(CLI::App& sub, cluster::LocalClusterOptions& o);
 
+// --store and, for an etcd store, kube-apiserver's --etcd-prefix, --etcd-cafile,
+// --etcd-certfile, --etcd-keyfile and --etcd-compaction-interval.
+void add_store_options(CLI::App& sub, cluster::LocalClusterOptions& o);
+
 }  // namespace draplane::cmd

@@ -54,7 +54,7 @@ void add_server(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   sub->add_option("--listen", flags->o.listen, "HOST:PORT to listen on (port 0 picks a free one)")->capture_default_str();
   sub->add_option("--advertise-address", flags->o.advertise, "Address written into the kubeconfig and certificate");
-  sub->add_option("--store", flags->o.store, "sqlite (durable, default) or memory")->capture_default_str();
+  add_store_options(*sub, flags->o);
   sub->add_option("--nodes", flags->nodes, "Comma-separated node names to create node-agent tokens for");
   sub->add_option("--threads", flags->o.server_threads, "API server event loops (threads); requests block theirs while the store commits")->capture_default_str();
   sub->add_option("--compact-interval", flags->o.compact_interval_s, "Seconds between store compactions")

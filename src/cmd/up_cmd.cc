@@ -155,7 +155,7 @@ void add_up(CLI::App& app, int& exit_code) {
   sub->add_option("--listen", f->o.listen, "HOST:PORT of the API server (port 0 picks a free one)")
       ->capture_default_str();
   sub->add_option("--advertise-address", f->o.advertise, "Address written into the kubeconfig and certificate");
-  sub->add_option("--store", f->o.store, "sqlite (durable, default) or memory")->capture_default_str();
+  add_store_options(*sub, f->o);
   sub->add_option("--nodes", f->nodes,
                   "Simulated nodes: N (N nodes of 8x H100) or NAME=GPUS;NAME=GPUS (GPUS as agent --gpus, optionally "
                   "followed by agent flags ?mig=none&consumable-shares=4); "

@@ -36,7 +36,33 @@ start_api_server_for_kubectl() {
   work=$(mktemp -d)
   export HOME="$work/home"  # a fresh discovery cache
   trap 'stop_server; rm -rf "$work"' EXIT
-  start_server "$1" "$work/data" --no-scheduler --no-controllers || exit 1
+  local store=()
+  if [ "${DRAPLANE_E2E_STORE:-}" = etcd ]; then
+    start_etcd "$work/etcd"
+    store=(--store "etcd://$ETCD_ENDPOINT")
+  fi
+  start_server "$1" "$work/data" --no-scheduler --no-controllers "${store[@]}" || exit 1
+}
+
+# start_etcd DIR: a one-member etcd on free loopback ports, its data in DIR; sets
+# ETCD_ENDPOINT (stop_server stops it). Skips (77) without the etcd binary.
+ETCD_PID=""
+start_etcd() {
+  local dir="$1"
+  command -v etcd >/dev/null || { echo "etcd not on PATH: skipped"; exit 77; }
+  local ports
+  ports=$(python3 -c 'import socket
+s = [socket.socket() for _ in range(2)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(*[x.getsockname()[1] for x in s])')
+  set -- $ports
+  ETCD_ENDPOINT="127.0.0.1:$1"
+  local peer="http://127.0.0.1:$2"
+  etcd --name e2e --data-dir "$dir" --listen-client-urls "http://$ETCD_ENDPOINT" \
+    --advertise-client-urls "http://$ETCD_ENDPOINT" --listen-peer-urls "$peer" \
+    --initial-advertise-peer-urls "$peer" --initial-cluster "e2e=$peer" \
+    --logger=zap --log-level=error >"$dir.log" 2>&1 </dev/null &
+  ETCD_PID=$!
 }
 
 stop_server() {
@@ -44,6 +70,11 @@ stop_server() {
     kill "$SERVER_PID" 2>/dev/null
     wait "$SERVER_PID" 2>/dev/null
     SERVER_PID=""
+  fi
+  if [ -n "$ETCD_PID" ]; then
+    kill "$ETCD_PID" 2>/dev/null
+    wait "$ETCD_PID" 2>/dev/null
+    ETCD_PID=""
   fi
 }
 

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <thread>
 
+#include "etcd_test_util.h"
 #include "store_test_util.h"
 
 namespace draplane::store {
@@ -15,6 +16,7 @@ using testing::TempDir;
 struct Impl {
   std::string name;
   std::function<std::unique_ptr<Store>(const std::string& dir)> make;
+  bool needs_etcd = false;
 };
 
 std::unique_ptr<Store> must(Result<std::unique_ptr<Store>> r) {
@@ -26,11 +28,13 @@ const Impl kImpls[] = {
     {"memory", [](const std::string&) { return new_memory_store(); }},
     {"sqlite_file", [](const std::string& dir) { return must(open_sqlite_store({dir + "/db.sqlite", true})); }},
     {"sqlite_memory", [](const std::string&) { return must(open_sqlite_store({":memory:", false})); }},
+    {"etcd", [](const std::string&) { return testing::new_etcd_store(); }, true},
 };
 
 class StoreConformance : public ::testing::TestWithParam<Impl> {
  protected:
   void SetUp() override {
+    if (GetParam().needs_etcd && testing::etcd_binary().empty()) GTEST_SKIP() << testing::kNoEtcd;
     store_ = GetParam().make(dir_.path());
     ASSERT_NE(store_, nullptr);
   }

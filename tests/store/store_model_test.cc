@@ -1,10 +1,12 @@
 // Randomized model test: the same random operations on the memory store (the
-// model) and on the SQLite store must give identical results, lists and watch
-// streams (LevelDB's ModelDB idea). Seeds are fixed so a failure replays exactly.
+// model) and on each real backend (SQLite, a real etcd) must give identical
+// results, lists and watch streams (LevelDB's ModelDB idea). Seeds are fixed so a
+// failure replays exactly.
 #include <gtest/gtest.h>
 
 #include <random>
 
+#include "etcd_test_util.h"
 #include "store_test_util.h"
 
 namespace draplane::store {
@@ -29,24 +31,32 @@ std::string describe(const Result<ListResult>& r) {
   return out;
 }
 
-class ModelTest : public ::testing::TestWithParam<uint32_t> {};
+class ModelTest : public ::testing::TestWithParam<std::tuple<std::string, uint32_t>> {};
 
-TEST_P(ModelTest, SqliteMatchesMemoryModel) {
+TEST_P(ModelTest, BackendMatchesMemoryModel) {
+  const auto& [backend, seed] = GetParam();
   TempDir dir;
   auto model = new_memory_store();
-  auto real_r = open_sqlite_store({dir.path() + "/db", false});
-  ASSERT_TRUE(real_r.has_value());
-  auto real = std::move(real_r).value();
+  std::unique_ptr<Store> real;
+  if (backend == "etcd") {
+    if (testing::etcd_binary().empty()) GTEST_SKIP() << testing::kNoEtcd;
+    real = testing::new_etcd_store();
+    ASSERT_NE(real, nullptr) << "etcd did not start";
+  } else {
+    auto real_r = open_sqlite_store({dir.path() + "/db", false});
+    ASSERT_TRUE(real_r.has_value());
+    real = std::move(real_r).value();
+  }
   Collector model_events, real_events;
   auto mw = model->watch("/k/", 0, model_events.callback());
   auto rw = real->watch("/k/", 0, real_events.callback());
   ASSERT_TRUE(mw.has_value() && rw.has_value());
 
-  std::mt19937 rng(GetParam());
+  std::mt19937 rng(seed);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
   const std::vector<std::string> keys = {"/k/a", "/k/b", "/k/c", "/k/d", "/k/e", "/x/a"};
   for (int step = 0; step < 400; ++step) {
-    SCOPED_TRACE("seed " + std::to_string(GetParam()) + " step " + std::to_string(step));
+    SCOPED_TRACE("seed " + std::to_string(seed) + " step " + std::to_string(step));
     const std::string& key = keys[static_cast<size_t>(pick(static_cast<int>(keys.size())))];
     std::string value = "v" + std::to_string(step);
     int64_t now = model->current_revision();
@@ -96,7 +106,11 @@ TEST_P(ModelTest, SqliteMatchesMemoryModel) {
   EXPECT_GT(ev_model.size(), 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, ModelTest, ::testing::Values(1u, 2u, 3u, 42u, 1234u));
+INSTANTIATE_TEST_SUITE_P(Seeds, ModelTest,
+                         ::testing::Combine(::testing::Values("sqlite", "etcd"), ::testing::Values(1u, 2u, 3u, 42u, 1234u)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_" + std::to_string(std::get<1>(info.param));
+                         });
 
 TEST(SqliteStore, ReopenKeepsDataAndNeverReusesRevisions) {
   TempDir dir;
