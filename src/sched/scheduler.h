@@ -1,13 +1,14 @@
 // Scheduler: places pending pods that use DRA claims (and any other pending
-// pod addressed to it) on nodes, one scheduling cycle per pod, after
-// kube-scheduler with its DynamicResources plugin:
-//   resolve claims (PreFilter) -> per node: node filters, allocated-claim node
-//   check, allocation of the pending claims on the cache's shared snapshot
-//   (Filter) -> score (upstream's firstAvailable score, then packing: the node
-//   left with the fewest free devices) -> reserve (assume the claims in the
-//   cache so the next pod sees the devices taken) -> write the claims
-//   (finalizer, then allocation + reservedFor in one status update, with
-//   resourceVersion preconditions) -> bind.
+// pod addressed to it) on nodes, one scheduling cycle per pod (one per gang),
+// after kube-scheduler's framework (framework.h; the plugins in plugins/):
+//   PreFilter (resolve claims) -> per node Filter (node filters, allocated-claim
+//   node check, allocation of the pending claims on the cache's shared
+//   snapshot) -> Score (upstream's firstAvailable score, then packing: the node
+//   left with the fewest free devices) -> PostFilter when no node fits ->
+//   Reserve (assume the claims in the cache so the next pod sees the devices
+//   taken) -> Permit (a gang's members wait for each other) -> the binding
+//   cycle: write the claims (finalizer, then allocation + reservedFor in one
+//   status update, with resourceVersion preconditions) -> bind.
 // A conflict or API error unreserves (the written reservations are taken back)
 // and retries the pod after a backoff; a pod no node fits gets PodScheduled=False
 // (reason Unschedulable) and waits for a cluster change.

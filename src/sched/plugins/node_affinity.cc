@@ -19,20 +19,8 @@ std::optional<std::string> node_affinity(const api::Pod& pod, const api::Node& n
 }
 
 namespace plugins {
-namespace {
 
-class NodeAffinity final : public framework::FilterPlugin {
- public:
-  std::string_view name() const override { return "NodeAffinity"; }
-  framework::Status filter(framework::CycleState& cs, const framework::NodeInfo& n, framework::NodeFit&) override {
-    if (auto r = node_affinity(cs.pod, *n.node)) return framework::Status::unresolvable(std::move(*r));
-    return {};
-  }
-};
-
-}  // namespace
-
-std::unique_ptr<framework::Plugin> new_node_affinity() { return std::make_unique<NodeAffinity>(); }
+std::unique_ptr<framework::Plugin> new_node_affinity() { return new_node_check_filter("NodeAffinity", node_affinity); }
 
 }  // namespace plugins
 }  // namespace draplane::sched

@@ -15,20 +15,8 @@ std::optional<std::string> node_unschedulable(const api::Pod& pod, const api::No
 }
 
 namespace plugins {
-namespace {
 
-class NodeUnschedulable final : public framework::FilterPlugin {
- public:
-  std::string_view name() const override { return "NodeUnschedulable"; }
-  framework::Status filter(framework::CycleState& cs, const framework::NodeInfo& n, framework::NodeFit&) override {
-    if (auto r = node_unschedulable(cs.pod, *n.node)) return framework::Status::unresolvable(std::move(*r));
-    return {};
-  }
-};
-
-}  // namespace
-
-std::unique_ptr<framework::Plugin> new_node_unschedulable() { return std::make_unique<NodeUnschedulable>(); }
+std::unique_ptr<framework::Plugin> new_node_unschedulable() { return new_node_check_filter("NodeUnschedulable", node_unschedulable); }
 
 }  // namespace plugins
 }  // namespace draplane::sched

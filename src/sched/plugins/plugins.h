@@ -6,6 +6,9 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
 
 #include "sched/framework.h"
 
@@ -13,6 +16,10 @@ namespace draplane::sched::plugins {
 
 // Queue sort: higher spec.priority first, then the pod that became active first.
 std::unique_ptr<framework::Plugin> new_priority_sort();
+// A FilterPlugin named `name` around a check of the node alone (node_filter.h);
+// its rejection is UnschedulableAndUnresolvable (evicting pods cannot help).
+using NodeCheck = std::optional<std::string> (*)(const api::Pod&, const api::Node&);
+std::unique_ptr<framework::Plugin> new_node_check_filter(std::string_view name, NodeCheck check);
 // Filters, in kube-scheduler's order.
 std::unique_ptr<framework::Plugin> new_node_unschedulable();
 std::unique_ptr<framework::Plugin> new_node_affinity();

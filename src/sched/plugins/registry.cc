@@ -4,6 +4,27 @@
 #include "sched/plugins/plugins.h"
 
 namespace draplane::sched::plugins {
+namespace {
+
+class NodeCheckFilter final : public framework::FilterPlugin {
+ public:
+  NodeCheckFilter(std::string_view name, NodeCheck check) : name_(name), check_(check) {}
+  std::string_view name() const override { return name_; }
+  framework::Status filter(framework::CycleState& cs, const framework::NodeInfo& n, framework::NodeFit&) override {
+    if (auto r = check_(cs.pod, *n.node)) return framework::Status::unresolvable(std::move(*r));
+    return {};
+  }
+
+ private:
+  std::string_view name_;
+  NodeCheck check_;
+};
+
+}  // namespace
+
+std::unique_ptr<framework::Plugin> new_node_check_filter(std::string_view name, NodeCheck check) {
+  return std::make_unique<NodeCheckFilter>(name, check);
+}
 
 void register_defaults(framework::Framework& fw) {
   const framework::Handle& h = fw.handle();

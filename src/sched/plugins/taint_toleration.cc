@@ -24,20 +24,8 @@ std::optional<std::string> taint_toleration(const api::Pod& pod, const api::Node
 }
 
 namespace plugins {
-namespace {
 
-class TaintToleration final : public framework::FilterPlugin {
- public:
-  std::string_view name() const override { return "TaintToleration"; }
-  framework::Status filter(framework::CycleState& cs, const framework::NodeInfo& n, framework::NodeFit&) override {
-    if (auto r = taint_toleration(cs.pod, *n.node)) return framework::Status::unresolvable(std::move(*r));
-    return {};
-  }
-};
-
-}  // namespace
-
-std::unique_ptr<framework::Plugin> new_taint_toleration() { return std::make_unique<TaintToleration>(); }
+std::unique_ptr<framework::Plugin> new_taint_toleration() { return new_node_check_filter("TaintToleration", taint_toleration); }
 
 }  // namespace plugins
 }  // namespace draplane::sched
