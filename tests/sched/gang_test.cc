@@ -115,6 +115,13 @@ api::Pod member(const std::string& gang, const std::string& name, int min) {
   return p;
 }
 
+// A cluster of one node "n1" with `gpus` GPUs.
+void one_node(Harness& h, int gpus) {
+  h.add(gpu_class());
+  h.add(node("n1"));
+  h.add(gpu_slice("n1", gpus));
+}
+
 // The pod `name` ends: its claim is deallocated and the pod deleted.
 void finish(Harness& h, const std::string& name) {
   api::ResourceClaim c = h.claim(name);
@@ -198,9 +205,7 @@ TEST(Gang, TwoGangsForOneNvlinkDomainOneRunsTheOtherWaits) {
 
 TEST(Gang, LateMemberJoinsAPlacedGang) {
   Harness h;
-  h.add(gpu_class());
-  h.add(node("n1"));
-  h.add(gpu_slice("n1", 4));
+  one_node(h, 4);
   for (const char* n : {"w0", "w1"}) {
     h.add(claim(n));
     h.add(member("train", n, 2));
@@ -218,9 +223,7 @@ TEST(Gang, LateMemberJoinsAPlacedGang) {
 
 TEST(Gang, PartlyPlacedGangIsCompletedNotDuplicated) {
   Harness h;
-  h.add(gpu_class());
-  h.add(node("n1"));
-  h.add(gpu_slice("n1", 3));
+  one_node(h, 3);
   // Two of a gang of three already run (placed by an earlier scheduler run).
   for (const char* n : {"w0", "w1"}) {
     h.add(claim(n));
