@@ -10,10 +10,17 @@
 namespace draplane::api {
 namespace {
 
+// An object of kind T named `name` in namespace default.
+template <typename T>
+T in_default(const char* name) {
+  T obj;
+  obj.metadata.name = name;
+  obj.metadata.namespace_ = "default";
+  return obj;
+}
+
 Workload workload() {
-  Workload w;
-  w.metadata.name = "train";
-  w.metadata.namespace_ = "default";
+  auto w = in_default<Workload>("train");
   PodGroupTemplate t;
   t.name = "workers";
   t.schedulingPolicy.gang = GangSchedulingPolicy{8};
@@ -22,9 +29,7 @@ Workload workload() {
 }
 
 PodGroup pod_group() {
-  PodGroup g;
-  g.metadata.name = "train-workers-0";
-  g.metadata.namespace_ = "default";
+  auto g = in_default<PodGroup>("train-workers-0");
   g.spec.podGroupTemplateRef = PodGroupTemplateReference{WorkloadPodGroupTemplateReference{"train", "workers"}};
   g.spec.schedulingPolicy.gang = GangSchedulingPolicy{8};
   return g;
