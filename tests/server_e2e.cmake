@@ -88,3 +88,10 @@ if(TARGET draplane)
   add_test(NAME up_jobs_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_jobs.py $<TARGET_FILE:draplane>)
   set_tests_properties(up_jobs_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 180)
 endif()
+
+# Gangs with kubectl (`draplane up`, 1 node of 8 GPUs, issue 27): an 8-pod gang
+# with 7 GPUs free stays pending holding nothing, and runs when the 8th frees.
+if(TARGET draplane)
+  add_test(NAME up_gang_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_gang.py $<TARGET_FILE:draplane>)
+  set_tests_properties(up_gang_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 180)
+endif()

@@ -1,24 +1,17 @@
-// Reserve, PreBind and Bind of one cycle, and Unreserve: the only API writes
-// the scheduler makes, all through Binder.
+// The binding cycle: PreBind (DynamicResources' claim writes) and Bind, and
+// taking written reservations back: the only API writes the scheduler makes,
+// all through Binder.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 
-#include "sched/cycle_state.h"
+#include "sched/framework.h"
+#include "sched/scheduler.h"
 
 namespace draplane::sched {
 namespace {
 
-api::ResourceClaimConsumerReference consumer(const api::Pod& pod) {
-  return api::ResourceClaimConsumerReference{"", "pods", pod.metadata.name, pod.metadata.uid};
-}
-
-bool reserved_for(const api::ResourceClaim& claim, const api::Pod& pod) {
-  for (const auto& r : claim.status.reservedFor) {
-    if (r.resource == "pods" && r.uid == pod.metadata.uid && r.name == pod.metadata.name) return true;
-  }
-  return false;
-}
+using framework::ClaimWrite;
 
 bool has_finalizer(const api::ResourceClaim& claim) {
   const auto& f = claim.metadata.finalizers;
@@ -44,43 +37,6 @@ bool same_but_numbers(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-Scheduler::Reservation Scheduler::reserve(CycleState& cs, const NodeFit& fit) {
-  const api::Pod& pod = cs.pod;
-  Reservation r;
-  for (size_t i = 0; i < cs.pending.size(); ++i) {
-    ClaimWrite w{cs.pending[i], true};
-    w.claim.status.allocation = fit.results[i];
-    w.claim.status.reservedFor.push_back(consumer(pod));
-    r.writes.push_back(std::move(w));
-  }
-  for (const auto& c : cs.allocated) {
-    if (reserved_for(c, pod)) continue;
-    ClaimWrite w{c, false};
-    w.claim.status.reservedFor.push_back(consumer(pod));
-    r.writes.push_back(std::move(w));
-  }
-  // From now on the next cycles see these devices taken. An empty
-  // resourceVersion keeps an assumption until forgotten or replaced in commit().
-  for (const auto& w : r.writes) {
-    api::ResourceClaim assumed = w.claim;
-    assumed.metadata.resourceVersion.clear();
-    r.reserved_keys.push_back(object_key(assumed.metadata));
-    cache_.assume_claim(std::move(assumed));
-  }
-  // The extended-resource claim does not exist yet: hold its devices under a
-  // placeholder name until it is created.
-  if (fit.extended_mask.find('1') != std::string::npos) {
-    api::ResourceClaim placeholder = cs.extended_claims.at(fit.extended_mask);
-    placeholder.metadata.name = placeholder.metadata.generateName + "reserved-" + pod.metadata.uid;
-    placeholder.status.allocation = fit.results.back();
-    r.extended_placeholder = object_key(placeholder.metadata);
-    r.reserved_keys.push_back(r.extended_placeholder);
-    cache_.assume_claim(std::move(placeholder));
-  }
-  cache_.assume_bound(cs.pod_key, fit.node);
-  return r;
-}
-
 Scheduler::BindOutcome Scheduler::write_reservation(const CycleState& cs, const NodeFit& fit,
                                                     Reservation& reservation) {
   const api::Pod& pod = cs.pod;
@@ -97,17 +53,17 @@ Scheduler::BindOutcome Scheduler::write_reservation(const CycleState& cs, const 
   // PreBind, extended resources: create the claim, record it in the pod's
   // status (so a retry reuses it), then it is written like the others.
   if (fit.extended_mask.find('1') != std::string::npos) {
-    api::ResourceClaim ext = cs.extended_claims.at(fit.extended_mask);
+    api::ResourceClaim ext = cs.dra.extended_claims.at(fit.extended_mask);
     ext.metadata.name.clear();
     auto created = binder_.create_claim(ext);
     if (!created.has_value()) return fail(created.error(), "create extended resource claim");
     api::PodExtendedResourceClaimStatus st;
-    st.requestMappings = cs.extended_mappings.at(fit.extended_mask);
+    st.requestMappings = cs.dra.extended_mappings.at(fit.extended_mask);
     st.resourceClaimName = created->metadata.name;
     auto ps = binder_.update_pod_status(pod, [&](api::Pod& p) { p.status.extendedResourceClaimStatus = st; });
     ClaimWrite w{*created, true, true};
     w.claim.status.allocation = fit.results.back();
-    w.claim.status.reservedFor = {consumer(pod)};
+    w.claim.status.reservedFor = {pod_consumer(pod)};
     if (!ps.has_value()) {
       out.written.push_back({*created, true, false});
       return fail(ps.error(), "record extendedResourceClaimStatus");

@@ -1,37 +1,29 @@
-// Scheduler::schedule_gang: reserve every member in the cache, then commit all
-// or drop all (see gang.h).
-#include "sched/gang.h"
-
-#include <charconv>
+// Scheduler::schedule_group: a gang's members through PreFilter ... Reserve
+// and Permit against one cache state (each sees the devices of those before
+// it taken); GangScheduling's Permit holds them until enough are reserved;
+// then all are bound, or all are unreserved (see gang.h).
 #include <memory>
 
-#include "sched/cycle_state.h"
+#include "sched/gang.h"
+#include "sched/plugins/gang_scheduling.h"
+#include "sched/scheduler.h"
 
 namespace draplane::sched {
 
-std::optional<GangSpec> gang_of(const api::Pod& pod) {
-  auto it = pod.metadata.annotations.find(kGangAnnotation);
-  if (it == pod.metadata.annotations.end() || it->second.empty()) return std::nullopt;
-  GangSpec g{it->second, 1};
-  auto m = pod.metadata.annotations.find(kGangMinMemberAnnotation);
-  if (m != pod.metadata.annotations.end()) {
-    int v = 0;
-    const std::string& t = m->second;
-    auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (ec == std::errc() && ptr == t.data() + t.size() && v > 0) g.min_member = v;
-  }
-  return g;
-}
-
-CycleResult Scheduler::schedule_gang(const std::string& key, const std::string& gang, int min_member) {
+CycleResult Scheduler::schedule_group(const std::string& key, const std::string& gang, int min_member) {
   auto now = clock_.now();
   const std::string ns = cache_.pod(key)->metadata.namespace_;
   // Members: the popped pod first, then the other pending members by key.
+  // Members already bound count towards min_member: a gang placed earlier
+  // takes late members one by one, and one partly placed is completed.
   std::vector<std::string> members{key};
+  int admitted = 0;
   for (const auto& [k, p] : cache_.pods()) {
-    if (k == key || p.metadata.namespace_ != ns || !is_ours_pending(p)) continue;
+    if (k == key || p.metadata.namespace_ != ns) continue;
     auto g = gang_of(p);
-    if (g && g->name == gang) members.push_back(k);
+    if (!g || g->name != gang) continue;
+    if (is_ours_pending(p)) members.push_back(k);
+    else if (pod_is_active(p) && (!p.spec.nodeName.empty() || !cache_.bound_node(k).empty())) ++admitted;
   }
   auto give_up = [&](const std::string& msg) {
     for (const auto& m : members) {
@@ -42,9 +34,10 @@ CycleResult Scheduler::schedule_gang(const std::string& key, const std::string& 
     return CycleResult{Outcome::kUnschedulable, key, "", msg};
   };
   const std::string gang_id = "gang " + ns + "/" + gang;
-  if (static_cast<int>(members.size()) < min_member) {
-    return give_up(gang_id + ": " + std::to_string(members.size()) + " of " + std::to_string(min_member) +
-                   " pods (" + kGangMinMemberAnnotation + ") exist");
+  const int exist = static_cast<int>(members.size()) + admitted;
+  if (exist < min_member) {
+    return give_up(gang_id + ": " + std::to_string(exist) + " of " + std::to_string(min_member) + " pods (" +
+                   kGangMinMemberAnnotation + ") exist");
   }
   struct Member {
     CycleState cs;
@@ -54,25 +47,34 @@ CycleResult Scheduler::schedule_gang(const std::string& key, const std::string& 
   std::vector<std::unique_ptr<Member>> placed;
   std::vector<std::string> left_out;
   std::string first_failure;
+  gang_->begin_group(min_member - admitted);
+  bool allowed = min_member <= admitted;
   for (const auto& m : members) {
     auto mem = std::make_unique<Member>();
     if (!start_cycle(m, mem->cs)) continue;
     std::string msg;
-    if (!find_node(mem->cs, mem->fit, &msg)) {
+    if (!find_node(mem->cs, mem->fit, &msg) || !reserve(mem->cs, mem->fit, mem->reservation)) {
       if (first_failure.empty()) first_failure = "pod " + m + ": " + msg;
       left_out.push_back(m);
       continue;
     }
-    mem->reservation = reserve(mem->cs, mem->fit);
+    framework::Status p = fw_->run_permit(mem->cs, mem->fit);
+    if (p.rejected() || p.code() == framework::Code::kError) {
+      unreserve(mem->cs, mem->fit, mem->reservation);
+      if (first_failure.empty()) first_failure = "pod " + m + ": " + p.reason();
+      left_out.push_back(m);
+      continue;
+    }
+    // Success: this member completed the quorum; the waiting ones go with it.
+    if (p.ok()) allowed = true;
     placed.push_back(std::move(mem));
   }
-  if (static_cast<int>(placed.size()) < min_member) {
-    for (const auto& mem : placed) {
-      for (const auto& k : mem->reservation.reserved_keys) cache_.forget_claim(k);
-      cache_.forget_bound(mem->cs.pod_key);
-    }
-    return give_up(gang_id + ": only " + std::to_string(placed.size()) + " of " + std::to_string(min_member) +
-                   " pods fit; " + first_failure);
+  gang_->end_group();
+  if (!allowed) {
+    // Members still waiting when the group's cycle ends: nothing stays reserved.
+    for (auto& mem : placed) unreserve(mem->cs, mem->fit, mem->reservation);
+    return give_up(gang_id + ": only " + std::to_string(static_cast<int>(placed.size()) + admitted) + " of " +
+                   std::to_string(min_member) + " pods fit; " + first_failure);
   }
   CycleResult result{Outcome::kUnschedulable, key, "", gang_id + ": " + first_failure};
   for (auto& mem : placed) {

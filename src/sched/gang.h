@@ -1,9 +1,11 @@
 // Gang scheduling (SPEC §6): pods that carry annotation draplane.io/gang: NAME
 // (same namespace) form a gang with draplane.io/gang-min-member: N (default 1).
-// A gang is placed together: the members are reserved one after another in
+// A gang is placed together (Scheduler::schedule_group, gang.cc; Permit is
+// plugins/gang_scheduling.h): the members are reserved one after another in
 // the cache (each sees the devices of those before it taken); when fewer than
 // N fit, every reservation is dropped and nothing is written or bound. Only
 // when at least N are reserved are their claims written and pods bound.
+// Members already bound count towards N: late members join a placed gang.
 //
 // Thread-safety: pure function.
 #pragma once

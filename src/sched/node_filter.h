@@ -22,7 +22,15 @@ inline constexpr const char* kUnschedulableTaintKey = "node.kubernetes.io/unsche
 // True when `toleration` tolerates `taint` (core/v1 Toleration.ToleratesTaint).
 bool tolerates(const api::Toleration& toleration, const api::Taint& taint);
 
-// Why `pod` cannot run on `node`, or nullopt when these filters pass.
+// Each plugin's check (src/sched/plugins/<plugin>.cc): why `pod` cannot run
+// on `node`, or nullopt.
+std::optional<std::string> node_unschedulable(const api::Pod& pod, const api::Node& node);
+std::optional<std::string> node_affinity(const api::Pod& pod, const api::Node& node);
+std::optional<std::string> taint_toleration(const api::Pod& pod, const api::Node& node);
+std::optional<std::string> too_many_pods(const api::Node& node, int pods_on_node);
+
+// The four in kube-scheduler's order: why `pod` cannot run on `node`, or
+// nullopt when these filters pass.
 // `pods_on_node` counts the active pods already bound there.
 std::optional<std::string> filter_node(const api::Pod& pod, const api::Node& node, int pods_on_node);
 

@@ -34,6 +34,11 @@ struct ResolvedClaims {
   bool awaiting_generated_claim = false;
 };
 
+// The pod as a claim's status.reservedFor entry.
+inline api::ResourceClaimConsumerReference pod_consumer(const api::Pod& pod) {
+  return api::ResourceClaimConsumerReference{"", "pods", pod.metadata.name, pod.metadata.uid};
+}
+
 // Resolves the pod's claims against the cache (assumed state included). The
 // pod's own extended-resource claim, when status names one, is included.
 ResolvedClaims resolve_claims(const api::Pod& pod, const ClusterCache& cache);

@@ -11,7 +11,7 @@ Clock::TimePoint SchedulingQueue::backoff_end(const Entry& e) const {
 }
 
 void SchedulingQueue::detach(const std::string& key, Entry& e) {
-  if (e.where == Where::kActive) active_.erase(ActiveKey{-e.priority, e.seq, key});
+  if (e.where == Where::kActive) active_.erase(ActiveKey{e.priority, e.seq, key});
   if (e.where == Where::kBackoff) backoff_.erase({backoff_end(e), key});
   if (e.where == Where::kUnschedulable) unsched_.erase({e.ready, key});
 }
@@ -19,7 +19,7 @@ void SchedulingQueue::detach(const std::string& key, Entry& e) {
 void SchedulingQueue::activate(const std::string& key, Entry& e) {
   e.where = Where::kActive;
   e.seq = ++seq_;
-  active_.insert(ActiveKey{-e.priority, e.seq, key});
+  active_.insert(ActiveKey{e.priority, e.seq, key});
 }
 
 void SchedulingQueue::to_backoff_or_active(const std::string& key, Entry& e, Clock::TimePoint now) {
@@ -78,7 +78,7 @@ std::optional<std::string> SchedulingQueue::pop(Clock::TimePoint now) {
     backoff_.erase(it);
     activate(key, pods_.at(key));
   }
-  std::string key = std::get<2>(*active_.begin());
+  std::string key = active_.begin()->key;
   active_.erase(active_.begin());
   Entry& e = pods_.at(key);
   e.where = Where::kInFlight;

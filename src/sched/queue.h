@@ -10,6 +10,8 @@
 // cluster change rather than leave the scheduler idle (kube-scheduler's
 // SchedulerPopFromBackoffQ, on by default since 1.33); pods backing off after an
 // error wait their time.
+// The active set's order is the queue sort plugin's (framework.h; without one,
+// PrioritySort's: priority, then FIFO).
 // The queue holds keys and priorities; the pods live in the ClusterCache.
 //
 // Thread-safety: not synchronized; owned by the scheduler's thread.
@@ -25,6 +27,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "sched/framework.h"
 
 namespace draplane::sched {
 
@@ -39,7 +42,8 @@ class SchedulingQueue {
     std::chrono::milliseconds max_backoff{10000};     // podMaxBackoffSeconds
   };
   SchedulingQueue() = default;
-  explicit SchedulingQueue(Options options) : options_(options) {}
+  explicit SchedulingQueue(Options options, const framework::QueueSortPlugin* sort = nullptr)
+      : options_(options), active_(ActiveLess{sort}) {}
 
   // A pending pod appeared or changed in a way that may let it fit. New pods go
   // to active; known pods keep their set unless `reactivate` (then as move_all).
@@ -82,7 +86,18 @@ class SchedulingQueue {
     Clock::TimePoint ready{};
     bool after_error = false;  // in backoff because an attempt failed, not unschedulable
   };
-  using ActiveKey = std::tuple<int32_t, uint64_t, std::string>;  // (-priority, seq, key)
+  struct ActiveKey {
+    int32_t priority;
+    uint64_t seq;
+    std::string key;
+  };
+  struct ActiveLess {
+    const framework::QueueSortPlugin* sort = nullptr;
+    bool operator()(const ActiveKey& a, const ActiveKey& b) const {
+      if (sort != nullptr) return sort->less({&a.key, a.priority, a.seq}, {&b.key, b.priority, b.seq});
+      return std::tie(b.priority, a.seq, a.key) < std::tie(a.priority, b.seq, b.key);
+    }
+  };
 
   void activate(const std::string& key, Entry& e);
   void to_backoff_or_active(const std::string& key, Entry& e, Clock::TimePoint now);
@@ -91,7 +106,7 @@ class SchedulingQueue {
 
   Options options_;
   std::map<std::string, Entry> pods_;
-  std::set<ActiveKey> active_;
+  std::set<ActiveKey, ActiveLess> active_;
   std::set<std::pair<Clock::TimePoint, std::string>> backoff_;
   std::set<std::pair<Clock::TimePoint, std::string>> unsched_;  // (parked since, key)
   uint64_t seq_ = 0;

@@ -12,7 +12,10 @@
 #include <type_traits>
 
 #include "api/validation.h"
-#include "sched/cycle_state.h"
+#include "sched/framework.h"
+#include "sched/plugins/dynamic_resources.h"
+#include "sched/plugins/gang_scheduling.h"
+#include "sched/plugins/plugins.h"
 #include "sched/pod_claims.h"
 
 namespace draplane::sched {
@@ -43,6 +46,12 @@ bool node_change_may_help(const api::Node& old_node, const api::Node& node) {
          old_node.spec.unschedulable != node.spec.unschedulable || old_node.status.allocatable != node.status.allocatable;
 }
 
+std::unique_ptr<framework::Framework> make_framework(framework::Handle handle) {
+  auto fw = std::make_unique<framework::Framework>(handle);
+  plugins::register_defaults(*fw);
+  return fw;
+}
+
 }  // namespace
 
 Scheduler::Scheduler(Binder& binder, Clock& clock, SchedulerOptions options, std::shared_ptr<spdlog::logger> logger)
@@ -50,7 +59,10 @@ Scheduler::Scheduler(Binder& binder, Clock& clock, SchedulerOptions options, std
       clock_(clock),
       options_(std::move(options)),
       log_(logger ? std::move(logger) : spdlog::default_logger()),
-      queue_(options_.queue),
+      fw_(make_framework(framework::Handle{&cache_, &options_, &stats_})),
+      dra_(fw_->plugin<plugins::DynamicResources>()),
+      gang_(fw_->plugin<plugins::GangScheduling>()),
+      queue_(options_.queue, fw_->queue_sort()),
       last_flush_(clock_.now()) {
   for (int i = 0; i < options_.bind_workers; ++i) bind_threads_.emplace_back([this] { bind_worker(); });
 }
@@ -204,7 +216,7 @@ void Scheduler::on_pod(const api::Pod* old_pod, const api::Pod* pod, bool delete
     bool frees_slot = holds_last_pod_slot(key, cache_.pod(key));
     cache_.delete_pod(key);
     queue_.remove(key);
-    fail_memo_.erase(pod_memo_key(key));
+    dra_->forget_pod(key);
     condition_written_.erase(key);
     if (frees_slot) devices_freed(now);
     return;
@@ -216,11 +228,11 @@ void Scheduler::on_pod(const api::Pod* old_pod, const api::Pod* pod, bool delete
   const api::Pod* cached = cache_.pod(key);
   if (is_ours_pending(*cached)) {
     bool relevant = old_pod == nullptr || scheduling_relevant_change(*old_pod, *cached);
-    if (relevant) fail_memo_.erase(pod_memo_key(key));
+    if (relevant) dra_->forget_pod(key);
     queue_.add(key, cached->spec.priority.value_or(0), now, relevant);
   } else {
     queue_.remove(key);
-    fail_memo_.erase(pod_memo_key(key));
+    dra_->forget_pod(key);
     condition_written_.erase(key);
     if (was_active_bound && !pod_is_active(*cached) && frees_slot) devices_freed(now);
   }

@@ -1,13 +1,14 @@
 // Scheduler: places pending pods that use DRA claims (and any other pending
-// pod addressed to it) on nodes, one scheduling cycle per pod, after
-// kube-scheduler with its DynamicResources plugin:
-//   resolve claims (PreFilter) -> per node: node filters, allocated-claim node
-//   check, allocation of the pending claims on the cache's shared snapshot
-//   (Filter) -> score (upstream's firstAvailable score, then packing: the node
-//   left with the fewest free devices) -> reserve (assume the claims in the
-//   cache so the next pod sees the devices taken) -> write the claims
-//   (finalizer, then allocation + reservedFor in one status update, with
-//   resourceVersion preconditions) -> bind.
+// pod addressed to it) on nodes, one scheduling cycle per pod (one per gang),
+// after kube-scheduler's framework (framework.h; the plugins in plugins/):
+//   PreFilter (resolve claims) -> per node Filter (node filters, allocated-claim
+//   node check, allocation of the pending claims on the cache's shared
+//   snapshot) -> Score (upstream's firstAvailable score, then packing: the node
+//   left with the fewest free devices) -> PostFilter when no node fits ->
+//   Reserve (assume the claims in the cache so the next pod sees the devices
+//   taken) -> Permit (a gang's members wait for each other) -> the binding
+//   cycle: write the claims (finalizer, then allocation + reservedFor in one
+//   status update, with resourceVersion preconditions) -> bind.
 // A conflict or API error unreserves (the written reservations are taken back)
 // and retries the pod after a backoff; a pod no node fits gets PodScheduled=False
 // (reason Unschedulable) and waits for a cluster change.
@@ -39,6 +40,7 @@
 #include "sched/binder.h"
 #include "common/clock.h"
 #include "sched/cluster_cache.h"
+#include "sched/framework.h"
 #include "sched/queue.h"
 
 namespace spdlog {
@@ -46,6 +48,10 @@ class logger;
 }
 
 namespace draplane::sched {
+namespace plugins {
+class DynamicResources;
+class GangScheduling;
+}  // namespace plugins
 
 struct SchedulerOptions {
   // spec.schedulerName this scheduler serves; "" and "default-scheduler" too
@@ -139,22 +145,27 @@ class Scheduler {
   bool is_ours_pending(const api::Pod& pod) const;
 
  private:
-  struct CycleState;
-  struct NodeFit;
-  struct Reservation;
+  using CycleState = framework::CycleState;
+  using NodeFit = framework::NodeFit;
+  using Reservation = framework::Reservation;
 
   void on_pod(const api::Pod* old_pod, const api::Pod* pod, bool deleted);
   // Builds the cycle state for the pod at `key`; false when it is gone or not ours.
   bool start_cycle(const std::string& key, CycleState& cs);
-  bool prefilter(CycleState& cs, std::string* waiting);
-  // PreFilter + Filter + Score: the best node, or false with the Unschedulable message.
-  bool find_node(CycleState& cs, NodeFit& best, std::string* message);
-  CycleResult schedule_gang(const std::string& key, const std::string& gang, int min_member);
-  // Reserve: assumes the claims (and the binding) in the cache, writes nothing.
-  Reservation reserve(CycleState& cs, const NodeFit& fit);
+  // PreFilter + Filter + Score: the best node, or false with the Unschedulable
+  // message (and, when `statuses`, every node's Filter status for PostFilter).
+  bool find_node(CycleState& cs, NodeFit& best, std::string* message, framework::NodeStatusMap* statuses = nullptr);
+  // No node fits: PostFilter (preemption), then the pod is parked with `message`.
+  CycleResult unschedulable(CycleState& cs, const std::string& message, const framework::NodeStatusMap& statuses,
+                            Clock::TimePoint now);
+  // A gang's cycle (gang.cc): its members through Reserve and Permit against
+  // one cache state; bound together or not at all.
+  CycleResult schedule_group(const std::string& key, const std::string& gang, int min_member);
+  // Reserve: the plugins assume the claims and the pod is assumed bound; writes nothing.
+  bool reserve(CycleState& cs, const NodeFit& fit, Reservation& r);
+  void unreserve(CycleState& cs, const NodeFit& fit, Reservation& r);
   // PreBind + Bind of a reservation; on failure unreserves and backs off.
   CycleResult commit(CycleState& cs, const NodeFit& fit, Reservation& reservation);
-  bool fit_node(CycleState& cs, const api::Node& node, NodeFit& fit, std::string* reason, std::string* detail);
   // Takes back a failed cycle's reservations: `written` claims (stored object,
   // allocated by this cycle?) get the pod removed from reservedFor (and their
   // allocation cleared when it was ours and nobody else uses it); assumed ones
@@ -192,7 +203,6 @@ class Scheduler {
   // One scheduling cycle of the popped pod.
   CycleResult cycle(const std::string& key, Clock::TimePoint now);
   void wake_pods_using(const api::ResourceClaim& claim, Clock::TimePoint now);
-  static std::string renamed(std::string detail, const std::vector<std::string>& from, const std::vector<std::string>& to);
   void devices_freed(Clock::TimePoint now);
   bool holds_last_pod_slot(const std::string& key, const api::Pod* cached) const;
   // Widens a release's wake-up by one pod; flushes every parked pod now and then.
@@ -212,9 +222,12 @@ class Scheduler {
   SchedulerOptions options_;
   std::shared_ptr<spdlog::logger> log_;
   ClusterCache cache_;
-  SchedulingQueue queue_;
   SchedulerStats stats_;
-  uint64_t share_seed_ = 1;
+  // The plugins (plugins/registry.cc); the queue sorts with its queue sort plugin.
+  std::unique_ptr<framework::Framework> fw_;
+  plugins::DynamicResources* dra_ = nullptr;
+  plugins::GangScheduling* gang_ = nullptr;
+  SchedulingQueue queue_;
 
   // Offering freed devices to waiting pods (see devices_freed).
   static constexpr int kWakeBudget = 2;
@@ -229,33 +242,6 @@ class Scheduler {
   static constexpr std::chrono::milliseconds kWarmQuiet{100};
   Clock::TimePoint inventory_changed_at_{};
 
-  // Failed allocations per node, valid while the node's view epoch (it moves
-  // with every change of the node's labels and of allocations in its pools, see
-  // ClusterCache::view_epoch), its pod count and the pending claims are
-  // unchanged: a retry after a device freed on one node re-runs the allocator
-  // there only. Kept per claim shape (CycleState::shape), so a node where the
-  // allocator failed for one pod of a template answers for the next one too
-  // (without that every pod of a burst ran the allocator on every full node);
-  // per pod (pod_memo_key) for pods without a shape, cleared by a relevant pod
-  // update. A detail names the claims it was made for (claim_names) and is
-  // renamed for the pod that reads it.
-  struct FailMemo {
-    uint64_t epoch = 0;
-    int pods_on_node = 0;
-    std::string detail;
-    std::vector<std::string> claim_names;
-  };
-  struct PodFailMemo {
-    std::string claims_signature;  // per-pod entries: of the claims they hold for
-    std::map<std::string, FailMemo> nodes;
-  };
-  std::map<std::string, PodFailMemo> fail_memo_;  // by shape or pod_memo_key
-  static constexpr size_t kMaxMemos = 4096;       // entries kept (all cleared beyond)
-  static std::string pod_memo_key(const std::string& pod_key) { return "pod:" + pod_key; }
-  // Claim UID -> its spec's encoding (part of a shape).
-  std::unordered_map<std::string, std::string> shapes_;
-  static constexpr size_t kMaxShapeCache = 16384;
-  const std::string& claim_shape(const api::ResourceClaim& claim);
   // Each waiting pod's Unschedulable condition as last written (or queued).
   struct ConditionWritten {
     Clock::TimePoint at;

@@ -91,5 +91,153 @@ TEST(Gang, WaitsForMinMembers) {
   EXPECT_EQ(h.pod("b").spec.nodeName, "n1");
 }
 
+
+// A slice of `gpus` GPUs on `node_name` whose GPUs share NVLink clique `clique`.
+api::ResourceSlice clique_slice(const std::string& node_name, int gpus, const std::string& clique) {
+  api::ResourceSlice s = gpu_slice(node_name, gpus);
+  for (auto& d : s.spec.devices) d.attributes["clique"].string_ = clique;
+  return s;
+}
+
+// A claim for `count` GPUs of one NVLink clique (matchAttribute).
+api::ResourceClaim clique_claim(const std::string& name, int64_t count) {
+  api::ResourceClaim c = claim(name, count);
+  api::DeviceConstraint k;
+  k.matchAttribute = std::string(kDriver) + "/clique";
+  c.spec.devices.constraints.push_back(k);
+  return c;
+}
+
+api::Pod member(const std::string& gang, const std::string& name, int min) {
+  api::Pod p = pod(name, {name});
+  p.metadata.annotations["draplane.io/gang"] = gang;
+  p.metadata.annotations["draplane.io/gang-min-member"] = std::to_string(min);
+  return p;
+}
+
+// A cluster of one node "n1" with `gpus` GPUs.
+void one_node(Harness& h, int gpus) {
+  h.add(gpu_class());
+  h.add(node("n1"));
+  h.add(gpu_slice("n1", gpus));
+}
+
+// The pod `name` ends: its claim is deallocated and the pod deleted.
+void finish(Harness& h, const std::string& name) {
+  api::ResourceClaim c = h.claim(name);
+  c.status = {};
+  h.sched.handle(Event{Event::Op::kDelete, h.pod(name)});
+  h.api.pods.erase("default/" + name);
+  h.add(c);
+}
+
+TEST(Gang, EightPodsOnSevenFreeGpusHoldNothingThenRun) {
+  Harness h;
+  h.add(gpu_class());
+  for (const char* n : {"n1", "n2"}) {
+    h.add(node(n));
+    h.add(gpu_slice(n, 4));
+  }
+  h.add(claim("other"));
+  h.add(pod("other", {"other"}));
+  h.run();
+  ASSERT_FALSE(h.pod("other").spec.nodeName.empty());
+  const int writes = h.api.status_writes;
+  for (int i = 0; i < 8; ++i) {
+    const std::string n = "w" + std::to_string(i);
+    h.add(claim(n));
+    h.add(member("train", n, 8));
+  }
+  h.run();
+  for (int i = 0; i < 8; ++i) {
+    const std::string n = "w" + std::to_string(i);
+    SCOPED_TRACE(n);
+    EXPECT_EQ(h.pod(n).spec.nodeName, "");
+    EXPECT_FALSE(h.claim(n).status.allocation);
+    EXPECT_TRUE(h.sched.queue().is_unschedulable("default/" + n));
+  }
+  EXPECT_EQ(h.api.status_writes, writes) << "no member's claim was written";
+  EXPECT_EQ(h.sched.cache().free_devices("n1") + h.sched.cache().free_devices("n2"), 7) << "nothing held";
+  EXPECT_NE(h.condition_message("w0").find("gang default/train: only 7 of 8 pods fit"), std::string::npos)
+      << h.condition_message("w0");
+  // The eighth GPU frees: the whole gang runs.
+  finish(h, "other");
+  h.clock.advance(std::chrono::seconds(2));
+  h.run();
+  std::map<std::string, int> per_node;
+  for (int i = 0; i < 8; ++i) {
+    const std::string n = "w" + std::to_string(i);
+    EXPECT_FALSE(h.pod(n).spec.nodeName.empty()) << n;
+    ++per_node[h.pod(n).spec.nodeName];
+  }
+  EXPECT_EQ(per_node, (std::map<std::string, int>{{"n1", 4}, {"n2", 4}}));
+}
+
+TEST(Gang, TwoGangsForOneNvlinkDomainOneRunsTheOtherWaits) {
+  Harness h;
+  h.add(gpu_class());
+  h.add(node("n1"));
+  h.add(clique_slice("n1", 8, "nvl-0"));
+  // Two gangs of two pods, each pod 4 GPUs of one clique: one gang fills the
+  // domain. Their pods arrive interleaved; placing pods one by one would give
+  // each gang half the domain and neither could complete.
+  for (const char* n : {"a0", "b0", "a1", "b1"}) {
+    h.add(clique_claim(n, 4));
+    h.add(member(std::string(1, n[0]), n, 2));
+  }
+  h.run();
+  EXPECT_EQ(h.pod("a0").spec.nodeName, "n1");
+  EXPECT_EQ(h.pod("a1").spec.nodeName, "n1");
+  EXPECT_EQ(h.pod("b0").spec.nodeName, "");
+  EXPECT_EQ(h.pod("b1").spec.nodeName, "");
+  EXPECT_FALSE(h.claim("b0").status.allocation);
+  EXPECT_FALSE(h.claim("b1").status.allocation);
+  EXPECT_NE(h.condition_message("b0").find("gang default/b: only 0 of 2 pods fit"), std::string::npos)
+      << h.condition_message("b0");
+  // Gang a ends: gang b gets the domain.
+  finish(h, "a0");
+  finish(h, "a1");
+  h.clock.advance(std::chrono::seconds(2));
+  h.run();
+  EXPECT_EQ(h.pod("b0").spec.nodeName, "n1");
+  EXPECT_EQ(h.pod("b1").spec.nodeName, "n1");
+}
+
+TEST(Gang, LateMemberJoinsAPlacedGang) {
+  Harness h;
+  one_node(h, 4);
+  for (const char* n : {"w0", "w1"}) {
+    h.add(claim(n));
+    h.add(member("train", n, 2));
+  }
+  h.run();
+  ASSERT_EQ(h.pod("w0").spec.nodeName, "n1");
+  ASSERT_EQ(h.pod("w1").spec.nodeName, "n1");
+  // A third member (a replacement, or one over minCount) arrives alone: the
+  // gang already has its two, so it is placed by itself.
+  h.add(claim("w2"));
+  h.add(member("train", "w2", 2));
+  h.run();
+  EXPECT_EQ(h.pod("w2").spec.nodeName, "n1") << h.condition_message("w2");
+}
+
+TEST(Gang, PartlyPlacedGangIsCompletedNotDuplicated) {
+  Harness h;
+  one_node(h, 3);
+  // Two of a gang of three already run (placed by an earlier scheduler run).
+  for (const char* n : {"w0", "w1"}) {
+    h.add(claim(n));
+    api::Pod p = member("train", n, 3);
+    p.spec.nodeName = "n1";
+    p.status.phase = "Running";
+    h.add(p);
+  }
+  h.add(claim("w2"));
+  h.add(member("train", "w2", 3));
+  h.run();
+  // The third completes the gang; it does not wait for three new pods.
+  EXPECT_EQ(h.pod("w2").spec.nodeName, "n1") << h.condition_message("w2");
+}
+
 }  // namespace
 }  // namespace draplane::sched

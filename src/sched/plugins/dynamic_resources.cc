@@ -1,0 +1,238 @@
+#include "sched/plugins/dynamic_resources.h"
+
+#include "alloc/allocator.h"
+#include "alloc/node_selector.h"
+#include "api/codec.h"
+#include "sched/cluster_cache.h"
+#include "sched/fit_error.h"
+#include "sched/scheduler.h"
+
+namespace draplane::sched::plugins {
+namespace {
+
+using framework::Status;
+
+bool reserved_for(const api::ResourceClaim& claim, const api::Pod& pod) {
+  for (const auto& r : claim.status.reservedFor) {
+    if (r.resource == "pods" && r.uid == pod.metadata.uid && r.name == pod.metadata.name) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Status DynamicResources::pre_filter(framework::CycleState& cs) {
+  auto& st = cs.dra;
+  ClusterCache& cache = *h_.cache;
+  ResolvedClaims rc = resolve_claims(cs.pod, cache);
+  if (!rc.waiting.empty()) {
+    st.awaiting_generated_claim = rc.awaiting_generated_claim;
+    return Status::unschedulable(rc.waiting);
+  }
+  const std::string ext_name = cs.pod.status.extendedResourceClaimStatus
+                                   ? cs.pod.status.extendedResourceClaimStatus->resourceClaimName
+                                   : std::string();
+  for (const auto& key : rc.keys) {
+    const api::ResourceClaim* c = cache.claim(key);
+    if (!ext_name.empty() && c->metadata.name == ext_name) st.extended_claim_exists = true;
+    if (c->status.allocation) {
+      st.allocated.push_back(*c);
+    } else {
+      st.pending.push_back(*c);
+      st.claims_signature += key + "/" + c->metadata.uid + "@" + c->metadata.resourceVersion + ";";
+    }
+  }
+  if (!st.extended_claim_exists) st.extended = extended_needs(cs.pod);
+  if (st.extended.empty() && !st.pending.empty()) {
+    for (const auto& c : st.pending) {
+      st.shape += claim_shape(c);
+      st.shape += '\n';
+      st.claim_names.push_back(c.metadata.namespace_.empty() ? c.metadata.name
+                                                              : c.metadata.namespace_ + "/" + c.metadata.name);
+    }
+  }
+  (void)cache.snapshot();  // rebuilt now if stale, so the view epochs Filter reads are current
+  if (st.pending.empty() && st.allocated.empty() && st.extended.empty()) return Status(framework::Code::kSkip, "");
+  // Pods of one claim shape share an entry; others have their own, valid
+  // for their current pending claims.
+  const std::string memo_key = st.shape.empty() ? pod_memo_key(cs.pod_key) : st.shape;
+  if (memo_.size() >= kMaxMemos && memo_.count(memo_key) == 0) memo_.clear();
+  st.memo = &memo_[memo_key];
+  // A shape entry's key is its claims' content; a pod's entry holds for the
+  // claims (identities and versions) it was made for.
+  if (st.shape.empty() && st.memo->claims_signature != st.claims_signature) {
+    st.memo->claims_signature = st.claims_signature;
+    st.memo->nodes.clear();
+  }
+  return {};
+}
+
+const std::string& DynamicResources::claim_shape(const api::ResourceClaim& claim) {
+  // A claim's spec is immutable: its encoding is kept by UID.
+  auto it = shapes_.find(claim.metadata.uid);
+  if (it != shapes_.end() && !claim.metadata.uid.empty()) return it->second;
+  if (shapes_.size() >= kMaxShapeCache) shapes_.clear();
+  api::ResourceClaim spec_only;
+  spec_only.spec = claim.spec;
+  return shapes_[claim.metadata.uid] = api::to_json(api::Object(std::move(spec_only)));
+}
+
+// The allocator begins each explanation (and each error about one claim)
+// with "claim <namespace/name>" followed by ':' or ','.
+std::vector<framework::NodeFailures::Line> DynamicResources::by_claim(const std::vector<std::string>& lines,
+                                                                      const std::vector<std::string>& names) {
+  std::vector<framework::NodeFailures::Line> out;
+  out.reserve(lines.size());
+  for (const auto& line : lines) {
+    framework::NodeFailures::Line l;
+    for (size_t i = 0; i < names.size() && l.claim < 0; ++i) {
+      const size_t n = 6 + names[i].size();  // "claim " + name
+      if (line.size() > n && line.compare(0, 6, "claim ") == 0 && line.compare(6, names[i].size(), names[i]) == 0 &&
+          (line[n] == ':' || line[n] == ',')) {
+        l.claim = static_cast<int>(i);
+        l.text = line.substr(n);
+      }
+    }
+    if (l.claim < 0) l.text = line;
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+std::string DynamicResources::render(const std::vector<framework::NodeFailures::Line>& lines,
+                                     const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& l : lines) {
+    if (!out.empty()) out += "; ";
+    if (l.claim >= 0 && static_cast<size_t>(l.claim) < names.size()) {
+      out += "claim ";
+      out += names[l.claim];
+    }
+    out += l.text;
+  }
+  return out;
+}
+
+Status DynamicResources::filter(framework::CycleState& cs, const framework::NodeInfo& ni, framework::NodeFit& fit) {
+  auto& st = cs.dra;
+  ClusterCache& cache = *h_.cache;
+  const api::Node& node = *ni.node;
+  const std::string& name = node.metadata.name;
+  // Extended resources the node does not offer itself are served by DRA
+  // (NodeResourcesFit rejected those no class serves).
+  std::string mask(st.extended.size(), '0');
+  for (size_t i = 0; i < st.extended.size(); ++i) {
+    if (node.status.allocatable.count(st.extended[i].resource) == 0) mask[i] = '1';
+  }
+  // Claims allocated earlier must be usable from this node.
+  for (const auto& c : st.allocated) {
+    const auto& sel = c.status.allocation->nodeSelector;
+    if (!sel) continue;
+    auto m = alloc::node_selector_matches(&node, *sel);
+    if (!m.has_value() || !*m) return Status::unresolvable("resourceclaim not available on the node");
+  }
+  std::vector<const api::ResourceClaim*> claims;
+  for (const auto& c : st.pending) claims.push_back(&c);
+  if (mask.find('1') != std::string::npos) {
+    auto it = st.extended_claims.find(mask);
+    if (it == st.extended_claims.end()) {
+      std::vector<ExtendedNeed> needs;
+      for (size_t i = 0; i < mask.size(); ++i) {
+        if (mask[i] == '1') needs.push_back(st.extended[i]);
+      }
+      std::vector<api::ContainerExtendedResourceRequest> mappings;
+      api::ResourceClaim ext = build_extended_claim(cs.pod, needs, cache.classes(), &mappings);
+      ext.metadata.name = ext.metadata.generateName;  // names it in explanations; cleared on create
+      it = st.extended_claims.emplace(mask, std::move(ext)).first;
+      st.extended_mappings[mask] = std::move(mappings);
+    }
+    claims.push_back(&it->second);
+    fit.extended_mask = mask;
+  }
+  if (claims.empty()) return {};
+
+  auto view = cache.node_view(name);
+  if (!view.has_value()) return Status::unschedulable(view.error().message());
+  // A remembered failure answers without the allocator: retries of waiting
+  // pods, and pods of one shape, cost a lookup per unchanged node.
+  framework::NodeFailures& memo = *st.memo;
+  const uint64_t epoch = cache.view_epoch(name);  // after node_view(), which may rebuild it
+  if (auto m = memo.nodes.find(name);
+      m != memo.nodes.end() && m->second.epoch == epoch && m->second.pods_on_node == ni.pods_on_node) {
+    if (m->second.made_for != cs.pod_key) ++h_.stats->shape_memo_hits;
+    return Status::unschedulable(kReasonCannotAllocate, render(m->second.lines, st.claim_names));
+  }
+  auto remember = [&](const std::vector<std::string>& lines) {
+    memo.nodes[name] = framework::NodeFailures::Entry{epoch, ni.pods_on_node, by_claim(lines, st.claim_names), cs.pod_key};
+  };
+  alloc::Options opts;
+  opts.policy = h_.options->policy;
+  opts.max_steps = h_.options->max_steps;
+  opts.share_id_seed = share_seed_;
+  ++h_.stats->allocator_runs;
+  auto a = alloc::allocate(**view, claims, opts);
+  if (!a.has_value()) {
+    // Broken input for this node (unknown class, CEL error, invalid pool): the
+    // pod waits with the allocator's message, as upstream.
+    remember({a.error().message()});
+    return Status::unschedulable(kReasonCannotAllocate, a.error().message());
+  }
+  if (!a->fits) {
+    std::string detail;
+    for (const auto& r : a->reasons) detail += (detail.empty() ? "" : "; ") + r;
+    if (!a->timed_out) remember(a->reasons);
+    return Status::unschedulable(kReasonCannotAllocate, std::move(detail));
+  }
+  fit.score = a->score;
+  fit.results = std::move(a->results);
+  return {};
+}
+
+int64_t DynamicResources::score(const framework::CycleState&, const framework::NodeInfo&,
+                                const framework::NodeFit& fit) {
+  return fit.score;
+}
+
+Status DynamicResources::reserve(framework::CycleState& cs, const framework::NodeFit& fit,
+                                 framework::Reservation& r) {
+  const api::Pod& pod = cs.pod;
+  ClusterCache& cache = *h_.cache;
+  for (size_t i = 0; i < cs.dra.pending.size(); ++i) {
+    framework::ClaimWrite w{cs.dra.pending[i], true};
+    w.claim.status.allocation = fit.results[i];
+    w.claim.status.reservedFor.push_back(pod_consumer(pod));
+    r.writes.push_back(std::move(w));
+  }
+  for (const auto& c : cs.dra.allocated) {
+    if (reserved_for(c, pod)) continue;
+    framework::ClaimWrite w{c, false};
+    w.claim.status.reservedFor.push_back(pod_consumer(pod));
+    r.writes.push_back(std::move(w));
+  }
+  // From now on the next cycles see these devices taken. An empty
+  // resourceVersion keeps an assumption until forgotten or replaced when the
+  // binding cycle's writes land.
+  for (const auto& w : r.writes) {
+    api::ResourceClaim assumed = w.claim;
+    assumed.metadata.resourceVersion.clear();
+    r.reserved_keys.push_back(object_key(assumed.metadata));
+    cache.assume_claim(std::move(assumed));
+  }
+  // The extended-resource claim does not exist yet: hold its devices under a
+  // placeholder name until it is created.
+  if (fit.extended_mask.find('1') != std::string::npos) {
+    api::ResourceClaim placeholder = cs.dra.extended_claims.at(fit.extended_mask);
+    placeholder.metadata.name = placeholder.metadata.generateName + "reserved-" + pod.metadata.uid;
+    placeholder.status.allocation = fit.results.back();
+    r.extended_placeholder = object_key(placeholder.metadata);
+    r.reserved_keys.push_back(r.extended_placeholder);
+    cache.assume_claim(std::move(placeholder));
+  }
+  return {};
+}
+
+void DynamicResources::unreserve(framework::CycleState&, const framework::NodeFit&, framework::Reservation& r) {
+  for (const auto& k : r.reserved_keys) h_.cache->forget_claim(k);
+}
+
+}  // namespace draplane::sched::plugins

@@ -1,0 +1,92 @@
+// DynamicResources (kube-scheduler's plugin of that name): PreFilter resolves
+// the pod's claims and extended resources served by DRA; Filter checks that
+// allocated claims suit the node and runs the allocator for the pending ones
+// on the cache's shared snapshot; Score is the allocator's firstAvailable
+// score; Reserve assumes the claims (allocation + reservedFor) in the cache.
+// The writes are the binding cycle's (bind.cc, PreBind).
+//
+// Remembered failures: an allocation that failed on a node is not retried
+// while the node's view epoch (ClusterCache::view_epoch: labels, allocations
+// in its pools), its pod count and the pending claims are unchanged, so a
+// retry after a device freed on one node runs the allocator there only. They
+// are kept per claim shape (DynamicResourcesState::shape), so a node where
+// one pod of a template failed answers for the next one too, and per pod for
+// pods without a shape. An explanation is stored keyed by the index of the
+// claim it is about (not as text naming that claim), and is written out with
+// the names of the claims of the pod that reads it.
+//
+// Thread-safety: scheduling thread only.
+#pragma once
+
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sched/framework.h"
+
+namespace draplane::sched::framework {
+
+struct NodeFailures {
+  // One explanation line: about pending claim `claim` (its text follows
+  // "claim <namespace/name>"), or, with claim -1, the whole line.
+  struct Line {
+    int claim = -1;
+    std::string text;
+  };
+  struct Entry {
+    uint64_t epoch = 0;
+    int pods_on_node = 0;
+    std::vector<Line> lines;
+    std::string made_for;  // the pod it was made for (statistics: hits for other pods)
+  };
+  std::string claims_signature;  // per-pod entries: of the claims they hold for
+  std::map<std::string, Entry> nodes;
+};
+
+}  // namespace draplane::sched::framework
+
+namespace draplane::sched::plugins {
+
+class DynamicResources final : public framework::PreFilterPlugin,
+                               public framework::FilterPlugin,
+                               public framework::ScorePlugin,
+                               public framework::ReservePlugin {
+ public:
+  static constexpr std::string_view kName = "DynamicResources";
+  explicit DynamicResources(framework::Handle handle) : h_(handle) {}
+  std::string_view name() const override { return kName; }
+
+  framework::Status pre_filter(framework::CycleState& state) override;
+  framework::Status filter(framework::CycleState& state, const framework::NodeInfo& node,
+                           framework::NodeFit& fit) override;
+  int64_t score(const framework::CycleState& state, const framework::NodeInfo& node,
+                const framework::NodeFit& fit) override;
+  framework::Status reserve(framework::CycleState& state, const framework::NodeFit& fit,
+                            framework::Reservation& r) override;
+  void unreserve(framework::CycleState& state, const framework::NodeFit& fit, framework::Reservation& r) override;
+
+  // A new cycle: shareIDs of consumable devices come from a fresh seed.
+  void next_cycle() { ++share_seed_; }
+  // The pod's own remembered failures are void (it changed, was placed or left).
+  void forget_pod(const std::string& pod_key) { memo_.erase(pod_memo_key(pod_key)); }
+
+ private:
+  static std::string pod_memo_key(const std::string& pod_key) { return "pod:" + pod_key; }
+  const std::string& claim_shape(const api::ResourceClaim& claim);
+  // The explanation lines of `text` (about the claims `names`), keyed by claim index.
+  static std::vector<framework::NodeFailures::Line> by_claim(const std::vector<std::string>& lines,
+                                                             const std::vector<std::string>& names);
+  static std::string render(const std::vector<framework::NodeFailures::Line>& lines,
+                            const std::vector<std::string>& names);
+
+  framework::Handle h_;
+  uint64_t share_seed_ = 1;
+  std::map<std::string, framework::NodeFailures> memo_;  // by shape or pod_memo_key
+  static constexpr size_t kMaxMemos = 4096;              // entries kept (all cleared beyond)
+  // Claim UID -> its spec's encoding (part of a shape).
+  std::unordered_map<std::string, std::string> shapes_;
+  static constexpr size_t kMaxShapeCache = 16384;
+};
+
+}  // namespace draplane::sched::plugins
