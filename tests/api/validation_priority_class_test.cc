@@ -94,7 +94,7 @@ TEST(ValidatePriorityClass, DecodedDefaultedAndEncoded) {
   EXPECT_EQ(pc.value, -10);
   EXPECT_EQ(pc.preemptionPolicy, std::optional<std::string>(kPreemptLowerPriority));
   EXPECT_EQ(to_json(*obj),
-            R"({"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"batch"},"value":-10,)"
+            R"({"kind":"PriorityClass","apiVersion":"scheduling.k8s.io/v1","metadata":{"name":"batch"},"value":-10,)"
             R"("description":"batch jobs","preemptionPolicy":"PreemptLowerPriority"})");
 }
 
