@@ -229,6 +229,13 @@ bool reclaim_allowed(const ReclaimSide& reclaimer, const Amounts& request, const
          rule_holds(a.allocated, request, a.fair_share, v.allocated, freed, v.fair_share);
 }
 
+ResourceSpec from_kai_units(Resource r, double quota, double limit, double over_quota_weight) {
+  // Milli-GPUs per GPU, millicores per millicore, bytes per megabyte.
+  constexpr double kScale[kResources] = {1000.0, 1.0, 1e6};
+  auto scaled = [&](double v) { return v < 0 ? kUnlimited : static_cast<int64_t>(std::llround(v * kScale[r])); };
+  return ResourceSpec{scaled(quota), scaled(limit), over_quota_weight};
+}
+
 int64_t gpu_fraction_milli(int64_t consumed, int64_t total) {
   if (total <= 0) return 1000;
   if (consumed <= 0) return 0;

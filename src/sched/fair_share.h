@@ -65,6 +65,9 @@ using Amounts = std::array<int64_t, kResources>;
 
 inline constexpr int64_t kUnlimited = -1;
 
+// The pod label that names a pod's queue (KAI's DefaultQueueLabel).
+inline constexpr const char* kQueueLabel = "kai.scheduler/queue";
+
 // One resource of a queue's spec.resources, in the units above.
 struct ResourceSpec {
   int64_t quota = 0;             // kUnlimited: the whole of what the parent has
@@ -94,6 +97,12 @@ struct QueueShare {
 // Fair shares of `queues` (any order; names unique, a repeated name is ignored)
 // on a cluster of `capacity`. Result: one entry per distinct queue, in input order.
 std::vector<QueueShare> compute_fair_shares(const std::vector<QueueInput>& queues, const Amounts& capacity);
+
+// One resource of a Queue's spec.resources in KAI's units (GPUs in fractions,
+// CPU in millicores, memory in megabytes of 10^6 bytes; -1 unlimited) as a
+// ResourceSpec in this module's units. Values are taken as KAI takes them: an
+// unset limit is 0, which caps the queue at nothing (write -1 for no limit).
+ResourceSpec from_kai_units(Resource r, double quota, double limit, double over_quota_weight);
 
 // The largest fraction of its fair share that `share` allocates, over the
 // resources it has a fair share of (a resource allocated without any fair

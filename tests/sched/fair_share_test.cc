@@ -209,6 +209,16 @@ TEST(FairShare, DominantShare) {
   EXPECT_EQ(dominant_share(s), std::numeric_limits<double>::infinity());
 }
 
+TEST(FairShare, KaiUnits) {
+  ResourceSpec gpu = from_kai_units(kGpu, 1.5, -1, 2);
+  EXPECT_EQ(gpu.quota, 1500);
+  EXPECT_EQ(gpu.limit, kUnlimited);
+  EXPECT_EQ(gpu.over_quota_weight, 2);
+  EXPECT_EQ(from_kai_units(kCpu, 2000, 4000, 1).limit, 4000);
+  EXPECT_EQ(from_kai_units(kMemory, 4096, 0, 1).quota, int64_t{4096} * 1000 * 1000);
+  EXPECT_EQ(from_kai_units(kMemory, -1, 0, 1).quota, kUnlimited);
+}
+
 TEST(FairShare, GpuFraction) {
   EXPECT_EQ(gpu_fraction_milli(10, 80), 125);  // a 10 GB slice of an 80 GB GPU
   EXPECT_EQ(gpu_fraction_milli(80, 80), 1000);
