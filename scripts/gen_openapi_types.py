@@ -294,6 +294,11 @@ while queue:
     pkgkey, name = queue.pop(0)
     t = emit_type(pkgkey, name)
     out_types[t["name"]] = t
+# KAI Scheduler's Queue, hand-written from its Go types (scripts/kai_queue_types.py).
+sys.path.insert(0, __import__("os").path.dirname(__file__))
+from kai_queue_types import TYPES as KAI_TYPES  # noqa: E402
+for t in KAI_TYPES:
+    out_types[t["name"]] = t
 
 
 # One definition a line group, one field a line: reviewable diffs when upstream changes.

@@ -508,6 +508,7 @@ struct PodSpec {
   std::string schedulerName;
   std::string priorityClassName;
   std::optional<int32_t> priority;
+  std::optional<std::string> preemptionPolicy;  // Never | PreemptLowerPriority, set by priority admission
   std::map<std::string, std::string> nodeSelector;
   std::optional<Affinity> affinity;
   std::vector<Toleration> tolerations;
@@ -865,13 +866,33 @@ struct Job {
   bool operator==(const Job&) const = default;
 };
 
+// ---------------------------------------------------------------- scheduling.k8s.io/v1
+
+// Maps a priority class name to the integer priority its pods get (resolved
+// into spec.priority by priority admission when a pod is created).
+struct PriorityClass {
+  TypeMeta typeMeta;
+  ObjectMeta metadata;
+  int32_t value = 0;
+  bool globalDefault = false;
+  std::string description;
+  std::optional<std::string> preemptionPolicy;  // defaulted to PreemptLowerPriority
+  bool operator==(const PriorityClass&) const = default;
+};
+
+inline constexpr const char* kPreemptLowerPriority = "PreemptLowerPriority";
+inline constexpr const char* kPreemptNever = "Never";
+// scheduling.HighestUserDefinablePriority and the system classes' values.
+inline constexpr int32_t kHighestUserDefinablePriority = 1'000'000'000;
+inline constexpr int32_t kSystemCriticalPriority = 2 * kHighestUserDefinablePriority;
+
 // Any object draplane decodes from a manifest stream.
 // A kind is added here, with its field table (api/internal/fields_*.h), and the
 // codec's decoding and encoding follow (kinds are dispatched on the tables'
 // KindName).
 using Object = std::variant<DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate,
                             Pod, Node, Namespace, DeviceTaintRule, ConfigMap, Secret, ServiceAccount,
-                            Service, PersistentVolumeClaim, Deployment, ReplicaSet, Job>;
+                            Service, PersistentVolumeClaim, Deployment, ReplicaSet, Job, PriorityClass>;
 
 // Well-known strings.
 inline constexpr const char* kGroup = "resource.k8s.io";

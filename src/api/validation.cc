@@ -38,6 +38,7 @@ FieldErrorList validate(const Object& object, const ValidationOptions& options) 
                         [&](const Deployment& o) { return validate_deployment(o); },
                         [&](const ReplicaSet& o) { return validate_replica_set(o); },
                         [&](const Job& o) { return validate_job(o); },
+                        [&](const PriorityClass& o) { return validate_priority_class(o); },
                     },
                     object);
 }
@@ -92,6 +93,9 @@ FieldErrorList validate_update(const Object& old_object, const Object& new_objec
     return validate_replica_set_update(*n, std::get<ReplicaSet>(old_object));
   }
   if (const auto* n = std::get_if<Job>(&new_object)) return validate_job_update(*n, std::get<Job>(old_object));
+  if (const auto* n = std::get_if<PriorityClass>(&new_object)) {
+    return validate_priority_class_update(*n, std::get<PriorityClass>(old_object));
+  }
   // Core kinds: metadata rules plus the create-time checks of the new object.
   errs = validate(new_object, options);
   const ObjectMeta& nm = std::visit([](const auto& o) -> const ObjectMeta& { return o.metadata; }, new_object);

@@ -128,6 +128,20 @@ FieldErrorList validate_replica_set_update(const ReplicaSet& r, const ReplicaSet
 FieldErrorList validate_job(const Job& j);
 FieldErrorList validate_job_update(const Job& j, const Job& old);
 
+// scheduling.k8s.io/v1 PriorityClass (validation_priority_class.cc; upstream's
+// ValidatePriorityClass): a DNS subdomain name; a name starting with system- only
+// for the built-in classes with their value and globalDefault; other values at
+// most 1000000000; preemptionPolicy PreemptLowerPriority or Never. On update value
+// and preemptionPolicy are immutable. (Only one globalDefault is the server's
+// admission check, across objects.)
+FieldErrorList validate_priority_class(const PriorityClass& pc);
+FieldErrorList validate_priority_class_update(const PriorityClass& pc, const PriorityClass& old);
+// A pod's or class's preemptionPolicy (upstream's ValidatePreemptionPolicy).
+FieldErrorList validate_preemption_policy(const std::string& policy, const FieldPath& path);
+// The built-in classes kube-apiserver creates at start: system-node-critical
+// (2000001000) and system-cluster-critical (2000000000), neither default.
+const std::vector<PriorityClass>& system_priority_classes();
+
 // Validation of an update (`new_object` replaces `old_object`, same kind; a kind
 // mismatch is one Internal error). Checks metadata immutability (name, namespace,
 // uid, creationTimestamp, ...), resourceVersion set, and per kind:

@@ -123,6 +123,9 @@ FieldErrorList validate_pod_spec(const PodSpec& spec, const std::string* pod_nam
   if (spec.containers.empty()) errs.push_back(field_required(sp.child("containers")));
   append_errors(errs, validate_containers(spec.containers, sp.child("containers"), pod_claims, container_names));
   append_errors(errs, validate_containers(spec.initContainers, sp.child("initContainers"), pod_claims, container_names));
+  if (spec.preemptionPolicy) {
+    append_errors(errs, validate_preemption_policy(*spec.preemptionPolicy, sp.child("preemptionPolicy")));
+  }
   return errs;
 }
 

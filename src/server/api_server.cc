@@ -5,6 +5,7 @@
 #include "api/codec.h"
 #include "api/decode_limits.h"
 #include "server/internal/impl_class.h"
+#include "server/priority_admission.h"
 #include "server/protobuf_body.h"
 
 namespace draplane::server {
@@ -144,6 +145,9 @@ Status ApiServer::Impl::bootstrap() {
                        R"("}},"spec":{},"status":{"phase":"Active"}})";
     auto r = store_.create(key, body);
     if (!r.has_value() && r.error().code() != Code::kAlreadyExists) return r.error();
+  }
+  if (Status st = create_system_priority_classes(store_, [this] { return opts_.new_uid(); }, now_text()); !st.ok()) {
+    return st;
   }
   if (!owners_) {
     auto idx = std::make_unique<OwnerIndex>(store_);

@@ -1,10 +1,13 @@
-// PriorityClass (scheduling.k8s.io/v1): untyped; kubectl's priority class columns.
+// PriorityClass (scheduling.k8s.io/v1): typed (api/types.h), validated as
+// upstream; kubectl's priority class columns. The one-default rule and the
+// pods' priority resolution are admission (priority_admission.cc).
 #include "server/strategies.h"
+#include "server/typed_strategy.h"
 
 namespace draplane::server {
 namespace {
 
-class PriorityClassStrategy final : public Strategy {
+class PriorityClassStrategy final : public TypedStrategy {
  public:
   std::vector<TableColumn> table_columns() const override {
     return {{"Name", "string", 0, "name"}, {"Value", "integer", 0}, {"Global-Default", "string", 0},

@@ -35,5 +35,6 @@ const Strategy& daemon_set_strategy();    // untyped
 std::string label_selector_text(const JsonValue& obj);
 const Strategy& lease_strategy();
 const Strategy& priority_class_strategy();
+const Strategy& queue_strategy();
 
 }  // namespace draplane::server

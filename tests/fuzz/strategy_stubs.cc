@@ -28,5 +28,6 @@ const Strategy& stateful_set_strategy() { return default_strategy(); }
 const Strategy& daemon_set_strategy() { return default_strategy(); }
 const Strategy& lease_strategy() { return default_strategy(); }
 const Strategy& priority_class_strategy() { return default_strategy(); }
+const Strategy& queue_strategy() { return default_strategy(); }
 
 }  // namespace draplane::server

@@ -72,10 +72,10 @@ TEST_F(ApiServerTest, CreateSetsServerMetadataAndGetReturnsIt) {
   Response r = call("POST", kClaims, kClaim);
   ASSERT_EQ(r.code, 201) << r.body;
   Json o = json(r);
-  EXPECT_EQ(get_string(o, {"metadata", "uid"}), "uid-5");  // 4 namespaces took uid-1..4
+  EXPECT_EQ(get_string(o, {"metadata", "uid"}), "uid-7");  // 4 namespaces and 2 priority classes took uid-1..6
   EXPECT_EQ(get_string(o, {"metadata", "namespace"}), "default");
   EXPECT_EQ(get_string(o, {"metadata", "creationTimestamp"}), "2026-01-01T00:00:00Z");
-  EXPECT_EQ(get_string(o, {"metadata", "resourceVersion"}), "6");
+  EXPECT_EQ(get_string(o, {"metadata", "resourceVersion"}), "8");
   EXPECT_EQ(find(o, {"metadata", "generation"})->GetInt64(), 1);
   EXPECT_EQ(get_string(o, {"spec", "devices", "requests"}), "");
   const JsonValue* req0 = &(*find(o, {"spec", "devices", "requests"}))[0];
@@ -804,9 +804,10 @@ TEST_F(ApiServerTest, AggregatedDiscoveryWhenAcceptPrefersIt) {
     groups.push_back(get_string(g, {"metadata", "name"}));
     if (groups.back() == "resource.k8s.io") resource_group = &g;
   }
-  // kube-apiserver's APIService priorities order the groups.
+  // kube-apiserver's APIService priorities order the groups (a CRD's group, as KAI's
+  // scheduling.run.ai, comes last at priority 1000).
   EXPECT_EQ(groups, (std::vector<std::string>{"apps", "events.k8s.io", "batch", "scheduling.k8s.io",
-                                              "coordination.k8s.io", "resource.k8s.io"}));
+                                              "coordination.k8s.io", "resource.k8s.io", "scheduling.run.ai"}));
   ASSERT_NE(resource_group, nullptr);
   const JsonValue& versions = *find(*resource_group, {"versions"});
   ASSERT_EQ(versions.Size(), 3u);

@@ -52,7 +52,7 @@ TEST(StrategyRegistry, EveryServedResourceHasItsKindsStrategy) {
                                           "ResourceClaimTemplate", "ResourceSlice", "DeviceTaintRule", "Lease",
                                           "PriorityClass", "ConfigMap", "Secret", "ServiceAccount", "Service",
                                           "PersistentVolumeClaim", "Deployment", "ReplicaSet", "Job", "StatefulSet",
-                                          "DaemonSet"}));
+                                          "DaemonSet", "Queue"}));
 }
 
 // to_table writes one cell per column: a strategy whose two lists drift apart
@@ -74,6 +74,20 @@ TEST(StrategyRegistry, VersionsServedByConversionShareTheStorageVersionsStrategy
     EXPECT_EQ(r.strategy, storage->strategy) << r.group_version() << " " << r.resource;
   }
   EXPECT_EQ(&strategy_of(resource("resource.k8s.io", "v1beta1", "resourceclaims")), &resource_claim_strategy());
+}
+
+// PriorityClass is typed: defaulted (preemptionPolicy) and validated on create.
+TEST(StrategyRegistry, PriorityClassIsTyped) {
+  const ResourceInfo& r = resource("scheduling.k8s.io", "v1", "priorityclasses");
+  std::vector<std::string> warnings;
+  Json pc = json(R"({"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"batch"},"value":5})");
+  EXPECT_EQ(r.strategy->validate_create(context(r), pc, warnings), std::nullopt);
+  EXPECT_EQ(get_string(pc, {"preemptionPolicy"}), "PreemptLowerPriority");
+  Json bad = json(R"({"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"b"},"value":5,)"
+                  R"("preemptionPolicy":"Sometimes"})");
+  auto e = r.strategy->validate_create(context(r), bad, warnings);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->http, 422);
 }
 
 TEST(StrategyRegistry, KindsWithoutAStrategyGetTheDefault) {

@@ -78,7 +78,7 @@ struct FieldTable<PodSpec> {
       omitempty("affinity", &T::affinity), omitempty("schedulerName", &T::schedulerName),
       omitempty("tolerations", &T::tolerations),
       omitempty("priorityClassName", &T::priorityClassName), omitempty("priority", &T::priority),
-      omitempty("resourceClaims", &T::resourceClaims));
+      omitempty("preemptionPolicy", &T::preemptionPolicy), omitempty("resourceClaims", &T::resourceClaims));
 };
 
 template <>
@@ -398,6 +398,17 @@ struct FieldTable<Job> {
   using T = Job;
   static constexpr KindName kind{"Job", "batch/v1"};
   static constexpr auto fields = object_fields<T>(always("spec", &T::spec), always("status", &T::status));
+};
+
+// ---------------------------------------------------------------- PriorityClass
+
+template <>
+struct FieldTable<PriorityClass> {
+  using T = PriorityClass;
+  static constexpr KindName kind{"PriorityClass", "scheduling.k8s.io/v1"};
+  static constexpr auto fields =
+      object_fields<T>(always("value", &T::value), omitempty("globalDefault", &T::globalDefault),
+                       omitempty("description", &T::description), omitempty("preemptionPolicy", &T::preemptionPolicy));
 };
 
 }  // namespace draplane::api::internal
