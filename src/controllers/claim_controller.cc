@@ -11,6 +11,7 @@
 #include "controllers/claim_logic.h"
 #include "controllers/device_taint_controller.h"
 #include "controllers/informer_options.h"
+#include "controllers/deployment_controller.h"
 #include "controllers/replica_set_controller.h"
 
 namespace draplane::controllers {
@@ -364,10 +365,13 @@ Status run_controllers(client::RestClient& rest, const ControllerOptions& option
   taint_options.logger = options.logger;
   DeviceTaintController taints(rest, taint_options);
   ReplicaSetController replica_sets(rest, options);
+  DeploymentController deployments(rest, options);
   controller.start();
   taints.start();
   replica_sets.start();
+  deployments.start();
   while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  deployments.stop();
   replica_sets.stop();
   taints.stop();
   controller.stop();

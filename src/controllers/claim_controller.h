@@ -107,8 +107,9 @@ class ClaimController {
   static constexpr size_t kDeletedMemo = 4096;
 };
 
-// Runs the controllers (this one and the device taint eviction controller,
-// device_taint_controller.h) until `stop` becomes true (for `draplane controllers`
+// Runs the controllers (this one, the device taint eviction controller,
+// device_taint_controller.h, and the ReplicaSet and Deployment controllers)
+// until `stop` becomes true (for `draplane controllers`
 // and in-process use by `draplane up`). Returns OK after a clean stop.
 Status run_controllers(client::RestClient& rest, const ControllerOptions& options, const std::atomic<bool>& stop);
 
