@@ -159,9 +159,9 @@ TEST(DeploymentLogic, StatusConditionsAsUpstream) {
   rs.status.availableReplicas = 1;
   EXPECT_EQ(find_condition(rollout_status(d, {&rs}, &rs, 1002), "Progressing")->reason, kNewRSAvailableReason);
   // No progress for longer than the deadline: timed out.
-  d.status = rollout_status(d, {&rs}, &rs, 1000);  // ReplicaSetUpdated, at 1000
-  d.status.conditions.clear();
-  d.status = rollout_status(d, {&rs}, &rs, 1000);
+  d.status = api::DeploymentStatus{};
+  d.status = rollout_status(d, {&rs}, &rs, 1000);  // progress from nothing: ReplicaSetUpdated, at 1000
+  ASSERT_NE(find_condition(d.status, "Progressing"), nullptr);
   ASSERT_EQ(find_condition(d.status, "Progressing")->reason, kRSUpdatedReason);
   d.spec.progressDeadlineSeconds = 10;
   EXPECT_EQ(find_condition(rollout_status(d, {&rs}, &rs, 1005), "Progressing")->reason, kRSUpdatedReason);
