@@ -1,7 +1,5 @@
 #include "controllers/deployment_controller.h"
 
-#include <pthread.h>
-#include <spdlog/sinks/null_sink.h>
 
 #include <algorithm>
 #include <climits>
@@ -15,6 +13,11 @@
 
 namespace draplane::controllers {
 namespace {
+
+ControllerOptions with_logger(ControllerOptions o) {
+  o.logger = null_logger_if_unset(std::move(o.logger));
+  return o;
+}
 
 constexpr client::ResourcePath kDeployments{"apps", "v1", "deployments"};
 constexpr client::ResourcePath kReplicaSets{"apps", "v1", "replicasets"};
@@ -47,13 +50,13 @@ bool has_progress_deadline(const api::Deployment& d) {
 
 DeploymentController::DeploymentController(client::RestClient& rest, ControllerOptions options)
     : rest_(rest),
-      options_(std::move(options)),
+      options_(with_logger(std::move(options))),
       deployments_(rest, informer_options("apps/v1", "Deployment", kDeployments)),
       sets_(rest, informer_options("apps/v1", "ReplicaSet", kReplicaSets)),
-      events_(rest, event_options()) {
-  if (!options_.logger) options_.logger = std::make_shared<spdlog::logger>("controllers", std::make_shared<spdlog::sinks::null_sink_mt>());
+      events_(rest, event_options()),
+      workers_("deployment", [this](const std::string& key) { return sync(key).status(); }, options_.logger) {
   deployments_.add_handler([this](client::EventType, const api::Deployment*, const api::Deployment& d) {
-    queue_.add(key_of(d.metadata));
+    workers_.queue().add(key_of(d.metadata));
   }, /*wants_old=*/false);
   sets_.add_handler([this](client::EventType t, const api::ReplicaSet* old_rs, const api::ReplicaSet& rs) {
     on_replica_set(old_rs, rs, t == client::EventType::kDeleted);
@@ -67,18 +70,13 @@ void DeploymentController::start() {
   started_ = true;
   deployments_.start();
   sets_.start();
-  for (int i = 0; i < std::max(1, options_.workers); ++i) workers_.emplace_back([this] {
-    pthread_setname_np(pthread_self(), "deploy-ctrl");
-    worker();
-  });
+  workers_.start(options_.workers);
 }
 
 void DeploymentController::stop() {
   if (!started_) return;
   started_ = false;
-  queue_.shutdown();
-  for (auto& w : workers_) w.join();
-  workers_.clear();
+  workers_.stop();
   deployments_.stop();
   sets_.stop();
 }
@@ -90,41 +88,23 @@ bool DeploymentController::wait_synced(int timeout_ms) {
 void DeploymentController::on_replica_set(const api::ReplicaSet* old_rs, const api::ReplicaSet& rs, bool deleted) {
   auto ref = controller_of(rs.metadata);
   if (ref && ref->kind == "Deployment") {
-    queue_.add(rs.metadata.namespace_ + "/" + ref->name);
+    workers_.queue().add(rs.metadata.namespace_ + "/" + ref->name);
   } else if (!deleted) {
     // An orphan: a Deployment whose selector matches may adopt it.
     for (const auto& d : deployments_.list()) {
       if (d.metadata.namespace_ == rs.metadata.namespace_ && selector_matches(d.spec.selector, rs.metadata.labels)) {
-        queue_.add(key_of(d.metadata));
+        workers_.queue().add(key_of(d.metadata));
       }
     }
   }
   if (old_rs != nullptr) {
     auto old_ref = controller_of(old_rs->metadata);
     if (old_ref && old_ref->kind == "Deployment" && (!ref || ref->uid != old_ref->uid)) {
-      queue_.add(rs.metadata.namespace_ + "/" + old_ref->name);
+      workers_.queue().add(rs.metadata.namespace_ + "/" + old_ref->name);
     }
   }
 }
 
-void DeploymentController::worker() {
-  while (auto item = queue_.get()) {
-    const std::string& k = *item;
-    Status st = sync(k).status();
-    int failures = 0;
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      if (st.ok()) failures_.erase(k);
-      else failures = ++failures_[k];
-    }
-    if (!st.ok()) {
-      auto delay = retry_backoff(failures);
-      options_.logger->info("deployment {}: sync failed (retry in {} ms): {}", k, delay.count(), st.to_string());
-      queue_.add_after(k, delay);
-    }
-    queue_.done(k);
-  }
-}
 
 Result<std::vector<api::ReplicaSet>> DeploymentController::claim_replica_sets(const api::Deployment& d) {
   std::vector<api::ReplicaSet> out;
@@ -349,7 +329,7 @@ Result<void> DeploymentController::sync_status(State& s, const Split& split, boo
   if (rollout && has_progress_deadline(s.d) && c != nullptr && c->reason != kTimedOutReason &&
       !deployment_complete(s.d, s.d.status)) {
     int64_t due = common::parse_rfc3339(c->lastUpdateTime).value_or(now) + *s.d.spec.progressDeadlineSeconds - now;
-    queue_.add_after(key_of(s.d.metadata), std::chrono::seconds(std::max<int64_t>(1, due + 1)));
+    workers_.queue().add_after(key_of(s.d.metadata), std::chrono::seconds(std::max<int64_t>(1, due + 1)));
   }
   return {};
 }

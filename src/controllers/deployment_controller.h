@@ -44,7 +44,7 @@
 #include "client/rest_client.h"
 #include "common/result.h"
 #include "controllers/claim_controller.h"
-#include "controllers/work_queue.h"
+#include "controllers/sync_workers.h"
 
 namespace draplane::controllers {
 
@@ -74,7 +74,6 @@ class DeploymentController {
     std::vector<api::ReplicaSet> list;
   };
 
-  void worker();
   void on_replica_set(const api::ReplicaSet* old_rs, const api::ReplicaSet& rs, bool deleted);
   Result<std::vector<api::ReplicaSet>> claim_replica_sets(const api::Deployment& d);
   Result<Split> get_all(State& s, bool create);
@@ -95,12 +94,8 @@ class DeploymentController {
   client::Informer<api::Deployment> deployments_;
   client::Informer<api::ReplicaSet> sets_;
   client::EventRecorder events_;
-  WorkQueue queue_;
-  std::vector<std::thread> workers_;
+  SyncWorkers workers_;
   bool started_ = false;
-
-  std::mutex mu_;
-  std::map<std::string, int> failures_;
 };
 
 }  // namespace draplane::controllers

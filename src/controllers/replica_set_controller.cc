@@ -1,7 +1,5 @@
 #include "controllers/replica_set_controller.h"
 
-#include <pthread.h>
-#include <spdlog/sinks/null_sink.h>
 
 #include <algorithm>
 
@@ -13,6 +11,11 @@
 
 namespace draplane::controllers {
 namespace {
+
+ControllerOptions with_logger(ControllerOptions o) {
+  o.logger = null_logger_if_unset(std::move(o.logger));
+  return o;
+}
 
 constexpr client::ResourcePath kReplicaSets{"apps", "v1", "replicasets"};
 using client::resources::kPods;
@@ -46,13 +49,13 @@ Result<void> delete_pod(client::RestClient& rest, const api::Pod& pod) {
 
 ReplicaSetController::ReplicaSetController(client::RestClient& rest, ControllerOptions options)
     : rest_(rest),
-      options_(std::move(options)),
+      options_(with_logger(std::move(options))),
       sets_(rest, informer_options("apps/v1", "ReplicaSet", kReplicaSets)),
       pods_(rest, informer_options("v1", "Pod", kPods)),
-      events_(rest, event_options()) {
-  if (!options_.logger) options_.logger = std::make_shared<spdlog::logger>("controllers", std::make_shared<spdlog::sinks::null_sink_mt>());
+      events_(rest, event_options()),
+      workers_("replicaset", [this](const std::string& key) { return sync(key).status(); }, options_.logger) {
   sets_.add_handler([this](client::EventType, const api::ReplicaSet*, const api::ReplicaSet& rs) {
-    queue_.add(key_of(rs.metadata));
+    workers_.queue().add(key_of(rs.metadata));
   }, /*wants_old=*/false);
   pods_.add_handler([this](client::EventType t, const api::Pod* old_pod, const api::Pod& pod) {
     on_pod(old_pod, pod, t == client::EventType::kDeleted);
@@ -66,18 +69,13 @@ void ReplicaSetController::start() {
   started_ = true;
   sets_.start();
   pods_.start();
-  for (int i = 0; i < std::max(1, options_.workers); ++i) workers_.emplace_back([this] {
-    pthread_setname_np(pthread_self(), "rs-ctrl");
-    worker();
-  });
+  workers_.start(options_.workers);
 }
 
 void ReplicaSetController::stop() {
   if (!started_) return;
   started_ = false;
-  queue_.shutdown();
-  for (auto& w : workers_) w.join();
-  workers_.clear();
+  workers_.stop();
   sets_.stop();
   pods_.stop();
 }
@@ -98,14 +96,14 @@ void ReplicaSetController::on_pod(const api::Pod* old_pod, const api::Pod& pod, 
         if (deleted) it->second.deletes.erase(pod.metadata.uid);
       }
     }
-    queue_.add(key);
+    workers_.queue().add(key);
   } else if (!deleted) {
     enqueue_matching(pod);  // an orphan: a ReplicaSet may adopt it
   }
   if (old_pod != nullptr) {
     auto old_ref = controller_of(old_pod->metadata);
     if (old_ref && old_ref->kind == "ReplicaSet" && (!ref || old_ref->uid != ref->uid)) {
-      queue_.add(pod.metadata.namespace_ + "/" + old_ref->name);
+      workers_.queue().add(pod.metadata.namespace_ + "/" + old_ref->name);
     }
     // New labels may make the pod match another ReplicaSet (or no longer match its own).
     if (old_pod->metadata.labels != pod.metadata.labels && !ref) enqueue_matching(*old_pod);
@@ -115,29 +113,11 @@ void ReplicaSetController::on_pod(const api::Pod* old_pod, const api::Pod& pod, 
 void ReplicaSetController::enqueue_matching(const api::Pod& pod) {
   for (const auto& rs : sets_.list()) {
     if (rs.metadata.namespace_ == pod.metadata.namespace_ && selector_matches(rs.spec.selector, pod.metadata.labels)) {
-      queue_.add(key_of(rs.metadata));
+      workers_.queue().add(key_of(rs.metadata));
     }
   }
 }
 
-void ReplicaSetController::worker() {
-  while (auto item = queue_.get()) {
-    const std::string& k = *item;
-    Status st = sync(k).status();
-    int failures = 0;
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      if (st.ok()) failures_.erase(k);
-      else failures = ++failures_[k];
-    }
-    if (!st.ok()) {
-      auto delay = retry_backoff(failures);
-      options_.logger->info("replicaset {}: sync failed (retry in {} ms): {}", k, delay.count(), st.to_string());
-      queue_.add_after(k, delay);
-    }
-    queue_.done(k);
-  }
-}
 
 Result<void> ReplicaSetController::set_owner(const api::Pod& pod, const std::optional<api::OwnerReference>& ref,
                                              const std::string& remove_uid) {
@@ -291,7 +271,7 @@ Result<void> ReplicaSetController::sync(const std::string& key) {
     int64_t s = seconds_until_available(p, rs->spec.minReadySeconds, now);
     if (s > 0 && (wait == 0 || s < wait)) wait = s;
   }
-  if (wait > 0) queue_.add_after(key, std::chrono::seconds(wait));
+  if (wait > 0) workers_.queue().add_after(key, std::chrono::seconds(wait));
   return managed;
 }
 

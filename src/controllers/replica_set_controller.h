@@ -35,7 +35,7 @@
 #include "client/rest_client.h"
 #include "common/result.h"
 #include "controllers/claim_controller.h"
-#include "controllers/work_queue.h"
+#include "controllers/sync_workers.h"
 
 namespace draplane::controllers {
 
@@ -60,7 +60,6 @@ class ReplicaSetController {
     std::map<std::string, Clock::time_point> deletes;  // pod uid -> when deleted
   };
 
-  void worker();
   void on_pod(const api::Pod* old_pod, const api::Pod& pod, bool deleted);
   void enqueue_matching(const api::Pod& pod);
   // The active pods `rs` controls after adopting and releasing.
@@ -76,13 +75,11 @@ class ReplicaSetController {
   client::Informer<api::ReplicaSet> sets_;
   client::Informer<api::Pod> pods_;
   client::EventRecorder events_;
-  WorkQueue queue_;
-  std::vector<std::thread> workers_;
+  SyncWorkers workers_;
   bool started_ = false;
 
   std::mutex mu_;
   std::map<std::string, Expectations> expect_;  // RS key -> its writes the cache may not show yet
-  std::map<std::string, int> failures_;
 };
 
 }  // namespace draplane::controllers

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <functional>
 #include <thread>
 
 #include "api/codec.h"
@@ -58,6 +59,14 @@ void settle(FakeApi& api) {
     (void)api.request("PUT", "/apis/apps/v1/namespaces/default/replicasets/" + rs.metadata.name + "/status",
                api::to_json(api::Object(rs)), "");
   }
+}
+
+// A user's edit of the Deployment (a PUT without resourceVersion).
+void edit_deployment(FakeApi& api, const std::function<void(api::Deployment&)>& edit) {
+  auto d = get_deployment(api);
+  edit(d);
+  d.metadata.resourceVersion.clear();
+  (void)api.request("PUT", "/apis/apps/v1/namespaces/default/deployments/web", api::to_json(api::Object(d)), "");
 }
 
 TEST(DeploymentLogic, FencepostsRoundSurgeUpAndUnavailableDown) {
@@ -201,11 +210,10 @@ TEST(DeploymentController, RollingUpdateStaysWithinMaxSurgeAndCompletes) {
   settle(api);
   ASSERT_TRUE(api.wait_for([&] { return get_deployment(api).status.availableReplicas == 3; }));
   // The new template.
-  auto d = get_deployment(api);
-  d.spec.template_.spec.containers[0].image = "v2";
-  d.metadata.generation = 2;
-  d.metadata.resourceVersion.clear();
-  (void)api.request("PUT", "/apis/apps/v1/namespaces/default/deployments/web", api::to_json(api::Object(d)), "");
+  edit_deployment(api, [&](api::Deployment& d) {
+    d.spec.template_.spec.containers[0].image = "v2";
+    d.metadata.generation = 2;
+  });
   int most = 0;
   ASSERT_TRUE(api.wait_for([&] {
     int total = 0;
@@ -233,10 +241,9 @@ TEST(DeploymentController, RecreateScalesOldToZeroBeforeCreatingNew) {
   ASSERT_TRUE(api.wait_for([&] { return set_with_image(api, "v1").has_value(); }));
   settle(api);
   ASSERT_TRUE(api.wait_for([&] { return get_deployment(api).status.availableReplicas == 2; }));
-  auto d = get_deployment(api);
-  d.spec.template_.spec.containers[0].image = "v2";
-  d.metadata.resourceVersion.clear();
-  (void)api.request("PUT", "/apis/apps/v1/namespaces/default/deployments/web", api::to_json(api::Object(d)), "");
+  edit_deployment(api, [&](api::Deployment& d) {
+    d.spec.template_.spec.containers[0].image = "v2";
+  });
   ASSERT_TRUE(api.wait_for([&] { return replicas_of(*set_with_image(api, "v1")) == 0; }));
   // The old pods still run (status.replicas 2): no new ReplicaSet yet.
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -256,10 +263,9 @@ TEST(DeploymentController, ScaleSubresourceChangeResizesTheReplicaSet) {
   c.start();
   ASSERT_TRUE(api.wait_for([&] { return set_with_image(api, "v1").has_value(); }));
   settle(api);
-  auto d = get_deployment(api);
-  d.spec.replicas = 5;
-  d.metadata.resourceVersion.clear();
-  (void)api.request("PUT", "/apis/apps/v1/namespaces/default/deployments/web", api::to_json(api::Object(d)), "");
+  edit_deployment(api, [&](api::Deployment& d) {
+    d.spec.replicas = 5;
+  });
   ASSERT_TRUE(api.wait_for([&] {
     auto rs = set_with_image(api, "v1");
     return replicas_of(*rs) == 5 && rs->metadata.annotations[kDesiredReplicasAnnotation] == "5";
@@ -284,11 +290,10 @@ TEST(DeploymentController, RollbackRaisesTheOldReplicaSetsRevisionAndCleansUpHis
       return dep.metadata.annotations[kRevisionAnnotation] == std::to_string(revision) &&
              dep.status.updatedReplicas == 1 && dep.status.replicas == 1 && p && p->reason == kNewRSAvailableReason;
     })) << image;
-    auto d = get_deployment(api);
-    d.spec.template_.spec.containers[0].image = image;
-    d.spec.revisionHistoryLimit = 1;
-    d.metadata.resourceVersion.clear();
-    (void)api.request("PUT", "/apis/apps/v1/namespaces/default/deployments/web", api::to_json(api::Object(d)), "");
+    edit_deployment(api, [&](api::Deployment& d) {
+      d.spec.template_.spec.containers[0].image = image;
+      d.spec.revisionHistoryLimit = 1;
+    });
   }
   ASSERT_TRUE(api.wait_for([&] {
     settle(api);
