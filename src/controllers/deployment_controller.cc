@@ -109,6 +109,7 @@ void DeploymentController::on_replica_set(const api::ReplicaSet* old_rs, const a
 Result<std::vector<api::ReplicaSet>> DeploymentController::claim_replica_sets(const api::Deployment& d) {
   std::vector<api::ReplicaSet> out;
   const bool deleting = !d.metadata.deletionTimestamp.empty();
+  std::optional<bool> can_adopt;
   for (auto& rs : sets_.list()) {
     if (rs.metadata.namespace_ != d.metadata.namespace_) continue;
     auto ref = controller_of(rs.metadata);
@@ -123,6 +124,14 @@ Result<std::vector<api::ReplicaSet>> DeploymentController::claim_replica_sets(co
       refs.erase(std::remove_if(refs.begin(), refs.end(), [&](const auto& r) { return r.uid == d.metadata.uid; }),
                  refs.end());
     } else if (!ref && matches && !deleting && rs.metadata.deletionTimestamp.empty()) {
+      // Adopt, unless the server says the Deployment is going away (the cache may
+      // not show that yet: upstream's RecheckDeletionTimestamp).
+      if (!can_adopt) {
+        ASSIGN_OR_RETURN(std::string body, rest_.get(kDeployments.ns(d.metadata.namespace_).name(d.metadata.name)));
+        ASSIGN_OR_RETURN(api::Deployment fresh, api::decode_as<api::Deployment>(body));
+        can_adopt = fresh.metadata.uid == d.metadata.uid && fresh.metadata.deletionTimestamp.empty();
+      }
+      if (!*can_adopt) continue;
       rs.metadata.ownerReferences.push_back(controller_ref("apps/v1", "Deployment", d.metadata));
     } else {
       continue;

@@ -134,6 +134,7 @@ Result<std::vector<api::Pod>> ReplicaSetController::claim_pods(const api::Replic
                                                                const std::vector<api::Pod>& all) {
   std::vector<api::Pod> out;
   const bool deleting = !rs.metadata.deletionTimestamp.empty();
+  std::optional<bool> can_adopt;
   for (const auto& p : all) {
     if (!pod_active(p)) continue;
     auto ref = controller_of(p.metadata);
@@ -148,7 +149,14 @@ Result<std::vector<api::Pod>> ReplicaSetController::claim_pods(const api::Replic
       continue;
     }
     if (ref || !matches || deleting) continue;
-    // Adopt an orphan.
+    // Adopt an orphan, unless the server says the ReplicaSet is going away (the
+    // cache may not show that yet: upstream's RecheckDeletionTimestamp).
+    if (!can_adopt) {
+      ASSIGN_OR_RETURN(std::string body, rest_.get(kReplicaSets.ns(rs.metadata.namespace_).name(rs.metadata.name)));
+      ASSIGN_OR_RETURN(api::ReplicaSet fresh, api::decode_as<api::ReplicaSet>(body));
+      can_adopt = fresh.metadata.uid == rs.metadata.uid && fresh.metadata.deletionTimestamp.empty();
+    }
+    if (!*can_adopt) continue;
     RETURN_IF_ERROR(set_owner(p, controller_ref("apps/v1", "ReplicaSet", rs.metadata), ""));
     out.push_back(p);
   }

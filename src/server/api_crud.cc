@@ -1109,6 +1109,7 @@ Reply ApiServer::Impl::bind(const Request& req, const Target& t) {
 namespace {
 
 constexpr const char* kForegroundFinalizer = "foregroundDeletion";
+constexpr const char* kOrphanFinalizer = "orphan";
 
 // The ownerReferences of `obj` naming `uid`: how many, and whether one blocks
 // the owner's deletion.
@@ -1138,6 +1139,45 @@ bool has_finalizer(const JsonValue& obj, std::string_view name) {
     if (f.IsString() && f.GetString() == name) return true;
   }
   return false;
+}
+
+// Adds `finalizer` and, unless set, the deletionTimestamp `now`.
+void mark_terminating(Json& obj, const char* finalizer, const std::string& now) {
+  auto& a = obj.GetAllocator();
+  JsonValue& meta = ensure_object(obj, "metadata", a);
+  if (!has_finalizer(obj, finalizer)) {
+    JsonValue* fin = find(meta, {"finalizers"});
+    if (fin == nullptr || !fin->IsArray()) {
+      set_member(meta, "finalizers", JsonValue(rapidjson::kArrayType), a);
+      fin = find(meta, {"finalizers"});
+    }
+    fin->PushBack(JsonValue(finalizer, a), a);
+  }
+  if (get_string(obj, {"metadata", "deletionTimestamp"}).empty()) {
+    set_string(meta, "deletionTimestamp", now, a);
+    set_member(meta, "deletionGracePeriodSeconds", JsonValue(int64_t{0}), a);
+  }
+}
+
+// Drops `finalizer` from the object load() returns, if its uid is `uid`:
+// write(object, revision) stores it, or remove(stored) deletes it when that was
+// its last finalizer; each returns false on a conflict (then all again).
+template <typename Load, typename Write, typename Remove>
+void drop_finalizer(const std::string& uid, const char* finalizer, Load load, Write write, Remove remove) {
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    auto cur = load();
+    if (!cur.has_value()) return;
+    Json& obj = cur->object;
+    if (get_string(obj, {"metadata", "uid"}) != uid || !has_finalizer(obj, finalizer)) return;
+    JsonValue* fin = find(obj, {"metadata", "finalizers"});
+    for (rapidjson::SizeType i = 0; i < fin->Size(); ++i) {
+      if ((*fin)[i].IsString() && (*fin)[i].GetString() == std::string_view(finalizer)) {
+        fin->Erase(fin->Begin() + i);
+        break;
+      }
+    }
+    if (fin->Empty() ? remove(std::move(*cur)) : write(obj, cur->mod_revision)) return;
+  }
 }
 
 }  // namespace
@@ -1223,12 +1263,19 @@ Result<Json> ApiServer::Impl::delete_with_policy(const Target& t, Stored cur, bo
   if (dry || (policy != "Orphan" && policy != "Foreground")) return delete_object(t, std::move(cur), dry);
   const std::string uid = get_string(cur.object, {"metadata", "uid"});
   const std::string ns = t.resource->namespaced ? t.namespace_ : "";
-  if (policy == "Orphan") {
-    // The garbage collector's orphan finalizer, done before the delete.
-    for (const auto& d : dependents_of(uid, ns, store_.current_revision())) drop_owner_reference(d, uid);
-    return delete_object(t, std::move(cur), false);
-  }
-  return delete_foreground(t, std::move(cur));
+  if (policy == "Foreground") return delete_foreground(t, std::move(cur));
+  auto deps = dependents_of(uid, ns, store_.current_revision());
+  if (deps.empty()) return delete_object(t, std::move(cur), false);
+  // The orphan finalizer's work, done here: the owner is marked terminating first,
+  // so that no controller adopts the dependents again, then they lose the reference.
+  mark_terminating(cur.object, kOrphanFinalizer, now_text());
+  ASSIGN_OR_RETURN(store::WriteResult w, store_.update(t.key(), stored_form(cur.object), cur.mod_revision));
+  if (!w.succeeded) return Status(Code::kConflict, "modified concurrently");
+  recent_.erase(t.key());
+  set_resource_version(cur.object, w.revision);
+  for (const auto& d : deps) drop_owner_reference(d, uid);
+  finish_foreground(t, uid);  // drops the orphan finalizer
+  return std::move(cur.object);
 }
 
 Result<Json> ApiServer::Impl::delete_foreground(const Target& t, Stored cur) {
@@ -1236,25 +1283,12 @@ Result<Json> ApiServer::Impl::delete_foreground(const Target& t, Stored cur) {
   const std::string ns = t.resource->namespaced ? t.namespace_ : "";
   auto deps = dependents_of(uid, ns, store_.current_revision());
   if (deps.empty()) return delete_object(t, std::move(cur), false);  // nothing to wait for
-  Json& obj = cur.object;
-  auto& a = obj.GetAllocator();
-  JsonValue& meta = ensure_object(obj, "metadata", a);
-  if (!has_finalizer(obj, kForegroundFinalizer)) {
-    JsonValue* fin = find(meta, {"finalizers"});
-    if (fin == nullptr || !fin->IsArray()) {
-      set_member(meta, "finalizers", JsonValue(rapidjson::kArrayType), a);
-      fin = find(meta, {"finalizers"});
-    }
-    fin->PushBack(JsonValue(kForegroundFinalizer, a), a);
-  }
-  if (get_string(obj, {"metadata", "deletionTimestamp"}).empty()) {
-    set_string(meta, "deletionTimestamp", now_text(), a);
-    set_member(meta, "deletionGracePeriodSeconds", JsonValue(int64_t{0}), a);
-  }
-  ASSIGN_OR_RETURN(store::WriteResult w, store_.update(t.key(), stored_form(obj), cur.mod_revision));
+  mark_terminating(cur.object, kForegroundFinalizer, now_text());
+  ASSIGN_OR_RETURN(store::WriteResult w, store_.update(t.key(), stored_form(cur.object), cur.mod_revision));
   if (!w.succeeded) return Status(Code::kConflict, "modified concurrently");
   recent_.erase(t.key());
   strategy_of(*t.resource).after_delete(*this, t.name, w.revision);
+  Json obj = std::move(cur.object);
   set_resource_version(obj, w.revision);
   for (auto& d : deps) {
     if (references_to(d.stored.object, uid).first < reference_count(d.stored.object)) {
@@ -1266,38 +1300,32 @@ Result<Json> ApiServer::Impl::delete_foreground(const Target& t, Stored cur) {
     (void)delete_foreground(dep, std::move(d.stored));
   }
   finish_foreground(t, uid);
-  return std::move(obj);
+  return obj;
 }
 
+// Also drops the orphan finalizer (delete_with_policy calls it once the
+// dependents are orphaned).
 void ApiServer::Impl::finish_foreground(const Target& t, const std::string& owner_uid) {
-  for (int attempt = 0; attempt < 8; ++attempt) {
-    auto cur = load(t.key());
-    if (!cur.has_value()) return;
-    Json& obj = cur->object;
-    if (get_string(obj, {"metadata", "uid"}) != owner_uid || !has_finalizer(obj, kForegroundFinalizer)) return;
-    const std::string ns = t.resource->namespaced ? t.namespace_ : "";
-    for (const auto& d : dependents_of(owner_uid, ns, store_.current_revision())) {
-      if (references_to(d.stored.object, owner_uid).second) return;  // still waiting for it
-    }
-    JsonValue* fin = find(obj, {"metadata", "finalizers"});
-    for (rapidjson::SizeType i = 0; i < fin->Size(); ++i) {
-      if ((*fin)[i].IsString() && (*fin)[i].GetString() == std::string_view(kForegroundFinalizer)) {
-        fin->Erase(fin->Begin() + i);
-        break;
-      }
-    }
-    if (fin->Empty()) {
-      // The last finalizer: the object goes, and with it the non-blocking dependents.
-      auto res = delete_object(t, std::move(*cur), false);
-      if (res.has_value() || res.error().code() != Code::kConflict) return;
-      continue;
-    }
-    auto w = store_.update(t.key(), stored_form(obj), cur->mod_revision);
-    if (!w.has_value() || w->succeeded) {
-      recent_.erase(t.key());
-      return;
-    }
+  auto cur = load(t.key());
+  if (!cur.has_value() || get_string(cur->object, {"metadata", "uid"}) != owner_uid) return;
+  const bool foreground = has_finalizer(cur->object, kForegroundFinalizer);
+  if (!foreground && !has_finalizer(cur->object, kOrphanFinalizer)) return;
+  const std::string ns = t.resource->namespaced ? t.namespace_ : "";
+  for (const auto& d : foreground ? dependents_of(owner_uid, ns, store_.current_revision()) : std::vector<Dependent>{}) {
+    if (references_to(d.stored.object, owner_uid).second) return;  // still waiting for it
   }
+  drop_finalizer(
+      owner_uid, foreground ? kForegroundFinalizer : kOrphanFinalizer, [&] { return load(t.key()); },
+      [&](Json& obj, int64_t rev) {
+        recent_.erase(t.key());
+        auto u = store_.update(t.key(), stored_form(obj), rev);
+        return !u.has_value() || u->succeeded;
+      },
+      [&](Stored last) {
+        // The last finalizer: the object goes, and with it the non-blocking dependents.
+        auto r = delete_object(t, std::move(last), false);
+        return r.has_value() || r.error().code() != Code::kConflict;
+      });
 }
 
 void ApiServer::Impl::release_foreground_owners(const JsonValue& removed) {
