@@ -17,7 +17,9 @@ each get a GPU from a ResourceClaimTemplate:
 
 Usage: up_deployment.py DRAPLANE_BINARY
 """
+import json
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -89,27 +91,41 @@ def main():
     check(wait(lambda: allocated_claims(2), 20, 'only 2 claims left'),
           "the removed pods' claims are deleted (2 left, allocated)")
 
-    # Rolling update: at most replicas + maxSurge = 3 pods at any time.
+    # Rolling update: at most replicas + maxSurge = 3 pods at any time, counted
+    # from a watch of the pods (every add and delete, not samples).
+    watch = subprocess.Popen(['kubectl', 'get', 'pods', '-l', 'app=vllm', '--watch', '--output-watch-events',
+                              '-o', 'json'], stdout=subprocess.PIPE, text=True)
     most = [0]
-    done = threading.Event()
 
-    def watch_pods():
-        while not done.is_set():
+    def count_pods():
+        live, buf, dec = set(), '', json.JSONDecoder()
+        for line in watch.stdout:
+            buf += line
             try:
-                most[0] = max(most[0], len(pods()))
-            except RuntimeError:
-                pass
-            time.sleep(0.1)
-    watcher = threading.Thread(target=watch_pods)
-    watcher.start()
+                ev, end = dec.raw_decode(buf.lstrip())
+            except ValueError:
+                continue
+            buf = buf.lstrip()[end:]
+            obj = ev.get('object', {})
+            name = obj.get('metadata', {}).get('name')
+            if ev.get('type') == 'DELETED' or obj.get('status', {}).get('phase') in ('Succeeded', 'Failed'):
+                live.discard(name)
+            else:
+                live.add(name)
+            most[0] = max(most[0], len(live))
+    counter = threading.Thread(target=count_pods)
+    counter.start()
+    time.sleep(1)  # the watch's first list
     v2 = deployment('v2')
     v2['spec']['replicas'] = 2
     create([v2])
     status = kubectl('rollout', 'status', 'deployment/vllm', '--timeout=60s')
-    done.set()
-    watcher.join()
+    time.sleep(0.5)
+    watch.terminate()
+    counter.join()
     check('successfully rolled out' in status, 'rollout status: %s' % status.strip().splitlines()[-1])
-    check(most[0] <= 3, 'never more than replicas+maxSurge pods during the update (saw %d)' % most[0])
+    check(most[0] == 3, 'replicas+maxSurge = 3 pods at most during the update, and the surge was used (saw %d)'
+          % most[0])
     images = {p['spec']['containers'][0]['image'] for p in pods()}
     check(images == {'vllm/vllm-openai:v2'}, 'all pods run v2: %s' % images)
     history = kubectl('rollout', 'history', 'deployment/vllm')
