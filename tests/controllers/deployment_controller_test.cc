@@ -69,6 +69,14 @@ void edit_deployment(FakeApi& api, const std::function<void(api::Deployment&)>& 
   (void)api.request("PUT", "/apis/apps/v1/namespaces/default/deployments/web", api::to_json(api::Object(d)), "");
 }
 
+// Waits for the first ReplicaSet (image v1), makes its pods available and waits
+// for the Deployment to count them.
+bool first_rollout_done(FakeApi& api, int replicas) {
+  if (!api.wait_for([&] { return set_with_image(api, "v1").has_value(); })) return false;
+  settle(api);
+  return api.wait_for([&] { return get_deployment(api).status.availableReplicas == replicas; });
+}
+
 TEST(DeploymentLogic, FencepostsRoundSurgeUpAndUnavailableDown) {
   auto d = *api::decode_as<api::Deployment>(deployment_json(
       "a", 10, R"({"type":"RollingUpdate","rollingUpdate":{"maxSurge":"25%","maxUnavailable":"25%"}})"));
@@ -206,9 +214,7 @@ TEST(DeploymentController, RollingUpdateStaysWithinMaxSurgeAndCompletes) {
   api.put_object("deployments", deployment_json("v1", 3, kSurge1));
   DeploymentController c(api, {});
   c.start();
-  ASSERT_TRUE(api.wait_for([&] { return set_with_image(api, "v1").has_value(); }));
-  settle(api);
-  ASSERT_TRUE(api.wait_for([&] { return get_deployment(api).status.availableReplicas == 3; }));
+  ASSERT_TRUE(first_rollout_done(api, 3));
   // The new template.
   edit_deployment(api, [&](api::Deployment& d) {
     d.spec.template_.spec.containers[0].image = "v2";
@@ -238,9 +244,7 @@ TEST(DeploymentController, RecreateScalesOldToZeroBeforeCreatingNew) {
   api.put_object("deployments", deployment_json("v1", 2, kRecreate));
   DeploymentController c(api, {});
   c.start();
-  ASSERT_TRUE(api.wait_for([&] { return set_with_image(api, "v1").has_value(); }));
-  settle(api);
-  ASSERT_TRUE(api.wait_for([&] { return get_deployment(api).status.availableReplicas == 2; }));
+  ASSERT_TRUE(first_rollout_done(api, 2));
   edit_deployment(api, [&](api::Deployment& d) {
     d.spec.template_.spec.containers[0].image = "v2";
   });
@@ -261,8 +265,7 @@ TEST(DeploymentController, ScaleSubresourceChangeResizesTheReplicaSet) {
   api.put_object("deployments", deployment_json("v1", 3, kSurge1));
   DeploymentController c(api, {});
   c.start();
-  ASSERT_TRUE(api.wait_for([&] { return set_with_image(api, "v1").has_value(); }));
-  settle(api);
+  ASSERT_TRUE(first_rollout_done(api, 3));
   edit_deployment(api, [&](api::Deployment& d) {
     d.spec.replicas = 5;
   });
