@@ -13,7 +13,8 @@ each get a GPU from a ResourceClaimTemplate:
   4. `kubectl create deployment web --image=...` runs a pod; `kubectl delete
      deployment web --cascade=orphan` keeps its ReplicaSet (without owner), and
      deleting that with --cascade=foreground removes it and its pod;
-  5. `kubectl delete deployment` removes the ReplicaSets, pods and claims.
+  5. `kubectl delete deployment` removes the ReplicaSets, pods and claims, also
+     with --cascade=foreground (the pods wait for their claims).
 
 Usage: up_deployment.py DRAPLANE_BINARY
 """
@@ -152,6 +153,15 @@ def main():
     kubectl('delete', 'deployment', 'vllm')
     check(wait(lambda: not kjson('get', 'replicasets', '-l', 'app=vllm')['items'] and not pods() and not claims(),
                30, 'everything owned by the deployment gone'), 'kubectl delete deployment removes ReplicaSets, pods, claims')
+
+    # Foreground through pods whose claims must be released first.
+    fg = deployment('v1')
+    fg['spec']['replicas'] = 2
+    create([fg])
+    check(wait(lambda: running(2) and allocated_claims(2), 30, '2 pods with claims'), 'deployment back with 2 pods')
+    kubectl('delete', 'deployment', 'vllm', '--cascade=foreground', '--timeout=30s')
+    check(not kjson('get', 'replicasets', '-l', 'app=vllm')['items'] and not pods() and not claims(),
+          'kubectl delete --cascade=foreground returned once ReplicaSet, pods and claims were gone')
 
 
 if __name__ == '__main__':
