@@ -95,3 +95,10 @@ if(TARGET draplane)
   add_test(NAME up_gang_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_gang.py $<TARGET_FILE:draplane>)
   set_tests_properties(up_gang_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 180)
 endif()
+# Deployments (issue 28) on one node of 8 H100s: a claim template per replica,
+# kubectl scale, rolling update within maxSurge, rollout status/history/undo,
+# kubectl create deployment, delete with --cascade orphan/foreground/background.
+if(TARGET draplane)
+  add_test(NAME up_deployment_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_deployment.py $<TARGET_FILE:draplane>)
+  set_tests_properties(up_deployment_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 180)
+endif()

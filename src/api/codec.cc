@@ -271,6 +271,8 @@ template Result<Secret> decode_as<Secret>(std::string_view);
 template Result<Node> decode_as<Node>(std::string_view);
 template Result<Namespace> decode_as<Namespace>(std::string_view);
 template Result<DeviceTaintRule> decode_as<DeviceTaintRule>(std::string_view);
+template Result<Deployment> decode_as<Deployment>(std::string_view);
+template Result<ReplicaSet> decode_as<ReplicaSet>(std::string_view);
 
 std::string to_json(const Object& object, bool pretty) {
   return internal::to_json_text(internal::encode_object(object), pretty ? 4 : 0);

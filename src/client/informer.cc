@@ -99,6 +99,8 @@ template Result<api::ResourceSlice> decode_json_object<api::ResourceSlice>(const
 template Result<api::ResourceClaim> decode_json_object<api::ResourceClaim>(const std::string&);
 template Result<api::ResourceClaimTemplate> decode_json_object<api::ResourceClaimTemplate>(const std::string&);
 template Result<api::DeviceTaintRule> decode_json_object<api::DeviceTaintRule>(const std::string&);
+template Result<api::Deployment> decode_json_object<api::Deployment>(const std::string&);
+template Result<api::ReplicaSet> decode_json_object<api::ReplicaSet>(const std::string&);
 
 namespace {
 

@@ -11,7 +11,9 @@
 #include "controllers/claim_logic.h"
 #include "controllers/device_taint_controller.h"
 #include "controllers/informer_options.h"
+#include "controllers/deployment_controller.h"
 #include "controllers/job_controller.h"
+#include "controllers/replica_set_controller.h"
 
 namespace draplane::controllers {
 namespace {
@@ -366,10 +368,16 @@ Status run_controllers(client::RestClient& rest, const ControllerOptions& option
   JobControllerOptions job_options;
   job_options.logger = options.logger;
   JobController jobs(rest, job_options);
+  ReplicaSetController replica_sets(rest, options);
+  DeploymentController deployments(rest, options);
   controller.start();
   taints.start();
   jobs.start();
+  replica_sets.start();
+  deployments.start();
   while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  deployments.stop();
+  replica_sets.stop();
   jobs.stop();
   taints.stop();
   controller.stop();

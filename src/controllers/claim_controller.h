@@ -108,7 +108,8 @@ class ClaimController {
 };
 
 // Runs the controllers (this one, the device taint eviction controller,
-// device_taint_controller.h, and the Job controller, job_controller.h) until `stop` becomes true (for `draplane controllers`
+// device_taint_controller.h, the Job controller, job_controller.h, and the
+// ReplicaSet and Deployment controllers) until `stop` becomes true (for `draplane controllers`
 // and in-process use by `draplane up`). Returns OK after a clean stop.
 Status run_controllers(client::RestClient& rest, const ControllerOptions& options, const std::atomic<bool>& stop);
 

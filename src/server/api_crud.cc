@@ -21,11 +21,13 @@ bool dry_run(const Request& req) { return is_dry_run(req); }
 
 // DeleteOptions as the delete handlers read them: from the body when there is
 // one, else from the query (gracePeriodSeconds, orphanDependents,
-// propagationPolicy, dryRun); then ValidateDeleteOptions. Sets `dry`.
-std::optional<ApiError> delete_options(const Request& req, bool& dry) {
+// propagationPolicy, dryRun); then ValidateDeleteOptions. Sets `dry` and
+// `propagation` (orphanDependents read as Orphan or Background; "" when unset).
+std::optional<ApiError> delete_options(const Request& req, bool& dry, std::string& propagation) {
   std::vector<std::string> dry_values;
   std::optional<std::string> policy;
   bool orphan_set = false;
+  bool orphan = false;
   if (!req.body.empty()) {
     auto b = parse_json(req.body);
     if (!b.has_value()) return bad_request(b.error().message());
@@ -38,11 +40,14 @@ std::optional<ApiError> delete_options(const Request& req, bool& dry) {
       }
       const JsonValue* o = find(*b, {"orphanDependents"});
       orphan_set = o != nullptr && !o->IsNull();
+      orphan = orphan_set && o->IsBool() && o->GetBool();
     }
   } else {
     auto grace = query_int64(req, "gracePeriodSeconds");
     if (!grace.has_value()) return bad_request(grace.error().message());
-    orphan_set = query_option_bool(req, "orphanDependents").has_value();
+    auto o = query_option_bool(req, "orphanDependents");
+    orphan_set = o.has_value();
+    orphan = o.value_or(false);
     policy = query_value(req, "propagationPolicy");
     dry_values = query_dry_run(req);
   }
@@ -60,6 +65,7 @@ std::optional<ApiError> delete_options(const Request& req, bool& dry) {
     return invalid(options_info("DeleteOptions"), "", std::move(errs));
   }
   dry = !dry_values.empty();
+  propagation = policy ? *policy : orphan_set ? (orphan ? "Orphan" : "Background") : "";
   return std::nullopt;
 }
 
@@ -975,6 +981,7 @@ Result<Json> ApiServer::Impl::delete_object(const Target& t, Stored cur, bool dr
   recent_.erase(t.key());
   strategy.after_delete(*this, t.name, w.revision);
   collect_dependents(uid, t.resource->namespaced ? t.namespace_ : "", w.revision);
+  release_foreground_owners(obj);
   return std::move(obj);
 }
 
@@ -989,7 +996,8 @@ Reply ApiServer::Impl::remove(const Request& req, const Target& t) {
     opts = std::move(b).value();
   }
   bool dry = false;
-  if (auto e = delete_options(req, dry)) return error_reply(*e);
+  std::string policy;
+  if (auto e = delete_options(req, dry, policy)) return error_reply(*e);
   for (int attempt = 0; attempt < 16; ++attempt) {
     auto cur = load(t.key());
     if (!cur.has_value()) {
@@ -1010,7 +1018,7 @@ Reply ApiServer::Impl::remove(const Request& req, const Target& t) {
                                                ", ResourceVersion in meta: " + std::to_string(cur->mod_revision)));
       }
     }
-    auto res = delete_object(t, std::move(cur).value(), dry);
+    auto res = delete_with_policy(t, std::move(cur).value(), dry, policy);
     if (!res.has_value()) {
       if (res.error().code() == Code::kConflict) continue;
       return error_reply(from_code(res.error().code(), res.error().message()));
@@ -1028,7 +1036,8 @@ Reply ApiServer::Impl::remove_collection(const Request& req, const Target& t) {
   ListParams params;
   if (auto e = parse_list_params(req, *t.resource, params)) return error_reply(*e);
   bool dry = false;
-  if (auto e = delete_options(req, dry)) return error_reply(*e);
+  std::string policy;
+  if (auto e = delete_options(req, dry, policy)) return error_reply(*e);
   auto l = store_.list(t.prefix());
   if (!l.has_value()) return error_reply(from_code(l.error().code(), l.error().message()));
   std::string body = R"({"kind":")" + t.resource->kind + R"(List","apiVersion":")" + t.resource->group_version() +
@@ -1043,7 +1052,7 @@ Reply ApiServer::Impl::remove_collection(const Request& req, const Target& t) {
     // NodeRestriction checks each object a delete-collection deletes.
     if (auto e = authorize(req, one, "delete", &*obj, nullptr)) return error_reply(*e);
     set_resource_version(*obj, kv.mod_revision);
-    auto res = delete_object(one, Stored{std::move(obj).value(), kv.mod_revision}, dry);
+    auto res = delete_with_policy(one, Stored{std::move(obj).value(), kv.mod_revision}, dry, policy);
     if (!res.has_value()) continue;
     if (!first) body += ',';
     first = false;
@@ -1100,32 +1109,92 @@ Reply ApiServer::Impl::bind(const Request& req, const Target& t) {
   return json_reply(201, R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":201})");
 }
 
-void ApiServer::Impl::collect_dependents(const std::string& owner_uid, const std::string& namespace_,
-                                         int64_t revision) {
-  if (owner_uid.empty()) return;
-  // Deletes `obj` when `owner_uid` was its only owner, else drops that reference.
-  auto collect = [&](const ResourceInfo& r, Stored cur, const std::string& key) {
-    Json& obj = cur.object;
-    JsonValue* refs = find(obj, {"metadata", "ownerReferences"});
-    if (!refs || !refs->IsArray()) return;
-    size_t matching = 0;
-    for (const auto& ref : refs->GetArray()) matching += get_string(ref, {"uid"}) == owner_uid;
-    if (matching == 0) return;
-    Target dep{&r, get_string(obj, {"metadata", "namespace"}), get_string(obj, {"metadata", "name"}), ""};
-    if (matching == refs->Size()) {
-      (void)delete_object(dep, std::move(cur), false);
-    } else {
-      // Other owners remain: only drop the reference to the deleted one.
-      for (rapidjson::SizeType i = 0; i < refs->Size();) {
-        if (get_string((*refs)[i], {"uid"}) == owner_uid) refs->Erase(refs->Begin() + i);
-        else ++i;
-      }
-      (void)store_.update(key, stored_form(obj), cur.mod_revision);
+namespace {
+
+constexpr const char* kForegroundFinalizer = "foregroundDeletion";
+constexpr const char* kOrphanFinalizer = "orphan";
+
+// The ownerReferences of `obj` naming `uid`: how many, and whether one blocks
+// the owner's deletion.
+std::pair<size_t, bool> references_to(const JsonValue& obj, const std::string& uid) {
+  const JsonValue* refs = find(obj, {"metadata", "ownerReferences"});
+  size_t n = 0;
+  bool blocking = false;
+  if (refs == nullptr || !refs->IsArray()) return {0, false};
+  for (const auto& ref : refs->GetArray()) {
+    if (get_string(ref, {"uid"}) != uid) continue;
+    ++n;
+    const JsonValue* b = find(ref, {"blockOwnerDeletion"});
+    blocking |= b != nullptr && b->IsBool() && b->GetBool();
+  }
+  return {n, blocking};
+}
+
+size_t reference_count(const JsonValue& obj) {
+  const JsonValue* refs = find(obj, {"metadata", "ownerReferences"});
+  return refs != nullptr && refs->IsArray() ? refs->Size() : 0;
+}
+
+bool has_finalizer(const JsonValue& obj, std::string_view name) {
+  const JsonValue* fin = find(obj, {"metadata", "finalizers"});
+  if (fin == nullptr || !fin->IsArray()) return false;
+  for (const auto& f : fin->GetArray()) {
+    if (f.IsString() && f.GetString() == name) return true;
+  }
+  return false;
+}
+
+// Adds `finalizer` and, unless set, the deletionTimestamp `now`.
+void mark_terminating(Json& obj, const char* finalizer, const std::string& now) {
+  auto& a = obj.GetAllocator();
+  JsonValue& meta = ensure_object(obj, "metadata", a);
+  if (!has_finalizer(obj, finalizer)) {
+    JsonValue* fin = find(meta, {"finalizers"});
+    if (fin == nullptr || !fin->IsArray()) {
+      set_member(meta, "finalizers", JsonValue(rapidjson::kArrayType), a);
+      fin = find(meta, {"finalizers"});
     }
-  };
+    fin->PushBack(JsonValue(finalizer, a), a);
+  }
+  if (get_string(obj, {"metadata", "deletionTimestamp"}).empty()) {
+    set_string(meta, "deletionTimestamp", now, a);
+    set_member(meta, "deletionGracePeriodSeconds", JsonValue(int64_t{0}), a);
+  }
+}
+
+// Drops `finalizer` from the object load() returns, if its uid is `uid`:
+// write(object, revision) stores it, or remove(stored) deletes it when that was
+// its last finalizer; each returns false on a conflict (then all again).
+template <typename Load, typename Write, typename Remove>
+void drop_finalizer(const std::string& uid, const char* finalizer, Load load, Write write, Remove remove) {
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    auto cur = load();
+    if (!cur.has_value()) return;
+    Json& obj = cur->object;
+    if (get_string(obj, {"metadata", "uid"}) != uid || !has_finalizer(obj, finalizer)) return;
+    JsonValue* fin = find(obj, {"metadata", "finalizers"});
+    for (rapidjson::SizeType i = 0; i < fin->Size(); ++i) {
+      if ((*fin)[i].IsString() && (*fin)[i].GetString() == std::string_view(finalizer)) {
+        fin->Erase(fin->Begin() + i);
+        break;
+      }
+    }
+    if (fin->Empty() ? remove(std::move(*cur)) : write(obj, cur->mod_revision)) return;
+  }
+}
+
+}  // namespace
+
+std::vector<ApiServer::Impl::Dependent> ApiServer::Impl::dependents_of(const std::string& owner_uid,
+                                                                       const std::string& namespace_, int64_t revision) {
+  std::vector<Dependent> out;
+  if (owner_uid.empty()) return out;
   auto in_scope = [&](const ResourceInfo& r) {
     if (r.converted) return false;  // same objects as the storage version
     return namespace_.empty() || r.namespaced;  // cluster objects cannot depend on namespaced owners
+  };
+  auto add = [&](const ResourceInfo& r, const std::string& key, Stored cur) {
+    if (references_to(cur.object, owner_uid).first > 0) out.push_back({&r, key, std::move(cur)});
   };
   if (auto keys = owners_ ? owners_->dependents(owner_uid, revision) : std::nullopt) {
     for (const auto& key : *keys) {
@@ -1136,9 +1205,9 @@ void ApiServer::Impl::collect_dependents(const std::string& owner_uid, const std
       if (res == nullptr) continue;
       if (res->namespaced && !namespace_.empty() && key.rfind(res->key_prefix() + namespace_ + "/", 0) != 0) continue;
       auto cur = load(key);
-      if (cur.has_value()) collect(*res, std::move(*cur), key);
+      if (cur.has_value()) add(*res, key, std::move(*cur));
     }
-    return;
+    return out;
   }
   // No index (not started, or it stopped): scan.
   for (const auto& r : all_resources()) {
@@ -1150,7 +1219,132 @@ void ApiServer::Impl::collect_dependents(const std::string& owner_uid, const std
       if (kv.value.find(owner_uid) == std::string::npos) continue;  // cheap pre-filter
       auto obj = parse_json(kv.value);
       if (!obj.has_value()) continue;
-      collect(r, Stored{std::move(obj).value(), kv.mod_revision}, kv.key);
+      add(r, kv.key, Stored{std::move(obj).value(), kv.mod_revision});
+    }
+  }
+  return out;
+}
+
+void ApiServer::Impl::drop_owner_reference(const Dependent& d, const std::string& owner_uid) {
+  Stored cur{copy_of(d.stored.object), d.stored.mod_revision};
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    JsonValue* refs = find(cur.object, {"metadata", "ownerReferences"});
+    if (refs == nullptr || !refs->IsArray()) return;
+    bool dropped = false;
+    for (rapidjson::SizeType i = 0; i < refs->Size();) {
+      if (get_string((*refs)[i], {"uid"}) == owner_uid) {
+        refs->Erase(refs->Begin() + i);
+        dropped = true;
+      } else {
+        ++i;
+      }
+    }
+    if (!dropped) return;
+    if (refs->Empty()) remove_member(*find(cur.object, {"metadata"}), "ownerReferences");  // as Go's omitempty
+    auto w = store_.update(d.key, stored_form(cur.object), cur.mod_revision);
+    if (!w.has_value() || w->succeeded) return;
+    auto again = load(d.key);  // written meanwhile: once more on the new version
+    if (!again.has_value()) return;
+    cur = std::move(*again);
+  }
+}
+
+void ApiServer::Impl::collect_dependents(const std::string& owner_uid, const std::string& namespace_,
+                                         int64_t revision) {
+  for (auto& d : dependents_of(owner_uid, namespace_, revision)) {
+    if (references_to(d.stored.object, owner_uid).first == reference_count(d.stored.object)) {
+      Target dep{d.resource, get_string(d.stored.object, {"metadata", "namespace"}),
+                 get_string(d.stored.object, {"metadata", "name"}), ""};
+      (void)delete_object(dep, std::move(d.stored), false);
+    } else {
+      drop_owner_reference(d, owner_uid);  // other owners remain: only the deleted one's reference goes
+    }
+  }
+}
+
+Result<Json> ApiServer::Impl::delete_with_policy(const Target& t, Stored cur, bool dry, const std::string& policy) {
+  if (dry || (policy != "Orphan" && policy != "Foreground")) return delete_object(t, std::move(cur), dry);
+  const std::string uid = get_string(cur.object, {"metadata", "uid"});
+  const std::string ns = t.resource->namespaced ? t.namespace_ : "";
+  if (policy == "Foreground") return delete_foreground(t, std::move(cur));
+  auto deps = dependents_of(uid, ns, store_.current_revision());
+  if (deps.empty()) return delete_object(t, std::move(cur), false);
+  // The orphan finalizer's work, done here: the owner is marked terminating first,
+  // so that no controller adopts the dependents again, then they lose the reference.
+  mark_terminating(cur.object, kOrphanFinalizer, now_text());
+  ASSIGN_OR_RETURN(store::WriteResult w, store_.update(t.key(), stored_form(cur.object), cur.mod_revision));
+  if (!w.succeeded) return Status(Code::kConflict, "modified concurrently");
+  recent_.erase(t.key());
+  set_resource_version(cur.object, w.revision);
+  for (const auto& d : deps) drop_owner_reference(d, uid);
+  finish_foreground(t, uid);  // drops the orphan finalizer
+  return std::move(cur.object);
+}
+
+Result<Json> ApiServer::Impl::delete_foreground(const Target& t, Stored cur) {
+  const std::string uid = get_string(cur.object, {"metadata", "uid"});
+  const std::string ns = t.resource->namespaced ? t.namespace_ : "";
+  auto deps = dependents_of(uid, ns, store_.current_revision());
+  if (deps.empty()) return delete_object(t, std::move(cur), false);  // nothing to wait for
+  mark_terminating(cur.object, kForegroundFinalizer, now_text());
+  ASSIGN_OR_RETURN(store::WriteResult w, store_.update(t.key(), stored_form(cur.object), cur.mod_revision));
+  if (!w.succeeded) return Status(Code::kConflict, "modified concurrently");
+  recent_.erase(t.key());
+  strategy_of(*t.resource).after_delete(*this, t.name, w.revision);
+  Json obj = std::move(cur.object);
+  set_resource_version(obj, w.revision);
+  for (auto& d : deps) {
+    if (references_to(d.stored.object, uid).first < reference_count(d.stored.object)) {
+      drop_owner_reference(d, uid);  // other owners keep it
+      continue;
+    }
+    Target dep{d.resource, get_string(d.stored.object, {"metadata", "namespace"}),
+               get_string(d.stored.object, {"metadata", "name"}), ""};
+    (void)delete_foreground(dep, std::move(d.stored));
+  }
+  finish_foreground(t, uid);
+  return obj;
+}
+
+// Also drops the orphan finalizer (delete_with_policy calls it once the
+// dependents are orphaned).
+void ApiServer::Impl::finish_foreground(const Target& t, const std::string& owner_uid) {
+  auto cur = load(t.key());
+  if (!cur.has_value() || get_string(cur->object, {"metadata", "uid"}) != owner_uid) return;
+  const bool foreground = has_finalizer(cur->object, kForegroundFinalizer);
+  if (!foreground && !has_finalizer(cur->object, kOrphanFinalizer)) return;
+  const std::string ns = t.resource->namespaced ? t.namespace_ : "";
+  for (const auto& d : foreground ? dependents_of(owner_uid, ns, store_.current_revision()) : std::vector<Dependent>{}) {
+    if (references_to(d.stored.object, owner_uid).second) return;  // still waiting for it
+  }
+  drop_finalizer(
+      owner_uid, foreground ? kForegroundFinalizer : kOrphanFinalizer, [&] { return load(t.key()); },
+      [&](Json& obj, int64_t rev) {
+        recent_.erase(t.key());
+        auto u = store_.update(t.key(), stored_form(obj), rev);
+        return !u.has_value() || u->succeeded;
+      },
+      [&](Stored last) {
+        // The last finalizer: the object goes, and with it the non-blocking dependents.
+        auto r = delete_object(t, std::move(last), false);
+        return r.has_value() || r.error().code() != Code::kConflict;
+      });
+}
+
+void ApiServer::Impl::release_foreground_owners(const JsonValue& removed) {
+  const JsonValue* refs = find(removed, {"metadata", "ownerReferences"});
+  if (refs == nullptr || !refs->IsArray()) return;
+  const std::string ns = get_string(removed, {"metadata", "namespace"});
+  for (const auto& ref : refs->GetArray()) {
+    const JsonValue* b = find(ref, {"blockOwnerDeletion"});
+    if (b == nullptr || !b->IsBool() || !b->GetBool()) continue;  // only blocking dependents hold an owner
+    const std::string api_version = get_string(ref, {"apiVersion"});
+    const std::string group = api_version.find('/') == std::string::npos ? "" : api_version.substr(0, api_version.find('/'));
+    const std::string kind = get_string(ref, {"kind"});
+    for (const auto& r : all_resources()) {
+      if (r.converted || r.kind != kind || r.group != group) continue;
+      finish_foreground(Target{&r, r.namespaced ? ns : "", get_string(ref, {"name"}), ""}, get_string(ref, {"uid"}));
+      break;
     }
   }
 }

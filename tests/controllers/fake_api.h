@@ -380,7 +380,7 @@ class FakeApi final : public client::RestClient {
                        "\\\": the object has been modified; please apply your changes to the latest version and try again");
     }
     const bool has_status = p.resource == "pods" || p.resource == "nodes" || p.resource == "resourceclaims" ||
-                            p.resource == "jobs";
+                            p.resource == "jobs" || p.resource == "replicasets" || p.resource == "deployments";
     if (p.sub == "status") {
       if (cur.HasMember("status")) cur.RemoveMember("status");
       if (in.HasMember("status")) cur.AddMember("status", rapidjson::Value(in["status"], a), a);

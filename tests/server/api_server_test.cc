@@ -319,6 +319,79 @@ TEST_F(ApiServerTest, DeletingOneOfTwoOwnersOnlyDropsItsReference) {
   EXPECT_EQ(call("GET", std::string(kClaims) + "/dep").code, 404);
 }
 
+// A claim named `name` with `extra` metadata members (ownerReferences, finalizers).
+std::string claim_with(const std::string& name, const std::string& extra) {
+  std::string c = kClaim;
+  return c.replace(c.find("\"name\":\"c1\""), 11, "\"name\":\"" + name + "\"," + extra);
+}
+std::string owner_ref(const std::string& name, const std::string& uid, bool blocking) {
+  return R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","name":")" + name + R"(","uid":")" + uid +
+         R"(","controller":true,"blockOwnerDeletion":)" + (blocking ? "true" : "false") + "}";
+}
+
+TEST_F(ApiServerTest, OrphanPropagationKeepsDependentsWithoutTheReference) {
+  ASSERT_EQ(call("POST", kClaims, kClaim).code, 201);
+  std::string uid = get_string(json(call("GET", std::string(kClaims) + "/c1")), {"metadata", "uid"});
+  ASSERT_EQ(call("POST", kClaims, claim_with("dep", "\"ownerReferences\":[" + owner_ref("c1", uid, true) + "]")).code, 201);
+  Response d = call("DELETE", std::string(kClaims) + "/c1", R"({"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Orphan"})");
+  ASSERT_EQ(d.code, 200) << d.body;
+  EXPECT_EQ(call("GET", std::string(kClaims) + "/c1").code, 404);
+  Response kept = call("GET", std::string(kClaims) + "/dep");
+  ASSERT_EQ(kept.code, 200);
+  EXPECT_EQ(find(json(kept), {"metadata", "ownerReferences"}), nullptr) << kept.body;
+  // orphanDependents=true in the query means the same.
+  ASSERT_EQ(call("POST", kClaims, kClaim).code, 201);
+  uid = get_string(json(call("GET", std::string(kClaims) + "/c1")), {"metadata", "uid"});
+  ASSERT_EQ(call("POST", kClaims, claim_with("dep2", "\"ownerReferences\":[" + owner_ref("c1", uid, false) + "]")).code, 201);
+  ASSERT_EQ(call("DELETE", std::string(kClaims) + "/c1?orphanDependents=true").code, 200);
+  EXPECT_EQ(call("GET", std::string(kClaims) + "/dep2").code, 200);
+}
+
+TEST_F(ApiServerTest, ForegroundPropagationWaitsForBlockingDependents) {
+  ASSERT_EQ(call("POST", kClaims, kClaim).code, 201);
+  std::string uid = get_string(json(call("GET", std::string(kClaims) + "/c1")), {"metadata", "uid"});
+  ASSERT_EQ(call("POST", kClaims, claim_with("held", "\"finalizers\":[\"example.com/keep\"],\"ownerReferences\":[" +
+                                                         owner_ref("c1", uid, true) + "]")).code,
+            201);
+  ASSERT_EQ(call("POST", kClaims, claim_with("loose", "\"ownerReferences\":[" + owner_ref("c1", uid, false) + "]")).code, 201);
+  std::string held_uid = get_string(json(call("GET", std::string(kClaims) + "/held")), {"metadata", "uid"});
+  ASSERT_EQ(call("POST", kClaims, claim_with("grandchild", "\"ownerReferences\":[" + owner_ref("held", held_uid, true) + "]")).code, 201);
+  Response d = call("DELETE", std::string(kClaims) + "/c1?propagationPolicy=Foreground");
+  ASSERT_EQ(d.code, 200) << d.body;
+  // The owner waits, terminating, with the foregroundDeletion finalizer.
+  Response owner = call("GET", std::string(kClaims) + "/c1");
+  ASSERT_EQ(owner.code, 200);
+  auto o = json(owner);
+  EXPECT_FALSE(get_string(o, {"metadata", "deletionTimestamp"}).empty());
+  const JsonValue* fin = find(o, {"metadata", "finalizers"});
+  ASSERT_NE(fin, nullptr);
+  ASSERT_EQ(fin->Size(), 1u);
+  EXPECT_EQ(std::string((*fin)[0].GetString()), "foregroundDeletion");
+  EXPECT_EQ(call("GET", std::string(kClaims) + "/loose").code, 404);       // deleted, not waited for
+  EXPECT_EQ(call("GET", std::string(kClaims) + "/grandchild").code, 404);  // the dependent's own dependents first
+  Response held = call("GET", std::string(kClaims) + "/held");
+  ASSERT_EQ(held.code, 200);
+  EXPECT_FALSE(get_string(json(held), {"metadata", "deletionTimestamp"}).empty());
+  // Its last finalizer gone, the blocking dependent goes, and then the owner.
+  Response p = call("PATCH", std::string(kClaims) + "/held", R"({"metadata":{"finalizers":null}})",
+                    "application/merge-patch+json");
+  ASSERT_EQ(p.code, 200) << p.body;
+  EXPECT_EQ(call("GET", std::string(kClaims) + "/held").code, 404);
+  EXPECT_EQ(call("GET", std::string(kClaims) + "/c1").code, 404);
+}
+
+TEST_F(ApiServerTest, ForegroundWithoutDependentsDeletesAtOnceAndBackgroundIsTheDefault) {
+  ASSERT_EQ(call("POST", kClaims, kClaim).code, 201);
+  ASSERT_EQ(call("DELETE", std::string(kClaims) + "/c1", R"({"propagationPolicy":"Foreground"})").code, 200);
+  EXPECT_EQ(call("GET", std::string(kClaims) + "/c1").code, 404);
+  ASSERT_EQ(call("POST", kClaims, kClaim).code, 201);
+  std::string uid = get_string(json(call("GET", std::string(kClaims) + "/c1")), {"metadata", "uid"});
+  ASSERT_EQ(call("POST", kClaims, claim_with("dep", "\"ownerReferences\":[" + owner_ref("c1", uid, true) + "]")).code, 201);
+  ASSERT_EQ(call("DELETE", std::string(kClaims) + "/c1", R"({"propagationPolicy":"Background"})").code, 200);
+  EXPECT_EQ(call("GET", std::string(kClaims) + "/c1").code, 404);
+  EXPECT_EQ(call("GET", std::string(kClaims) + "/dep").code, 404);
+}
+
 TEST_F(ApiServerTest, GenerateNameAndDryRun) {
   std::string g = kClaim;
   g.replace(g.find("\"name\":\"c1\""), 11, "\"generateName\":\"claim-\"");

@@ -91,6 +91,26 @@ class ApiServer::Impl final : public RegistryHooks {
   Result<Json> delete_object(const Target& t, Stored cur, bool dry_run);
   // `revision`: the owner's delete (the index must have seen every change before it).
   void collect_dependents(const std::string& owner_uid, const std::string& namespace_, int64_t revision);
+  // Garbage collection by DeleteOptions.propagationPolicy (api_crud.cc):
+  // Background (also the default) is delete_object's cascade; Orphan drops the
+  // owner's reference from its dependents first; Foreground marks the owner
+  // (foregroundDeletion finalizer, deletionTimestamp), deletes its dependents
+  // in the foreground too, and removes it once no dependent with
+  // blockOwnerDeletion is left (at once, or when the last such one goes).
+  struct Dependent {
+    const ResourceInfo* resource;
+    std::string key;
+    Stored stored;
+  };
+  std::vector<Dependent> dependents_of(const std::string& owner_uid, const std::string& namespace_, int64_t revision);
+  Result<Json> delete_with_policy(const Target& t, Stored cur, bool dry_run, const std::string& policy);
+  Result<Json> delete_foreground(const Target& t, Stored cur);
+  void drop_owner_reference(const Dependent& d, const std::string& owner_uid);
+  // Removes the foregroundDeletion finalizer of the object at `t` (uid
+  // `owner_uid`) when no blocking dependent is left.
+  void finish_foreground(const Target& t, const std::string& owner_uid);
+  // After `removed` went away: its owners waiting in the foreground may go.
+  void release_foreground_owners(const JsonValue& removed);
   // RegistryHooks.
   void delete_namespace_contents(const std::string& namespace_) override;
   void namespace_changed(const std::string& name, int64_t revision) override {
