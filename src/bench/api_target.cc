@@ -105,7 +105,7 @@ class ApiTarget final : public Target {
             return;
           }
           for (const auto& c : pod.status.conditions) {
-            if (c.type == "PodScheduled" && c.status == "False") tracker_.unschedulable(pod_key(pod));
+            if (c.type == "PodScheduled" && c.status == "False") tracker_.unschedulable(pod_key(pod), c.message);
           }
         },
         false);

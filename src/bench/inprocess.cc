@@ -161,7 +161,7 @@ class MemTarget final : public Target {
     return stored;
   }
 
-  Result<void> write_pod(const api::Pod& pod, const std::function<void(api::Pod&)>& mutate, bool* unschedulable) {
+  Result<void> write_pod(const api::Pod& pod, const std::function<void(api::Pod&)>& mutate, std::string* unschedulable) {
     api::Pod stored;
     {
       std::lock_guard<std::mutex> l(mu_);
@@ -171,9 +171,9 @@ class MemTarget final : public Target {
       stamp(it->second.metadata, false);
       stored = it->second;
     }
-    *unschedulable = false;
+    unschedulable->clear();
     for (const auto& c : stored.status.conditions) {
-      if (c.type == "PodScheduled" && c.status == "False") *unschedulable = true;
+      if (c.type == "PodScheduled" && c.status == "False") *unschedulable = c.message.empty() ? c.reason : c.message;
     }
     sched_->post(sched::Event{sched::Event::Op::kUpsert, std::move(stored)});
     return {};
@@ -212,15 +212,15 @@ Result<api::ResourceClaim> MemBinder::update_claim_status(const api::ResourceCla
   return t_.write_claim(claim, false, true);
 }
 Result<void> MemBinder::bind(const api::Pod& pod, const std::string& node) {
-  bool unschedulable = false;
+  std::string unschedulable;
   auto r = t_.write_pod(pod, [&](api::Pod& p) { p.spec.nodeName = node; }, &unschedulable);
   if (r.has_value()) t_.tracker().bound(pod_key(pod));
   return r;
 }
 Result<void> MemBinder::update_pod_status(const api::Pod& pod, const std::function<void(api::Pod&)>& mutate) {
-  bool unschedulable = false;
+  std::string unschedulable;
   auto r = t_.write_pod(pod, mutate, &unschedulable);
-  if (r.has_value() && unschedulable) t_.tracker().unschedulable(pod_key(pod));
+  if (r.has_value() && !unschedulable.empty()) t_.tracker().unschedulable(pod_key(pod), unschedulable);
   return r;
 }
 

@@ -33,14 +33,28 @@ void Tracker::bound(const std::string& key) {
   cv_.notify_all();
 }
 
-void Tracker::unschedulable(const std::string& key) {
+void Tracker::unschedulable(const std::string& key, const std::string& message) {
   {
     std::lock_guard<std::mutex> l(mu_);
     auto& t = pods_[key];
     if (t.is_bound) return;
     t.is_unschedulable = true;
+    t.message = message;
   }
   cv_.notify_all();
+}
+
+std::string Tracker::progress(const std::vector<std::string>& keys) {
+  std::lock_guard<std::mutex> l(mu_);
+  int bound = 0;
+  std::string first;
+  for (const auto& k : keys) {
+    auto it = pods_.find(k);
+    if (it == pods_.end()) continue;
+    if (it->second.is_bound) ++bound;
+    if (first.empty() && it->second.is_unschedulable) first = k + " is Unschedulable: " + it->second.message;
+  }
+  return std::to_string(bound) + " of " + std::to_string(keys.size()) + " bound" + (first.empty() ? "" : "; " + first);
 }
 
 bool Tracker::wait(const std::vector<std::string>& keys, Clock::time_point deadline, int allow_unschedulable) {
@@ -83,7 +97,8 @@ Result<void> setup(Target& t, const Plan& plan, Tracker& tracker, Clock::time_po
   }
   if (auto r = t.create_pods(plan.init_pods); !r.has_value()) return r;
   if (!tracker.wait(keys_of(plan.init_pods), deadline)) {
-    return Status(Code::kDeadlineExceeded, "the init pods were not all bound before the timeout");
+    return Status(Code::kDeadlineExceeded,
+                  "the init pods were not all bound before the timeout (" + tracker.progress(keys_of(plan.init_pods)) + ")");
   }
   for (const auto& c : plan.claims) {
     if (auto r = t.create(c); !r.has_value()) return r;
@@ -98,7 +113,8 @@ Result<std::vector<std::string>> measure(Target& t, const Plan& plan, Tracker& t
     if (auto r = t.create_pods(plan.pods); !r.has_value()) return r.error();
     auto keys = keys_of(plan.pods);
     if (!tracker.wait(keys, deadline, plan.expect_unschedulable)) {
-      return Status(Code::kDeadlineExceeded, "the measured pods were not all placed before the timeout");
+      return Status(Code::kDeadlineExceeded,
+                    "the measured pods were not all placed before the timeout (" + tracker.progress(keys) + ")");
     }
     return keys;
   }
@@ -111,7 +127,8 @@ Result<std::vector<std::string>> measure(Target& t, const Plan& plan, Tracker& t
     auto keys = keys_of(pods);
     all.insert(all.end(), keys.begin(), keys.end());
     if (!tracker.wait(keys, deadline)) {
-      return Status(Code::kDeadlineExceeded, "round " + std::to_string(round) + " was not bound before the timeout");
+      return Status(Code::kDeadlineExceeded, "round " + std::to_string(round) +
+                                                " was not bound before the timeout (" + tracker.progress(keys) + ")");
     }
     if (Clock::now() >= until) break;  // the last round stays for the check
     if (auto r = t.delete_pods(pods); !r.has_value()) return r.error();

@@ -25,13 +25,16 @@ class Tracker {
  public:
   void created(const std::string& key);
   void bound(const std::string& key);
-  void unschedulable(const std::string& key);
+  void unschedulable(const std::string& key, const std::string& message);
+  // "<bound> of <n> bound" and the first Unschedulable message, for a timeout.
+  std::string progress(const std::vector<std::string>& keys);
   // Waits until `keys` are all bound, or (when allow_unschedulable) bound or
   // Unschedulable; false at the deadline.
   bool wait(const std::vector<std::string>& keys, Clock::time_point deadline, int allow_unschedulable = 0);
   struct Times {
     Clock::time_point created{}, bound{};
     bool is_bound = false, is_created = false, is_unschedulable = false;
+    std::string message;  // the last Unschedulable message
   };
   std::map<std::string, Times> snapshot();
 

@@ -228,7 +228,17 @@ spec:
         matchAttribute: test-driver.cdi.k8s.io/model
 )";
 
-// templates/resourceclaimtemplate-first-available.yaml
+// templates/resourceclaimtemplate-first-available.yaml, its first subrequest
+// on templates/deviceclass-no-devices.yaml (a class no device matches: the
+// allocator fails a request naming a class that does not exist).
+constexpr const char* kNoDevicesClass = R"(apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: no-devices-class}
+spec:
+  selectors:
+  - cel: {expression: 'device.driver == "no-such-driver.cdi.k8s.io"'}
+)";
+
 constexpr const char* kTemplateFirstAvailable = R"(apiVersion: resource.k8s.io/v1
 kind: ResourceClaimTemplate
 metadata: {name: test-claim-template}
@@ -238,7 +248,7 @@ spec:
       requests:
       - name: req-0
         firstAvailable:
-        - {name: sub-0, deviceClassName: no-such-class}
+        - {name: sub-0, deviceClassName: no-devices-class}
         - {name: sub-1, deviceClassName: test-class}
 )";
 
@@ -290,9 +300,15 @@ Result<Plan> template_workload(const WorkloadParams& w, const char* tmpl_yaml, b
 // SteadyStateClusterResourceClaimTemplate (performance-config.yaml,
 // empty/half/full_500nodes): `init_claims` claims allocated up front, then
 // rounds of 10 pods (created, bound, deleted) for the duration.
-Result<Plan> steady_workload(const WorkloadParams& w, const char* tmpl_yaml, int init_claims) {
+Result<Plan> steady_workload(const WorkloadParams& w, const char* tmpl_yaml, int init_claims,
+                             bool no_devices_class = false) {
   auto p = base(w.nodes, 10);
   if (!p.has_value()) return p;
+  if (no_devices_class) {
+    auto cls = decode<api::DeviceClass>(kNoDevicesClass);
+    if (!cls.has_value()) return cls.error();
+    p->cluster.push_back(*cls);
+  }
   auto t = claim_template(tmpl_yaml, "test");
   if (!t.has_value()) return t.error();
   p->cluster.push_back(*t);
@@ -311,8 +327,24 @@ Result<Plan> steady_workload(const WorkloadParams& w, const char* tmpl_yaml, int
   return p;
 }
 
-// templates/resourceslice-partitionable.yaml: a pool of 6 devices on one
-// counter set (counter1..4): two devices of 2 counters, four of 1.
+// A pool as Kubernetes 1.35+ publishes counters: one slice with the counter
+// sets, one with the devices (templates/resourceslice-partitionable-countersets.yaml
+// and -devices.yaml, resourceSliceCount 2).
+void add_split_pool(Plan& p, api::ResourceSlice whole) {
+  api::ResourceSlice counters = whole;
+  const std::string pool = whole.spec.pool.name;
+  counters.metadata.name = "resourceslice-countersets-" + pool.substr(pool.find_last_of('-') + 1);
+  counters.spec.pool.resourceSliceCount = 2;
+  counters.spec.devices.clear();
+  whole.metadata.name = "resourceslice-devices-" + pool.substr(pool.find_last_of('-') + 1);
+  whole.spec.pool.resourceSliceCount = 2;
+  whole.spec.sharedCounters.clear();
+  p.cluster.push_back(std::move(counters));
+  p.cluster.push_back(std::move(whole));
+}
+
+// templates/resourceslice-partitionable-{countersets,devices}.yaml: a pool of
+// 6 devices on one counter set (counter1..4): two devices of 2 counters, four of 1.
 api::ResourceSlice partitionable_slice(int index) {
   api::ResourceSlice s;
   const std::string name = "resourceslice-" + std::to_string(index);
@@ -374,7 +406,7 @@ Result<Plan> partitionable_workload(const WorkloadParams& w) {
   auto p = base(w.nodes, 0);
   if (!p.has_value()) return p;
   const int slices = std::min(2000, 20 * w.nodes);
-  for (int i = 0; i < slices; ++i) p->cluster.push_back(partitionable_slice(i));
+  for (int i = 0; i < slices; ++i) add_split_pool(*p, partitionable_slice(i));
   auto t = claim_template(kTemplateTwoDevices, "test");
   if (!t.has_value()) return t.error();
   p->cluster.push_back(*t);
@@ -398,7 +430,7 @@ Result<Plan> partitionable_workload(const WorkloadParams& w) {
   return p;
 }
 
-// templates/resourceslice-partitionable-backtracking.yaml: 8 devices, each
+// templates/resourceslice-partitionable-backtracking-{countersets,devices}.yaml: 8 devices, each
 // with its own cpu counter and 10Gi (device-1: 20Gi) of a 70Gi memory counter.
 api::ResourceSlice backtracking_slice(int index) {
   api::ResourceSlice s;
@@ -445,7 +477,7 @@ spec:
 Result<Plan> backtracking_workload(const WorkloadParams& w) {
   auto p = base(w.nodes, 0);
   if (!p.has_value()) return p;
-  p->cluster.push_back(backtracking_slice(0));
+  add_split_pool(*p, backtracking_slice(0));
   auto t = claim_template(kTemplateBacktracking, "test");
   if (!t.has_value()) return t.error();
   p->cluster.push_back(*t);
@@ -516,7 +548,7 @@ std::vector<Workload> make_workloads() {
   v.push_back({"SteadyStateClusterResourceClaimTemplateFirstAvailable",
                "empty cluster, firstAvailable whose first subrequest names no class",
                cfg + " SteadyStateClusterResourceClaimTemplateFirstAvailable", 500,
-               [](const WorkloadParams& w) { return steady_workload(w, kTemplateFirstAvailable, 0); }});
+               [](const WorkloadParams& w) { return steady_workload(w, kTemplateFirstAvailable, 0, true); }});
   v.push_back({"SchedulingWithResourceClaim", "2 devices per node, each claim shared by 5 pods",
                cfg + " SchedulingWithResourceClaim 5000pods_500nodes", 500, shared_claim_workload});
   v.push_back({"SteadyStateClusterResourceClaimTemplatePartitionable",
