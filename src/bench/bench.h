@@ -55,7 +55,11 @@ struct Report {
   double p50_ms = 0, p99_ms = 0;  // per pod, creation to bound
   int64_t allocator_calls = -1;   // -1: not known in this mode
   double peak_rss_mb = 0;
+  // CPU (user + system, the whole process: server and clients too in api
+  // mode) per measured pod: steadier than pods/s on a loaded machine.
+  double cpu_ms_per_pod = 0;
   std::string note;
+  std::string scheduler;  // inprocess: the scheduler's counters
 };
 
 Result<Report> run(const Options& options);
@@ -75,5 +79,7 @@ Throughput sample_throughput(std::vector<double> bound_at_s, double interval_s =
 double percentile(const std::vector<double>& sorted, double p);
 // The process's peak resident set so far, MiB.
 double peak_rss_mb();
+// The process's CPU time so far (user + system), seconds.
+double cpu_seconds();
 
 }  // namespace draplane::bench

@@ -60,6 +60,7 @@ Result<Report> measure(cluster::LocalCluster& c, const Options& options, int nod
   std::vector<std::string> keys;
   for (int i = 0; i < pods; ++i) keys.push_back("test/p-" + std::to_string(i));
   const auto start = Clock::now();
+  const double cpu_start = cpu_seconds();
   auto created = parallel_requests(c.admin_config(), options.clients, keys.size(),
                                    [&](client::RestClient& rest, size_t i) -> Result<void> {
                                      tracker.created(keys[i]);
@@ -70,9 +71,11 @@ Result<Report> measure(cluster::LocalCluster& c, const Options& options, int nod
   if (!created.has_value()) return created.error();
   const auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.timeout_s));
   if (!tracker.wait(keys, deadline)) return Status(Code::kDeadlineExceeded, "not every pod ran before the timeout");
+  const double cpu_used = cpu_seconds() - cpu_start;
   informer.stop();
 
   Report rep;
+  rep.cpu_ms_per_pod = 1000 * cpu_used / pods;
   rep.workload = "e2e";
   rep.mode = "e2e";
   rep.store = options.store;

@@ -9,6 +9,7 @@
 #include "bench/modes.h"
 
 #include <atomic>
+#include <cstdio>
 #include <thread>
 
 #include "api/codec.h"
@@ -127,6 +128,18 @@ class MemTarget final : public Target {
       sched_->quiesce();
     }
     return sched_->stats().allocator_runs;
+  }
+
+  std::string scheduler_stats() override {
+    const auto& st = sched_->stats();
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "scheduler: %lld cycles, %lld bound, %lld unschedulable, %lld retries, %lld conflicts, "
+                  "%lld shape-memo hits; %.2f s in cycles, %.2f s applying %lld events",
+                  (long long)st.cycles, (long long)st.bound, (long long)st.unschedulable, (long long)st.retries,
+                  (long long)st.conflicts, (long long)st.shape_memo_hits, st.cycle_seconds, st.event_seconds,
+                  (long long)st.events);
+    return buf;
   }
 
   // Store operations for the binder (any thread).

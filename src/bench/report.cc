@@ -70,6 +70,13 @@ double peak_rss_mb() {
   return static_cast<double>(u.ru_maxrss) / 1024.0;  // KiB on Linux
 }
 
+double cpu_seconds() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  auto secs = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+  return secs(u.ru_utime) + secs(u.ru_stime);
+}
+
 std::string list_text() {
   std::ostringstream o;
   for (const auto& w : workloads()) {
@@ -117,7 +124,9 @@ std::string table_text(const Report& r) {
     << "latency        p50 " << num(r.p50_ms, 2) << " ms  p99 " << num(r.p99_ms, 2) << " ms (created -> bound)\n"
     << "allocator      " << (r.allocator_calls < 0 ? std::string("n/a in this mode") : std::to_string(r.allocator_calls))
     << " calls\n"
+    << "CPU            " << num(r.cpu_ms_per_pod, 3) << " ms per measured pod (whole process)\n"
     << "peak RSS       " << num(r.peak_rss_mb) << " MiB\n";
+  if (!r.scheduler.empty()) o << "scheduler      " << r.scheduler.substr(r.scheduler.find(':') + 2) << "\n";
   if (!r.note.empty()) o << "note           " << r.note << "\n";
   o << "check          ok\n";
   return o.str();
@@ -134,7 +143,8 @@ std::string json_text(const Report& r) {
     << ",\"samples\":" << r.throughput.samples << "},\"p50_ms\":" << num(r.p50_ms, 3)
     << ",\"p99_ms\":" << num(r.p99_ms, 3) << ",\"allocator_calls\":"
     << (r.allocator_calls < 0 ? std::string("null") : std::to_string(r.allocator_calls))
-    << ",\"peak_rss_mb\":" << num(r.peak_rss_mb, 1) << ",\"check\":\"ok\"}";
+    << ",\"cpu_ms_per_pod\":" << num(r.cpu_ms_per_pod, 3) << ",\"peak_rss_mb\":" << num(r.peak_rss_mb, 1)
+    << ",\"check\":\"ok\"}";
   return o.str();
 }
 

@@ -189,8 +189,10 @@ Result<Report> run(const Options& options) {
   if (auto r = setup(*target, *plan, tracker, deadline); !r.has_value()) return r.error();
 
   const auto start = Clock::now();
+  const double cpu_start = cpu_seconds();
   auto keys = measure(*target, *plan, tracker, start, deadline);
   if (!keys.has_value()) return keys.error();
+  const double cpu_used = cpu_seconds() - cpu_start;
 
   Report rep;
   rep.workload = (*w)->name;
@@ -199,9 +201,11 @@ Result<Report> run(const Options& options) {
   rep.nodes = params.nodes;
   rep.devices = plan->devices;
   fill_figures(rep, tracker, *keys, start);
+  rep.cpu_ms_per_pod = rep.pods > 0 ? 1000 * cpu_used / rep.pods : 0;
 
   auto state = target->final_state();
   rep.allocator_calls = target->stop();
+  rep.scheduler = target->scheduler_stats();
   if (!state.has_value()) return state.error();
   Expectation expect;
   expect.bound = plan->steady ? plan->batch : static_cast<int>(plan->pods.size()) - plan->expect_unschedulable;

@@ -65,6 +65,8 @@ class Target {
   virtual Result<FinalState> final_state() = 0;
   // Stops the components; the allocator call count once stopped (-1: unknown).
   virtual int64_t stop() = 0;
+  // After stop(): the scheduler's own counters, for the report ("" unknown).
+  virtual std::string scheduler_stats() { return ""; }
 };
 
 std::string pod_key(const api::Pod& pod);

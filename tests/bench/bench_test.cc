@@ -28,9 +28,11 @@ TEST(SampleThroughput, SkipsTheFirstSampleAndDropsThePartialLastInterval) {
 
 TEST(SampleThroughput, MergesEmptyIntervalsIntoTheNextSample) {
   // Started at tick 1 (1 pod); nothing in (1,2]; 10 in (2,3]: 10 / 2 s,
-  // recorded for both ticks.
+  // recorded for both ticks. (The pod at 3.2 keeps the collector running
+  // past tick 3.)
   std::vector<double> at{0.5};
   for (int i = 0; i < 10; ++i) at.push_back(2.5);
+  at.push_back(3.2);
   Throughput t = sample_throughput(at);
   ASSERT_EQ(t.samples, 2);
   EXPECT_DOUBLE_EQ(t.average, 5);
