@@ -190,15 +190,20 @@ class ApiTarget final : public Target {
 
 }  // namespace
 
+std::string run_data_dir(const Options& options, const std::string& prefix, bool* temporary) {
+  *temporary = options.data_dir.empty();
+  if (!*temporary) return options.data_dir;
+  std::string dir = (std::filesystem::temp_directory_path() / (prefix + "-" + std::to_string(::getpid()))).string();
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
 Result<std::unique_ptr<Target>> make_api_target(Tracker& tracker, const Options& options) {
   if (options.store != "sqlite" && options.store != "memory") {
     return Status(Code::kInvalid, "--store: must be sqlite or memory, not \"" + options.store + "\"");
   }
-  const bool temp = options.data_dir.empty();
-  std::string dir = temp ? (std::filesystem::temp_directory_path() / ("draplane-bench-" + std::to_string(::getpid())))
-                               .string()
-                         : options.data_dir;
-  if (temp) std::filesystem::remove_all(dir);
+  bool temp = false;
+  const std::string dir = run_data_dir(options, "draplane-bench", &temp);
   cluster::LocalClusterOptions o;
   o.data_dir = dir;
   o.listen = "127.0.0.1:0";

@@ -6,9 +6,6 @@
 // 20 pods per node do not fit on 8 GPUs at once, finished pods' claims must be
 // released for the later pods to run. A reported figure with no peer: no
 // other system measures the same path.
-#include <sys/types.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
 
@@ -117,11 +114,8 @@ Result<Report> measure(cluster::LocalCluster& c, const Options& options, int nod
 Result<Report> run_e2e(const Options& options) {
   const int nodes = options.nodes > 0 ? options.nodes : 100;
   const int pods = nodes * 20;
-  const bool temp = options.data_dir.empty();
-  std::string dir = temp ? (std::filesystem::temp_directory_path() / ("draplane-bench-e2e-" + std::to_string(::getpid())))
-                               .string()
-                         : options.data_dir;
-  if (temp) std::filesystem::remove_all(dir);
+  bool temp = false;
+  const std::string dir = run_data_dir(options, "draplane-bench-e2e", &temp);
   cluster::LocalClusterOptions o;
   o.data_dir = dir;
   o.listen = "127.0.0.1:0";

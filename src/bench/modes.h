@@ -17,6 +17,10 @@ std::unique_ptr<Target> make_inprocess_target(Tracker& tracker);
 // data dir and watches its pods.
 Result<std::unique_ptr<Target>> make_api_target(Tracker& tracker, const Options& options);
 
+// The data dir of an api or e2e run: --data-dir, or a fresh temporary one
+// (named <prefix>-<pid>; *temporary set, for the caller to remove).
+std::string run_data_dir(const Options& options, const std::string& prefix, bool* temporary);
+
 // --mode e2e: the whole system with simulated nodes and kubelets.
 Result<Report> run_e2e(const Options& options);
 

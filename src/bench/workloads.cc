@@ -175,32 +175,30 @@ Result<Plan> base(int nodes, int devices_per_node) {
   return p;
 }
 
-Result<api::ResourceClaimTemplate> claim_template(const std::string& yaml, const std::string& namespace_) {
-  auto t = decode<api::ResourceClaimTemplate>(yaml);
+// The claim templates below are the part under spec.spec.devices of
+// test-claim-template; this is the rest.
+constexpr const char* kTemplateHead = R"(apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: test-claim-template}
+spec:
+  spec:
+    devices:
+)";
+
+Result<api::ResourceClaimTemplate> claim_template(const std::string& devices_yaml, const std::string& namespace_) {
+  auto t = decode<api::ResourceClaimTemplate>(kTemplateHead + devices_yaml);
   if (t.has_value()) t->metadata.namespace_ = namespace_;
   return t;
 }
 
 // templates/resourceclaimtemplate.yaml
-constexpr const char* kTemplate = R"(apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: test-claim-template}
-spec:
-  spec:
-    devices:
-      requests:
+constexpr const char* kTemplate = R"(      requests:
       - name: req-0
         exactly: {deviceClassName: test-class}
 )";
 
 // templates/resourceclaimtemplate-with-selector.yaml
-constexpr const char* kTemplateSelector = R"(apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: test-claim-template}
-spec:
-  spec:
-    devices:
-      requests:
+constexpr const char* kTemplateSelector = R"(      requests:
       - name: req-0
         exactly:
           deviceClassName: test-class
@@ -214,13 +212,7 @@ spec:
 // Two devices with the same model (the shape of
 // templates/resourceclaimtemplate-for-two-devices.yaml, on the attribute
 // every createResourceDriver device has).
-constexpr const char* kTemplateMatchAttribute = R"(apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: test-claim-template}
-spec:
-  spec:
-    devices:
-      requests:
+constexpr const char* kTemplateMatchAttribute = R"(      requests:
       - name: req-0
         exactly: {deviceClassName: test-class, count: 2}
       constraints:
@@ -239,13 +231,7 @@ spec:
   - cel: {expression: 'device.driver == "no-such-driver.cdi.k8s.io"'}
 )";
 
-constexpr const char* kTemplateFirstAvailable = R"(apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: test-claim-template}
-spec:
-  spec:
-    devices:
-      requests:
+constexpr const char* kTemplateFirstAvailable = R"(      requests:
       - name: req-0
         firstAvailable:
         - {name: sub-0, deviceClassName: no-devices-class}
@@ -253,13 +239,7 @@ spec:
 )";
 
 // templates/resourceclaimtemplate-toleration.yaml
-constexpr const char* kTemplateToleration = R"(apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: test-claim-template}
-spec:
-  spec:
-    devices:
-      requests:
+constexpr const char* kTemplateToleration = R"(      requests:
       - name: req-0
         exactly:
           deviceClassName: test-class
@@ -327,6 +307,26 @@ Result<Plan> steady_workload(const WorkloadParams& w, const char* tmpl_yaml, int
   return p;
 }
 
+// Every node labelled node-with-dra=true (the partitionable pools' nodeSelector).
+api::NodeSelector dra_nodes() {
+  api::NodeSelector sel;
+  api::NodeSelectorTerm term;
+  term.matchExpressions.push_back(api::NodeSelectorRequirement{"node-with-dra", "In", {"true"}});
+  sel.nodeSelectorTerms.push_back(term);
+  return sel;
+}
+
+// The whole pool "resourceslice-<index>" in one slice, for every DRA node.
+api::ResourceSlice selector_pool(int index) {
+  api::ResourceSlice s;
+  const std::string name = "resourceslice-" + std::to_string(index);
+  s.metadata.name = name;
+  s.spec.driver = kDriver;
+  s.spec.pool = api::ResourcePool{name, 1, 1};
+  s.spec.nodeSelector = dra_nodes();
+  return s;
+}
+
 // A pool as Kubernetes 1.35+ publishes counters: one slice with the counter
 // sets, one with the devices (templates/resourceslice-partitionable-countersets.yaml
 // and -devices.yaml, resourceSliceCount 2).
@@ -346,16 +346,7 @@ void add_split_pool(Plan& p, api::ResourceSlice whole) {
 // templates/resourceslice-partitionable-{countersets,devices}.yaml: a pool of
 // 6 devices on one counter set (counter1..4): two devices of 2 counters, four of 1.
 api::ResourceSlice partitionable_slice(int index) {
-  api::ResourceSlice s;
-  const std::string name = "resourceslice-" + std::to_string(index);
-  s.metadata.name = name;
-  s.spec.driver = kDriver;
-  s.spec.pool = api::ResourcePool{name, 1, 1};
-  api::NodeSelector sel;
-  api::NodeSelectorTerm term;
-  term.matchExpressions.push_back(api::NodeSelectorRequirement{"node-with-dra", "In", {"true"}});
-  sel.nodeSelectorTerms.push_back(term);
-  s.spec.nodeSelector = sel;
+  api::ResourceSlice s = selector_pool(index);
   api::CounterSet cs;
   cs.name = "counter-set";
   for (const char* c : {"counter1", "counter2", "counter3", "counter4"}) cs.counters[c] = api::Counter{api::Quantity::from_int(1)};
@@ -382,13 +373,7 @@ api::ResourceSlice partitionable_slice(int index) {
 }
 
 // templates/resourceclaimtemplate-for-two-devices.yaml
-constexpr const char* kTemplateTwoDevices = R"(apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: test-claim-template}
-spec:
-  spec:
-    devices:
-      requests:
+constexpr const char* kTemplateTwoDevices = R"(      requests:
       - name: req-0
         exactly: {deviceClassName: test-class, count: 2}
       constraints:
@@ -416,11 +401,8 @@ Result<Plan> partitionable_workload(const WorkloadParams& w) {
     c.spec.devices.requests[0].exactly->selectors.push_back(api::DeviceSelector{api::CELDeviceSelector{
         "device.capacity['test-driver.cdi.k8s.io'].counters.compareTo(quantity('2')) >= 0 &&\n"
         "device.attributes['test-driver.cdi.k8s.io'].preallocate"}});
-    api::NodeSelector ns_sel;
-    api::NodeSelectorTerm term;
-    term.matchExpressions.push_back(api::NodeSelectorRequirement{"node-with-dra", "In", {"true"}});
-    ns_sel.nodeSelectorTerms.push_back(term);
-    p->allocated.push_back(allocated_claim(c, "req-0", "resourceslice-" + std::to_string(i), "device-2-counters-1", ns_sel));
+    p->allocated.push_back(
+        allocated_claim(c, "req-0", "resourceslice-" + std::to_string(i), "device-2-counters-1", dra_nodes()));
   }
   p->devices = slices * 6;
   p->steady = true;
@@ -433,16 +415,7 @@ Result<Plan> partitionable_workload(const WorkloadParams& w) {
 // templates/resourceslice-partitionable-backtracking-{countersets,devices}.yaml: 8 devices, each
 // with its own cpu counter and 10Gi (device-1: 20Gi) of a 70Gi memory counter.
 api::ResourceSlice backtracking_slice(int index) {
-  api::ResourceSlice s;
-  const std::string name = "resourceslice-" + std::to_string(index);
-  s.metadata.name = name;
-  s.spec.driver = kDriver;
-  s.spec.pool = api::ResourcePool{name, 1, 1};
-  api::NodeSelector sel;
-  api::NodeSelectorTerm term;
-  term.matchExpressions.push_back(api::NodeSelectorRequirement{"node-with-dra", "In", {"true"}});
-  sel.nodeSelectorTerms.push_back(term);
-  s.spec.nodeSelector = sel;
+  api::ResourceSlice s = selector_pool(index);
   api::CounterSet cpu{"counter-set-for-cpu", {}}, mem{"counter-set-for-mem", {}};
   for (int c = 1; c <= 8; ++c) cpu.counters["cpu" + std::to_string(c)] = api::Counter{api::Quantity::from_int(1)};
   mem.counters["mem"] = api::Counter{api::Quantity::from_int(int64_t{70} << 30)};
@@ -460,13 +433,7 @@ api::ResourceSlice backtracking_slice(int index) {
 }
 
 // templates/resourceclaimtemplate-backtracking.yaml
-constexpr const char* kTemplateBacktracking = R"(apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: test-claim-template}
-spec:
-  spec:
-    devices:
-      requests:
+constexpr const char* kTemplateBacktracking = R"(      requests:
       - name: req-0
         exactly: {deviceClassName: test-class, count: 7}
 )";
