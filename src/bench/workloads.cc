@@ -80,16 +80,22 @@ api::Namespace ns(const std::string& name) {
 
 std::string node_name(int i) { return "scheduler-perf-dra-" + std::to_string(i); }
 
-// templates/pod-with-claim-template.yaml
-api::Pod template_pod(const std::string& namespace_, int i) {
+// Pod "test-dra-<i>" with one pause container, as every pod template has.
+api::Pod pause_pod(const std::string& namespace_, int i) {
   api::Pod p;
   p.metadata.name = "test-dra-" + std::to_string(i);
   p.metadata.namespace_ = namespace_;
   api::Container c;
   c.name = "pause";
   c.image = "registry.k8s.io/pause:3.9";
-  c.resources.claims.push_back(api::ResourceClaimRef{"resource", ""});
   p.spec.containers.push_back(std::move(c));
+  return p;
+}
+
+// templates/pod-with-claim-template.yaml
+api::Pod template_pod(const std::string& namespace_, int i) {
+  api::Pod p = pause_pod(namespace_, i);
+  p.spec.containers[0].resources.claims.push_back(api::ResourceClaimRef{"resource", ""});
   api::PodResourceClaim rc;
   rc.name = "resource";
   rc.resourceClaimTemplateName = "test-claim-template";
@@ -107,16 +113,10 @@ api::Pod claim_ref_pod(const std::string& namespace_, int i) {
 
 // templates/pod-with-extended-resource.yaml: pod i asks for example.com/gpu-i.
 api::Pod extended_pod(const std::string& namespace_, int i) {
-  api::Pod p;
-  p.metadata.name = "test-dra-" + std::to_string(i);
-  p.metadata.namespace_ = namespace_;
-  api::Container c;
-  c.name = "pause";
-  c.image = "registry.k8s.io/pause:3.9";
+  api::Pod p = pause_pod(namespace_, i);
   const std::string res = "example.com/gpu-" + std::to_string(i);
-  c.resources.requests[res] = api::Quantity::from_int(1);
-  c.resources.limits[res] = api::Quantity::from_int(1);
-  p.spec.containers.push_back(std::move(c));
+  p.spec.containers[0].resources.requests[res] = api::Quantity::from_int(1);
+  p.spec.containers[0].resources.limits[res] = api::Quantity::from_int(1);
   return p;
 }
 
