@@ -1,5 +1,6 @@
 # `draplane bench` at tiny sizes through the CLI (seconds): every workload in
-# process, two through the API server. The real sizes are `make bench`.
+# process, two through the API server and one e2e run (cli_bench_api). The real
+# sizes are `make bench`.
 if(TARGET draplane AND TARGET draplane_bench)
   foreach(part inprocess api)
     add_test(NAME cli_bench_${part}

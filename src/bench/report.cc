@@ -122,8 +122,8 @@ std::string table_text(const Report& r) {
     << num(r.throughput.p90) << "  p99 " << num(r.throughput.p99) << "  (" << r.throughput.samples
     << " samples of 1 s)\n"
     << "latency        p50 " << num(r.p50_ms, 2) << " ms  p99 " << num(r.p99_ms, 2) << " ms (created -> bound)\n"
-    << "allocator      " << (r.allocator_calls < 0 ? std::string("n/a in this mode") : std::to_string(r.allocator_calls))
-    << " calls\n"
+    << "allocator      "
+    << (r.allocator_calls < 0 ? std::string("n/a in this mode") : std::to_string(r.allocator_calls) + " calls") << "\n"
     << "CPU            " << num(r.cpu_ms_per_pod, 3) << " ms per measured pod (whole process)\n"
     << "peak RSS       " << num(r.peak_rss_mb) << " MiB\n";
   if (!r.scheduler.empty()) o << "scheduler      " << r.scheduler.substr(r.scheduler.find(':') + 2) << "\n";

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `draplane bench` through the CLI: every workload at a tiny size in process,
-# two through the API server (SQLite and memory store); --list, --json fields
+# two through the API server (SQLite and memory store), e2e on one node; --list, --json fields
 # and usage errors. Each run checks its own result (a wrong one exits 1).
 # Usage: bench_cli_test.sh DRAPLANE_BINARY SOURCE_DIR [inprocess|api]
 bin=$1
@@ -48,5 +48,9 @@ else
       --duration 0.2 --timeout 60 --json
   json_ok "api memory steady full" api
   expect_out_has "api memory steady full" '"store":"memory"'
+  # The whole system with a simulated node and its kubelet: 20 pods of `sleep 1` on 8 GPUs.
+  run bench --mode e2e --nodes 1 --store memory --timeout 100 --json
+  json_ok "e2e" e2e
+  expect_out_has "e2e" '"pods":20,"bound":20'
 fi
 exit $fail
