@@ -19,5 +19,6 @@ void add_inject_xid(CLI::App& agent, int& exit_code);  // inject_xid_cmd.cc: `ag
 void add_controllers(CLI::App& app, int& exit_code);  // controllers_cmd.cc
 void add_up(CLI::App& app, int& exit_code);           // up_cmd.cc
 void add_simulate(CLI::App& app, int& exit_code);     // simulate_cmd.cc
+void add_bench(CLI::App& app, int& exit_code);        // bench_cmd.cc
 
 }  // namespace draplane::cmd

@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
   draplane::cmd::add_controllers(app, exit_code);
   draplane::cmd::add_up(app, exit_code);
   draplane::cmd::add_simulate(app, exit_code);
+  draplane::cmd::add_bench(app, exit_code);
   if (int rc = check_command_words(app, argc, argv, 1, "draplane"); rc != 0) return rc;
   try {
     app.parse(argc, argv);

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# `draplane bench` through the CLI: every workload at a tiny size in process,
+# two through the API server (SQLite and memory store), e2e on one node; --list, --json fields
+# and usage errors. Each run checks its own result (a wrong one exits 1).
+# Usage: bench_cli_test.sh DRAPLANE_BINARY SOURCE_DIR [inprocess|api]
+bin=$1
+part=${3:-inprocess}
+. "$2/tests/cli/lib.sh"
+
+run bench --list
+expect_rc "--list" 0
+expect_out_line "--list" "SchedulingWithResourceClaimTemplate"
+names=$(grep -v '^ ' "$tmp/out")
+[ "$(echo "$names" | wc -l)" -ge 12 ] || bad "--list names every workload"
+
+json_ok() {  # what, mode
+  expect_rc "$1" 0
+  for field in '"workload":' "\"mode\":\"$2\"" '"nodes":' '"pods":' '"pods_per_second":' '"p50_ms":' '"p99_ms":' \
+               '"peak_rss_mb":' '"allocator_calls":' '"check":"ok"'; do
+    expect_out_has "$1" "$field"
+  done
+}
+
+if [ "$part" = inprocess ]; then
+  for w in $names; do
+    run bench --workload "$w" --nodes 2 --duration 0.05 --timeout 60 --json
+    json_ok "inprocess $w" inprocess
+  done
+  run bench --workload SchedulingWithResourceClaimTemplate --nodes 3
+  expect_rc "table" 0
+  expect_out_has "table" "measured pods  15 (15 bound, 0 unschedulable)"
+  expect_out_has "table" "check          ok"
+
+  run bench --workload Nope
+  expect_rc "unknown workload" 2
+  expect_err_has "unknown workload" 'unknown workload "Nope" (known: SchedulingWithResourceClaimTemplate,'
+  run bench --nodes 2
+  expect_rc "no workload" 2
+  expect_err_has "no workload" "--workload is required"
+  run bench --workload SchedulingWithResourceClaimTemplate --mode fast
+  expect_rc "bad mode" 2
+else
+  run bench --workload SchedulingWithResourceClaimTemplate --mode api --nodes 2 --timeout 60 --json
+  json_ok "api sqlite" api
+  expect_out_has "api sqlite" '"store":"sqlite"'
+  expect_out_has "api sqlite" '"pods":10,"bound":10'
+  run bench --workload SteadyStateClusterResourceClaimTemplate/full --mode api --store memory --nodes 2 \
+      --duration 0.2 --timeout 60 --json
+  json_ok "api memory steady full" api
+  expect_out_has "api memory steady full" '"store":"memory"'
+  # The whole system with a simulated node and its kubelet: 20 pods of `sleep 1` on 8 GPUs.
+  run bench --mode e2e --nodes 1 --store memory --timeout 100 --json
+  json_ok "e2e" e2e
+  expect_out_has "e2e" '"pods":20,"bound":20'
+fi
+exit $fail
