@@ -438,6 +438,10 @@ Result<void> DeploymentController::rollout_recreate(State& s) {
 }
 
 Result<void> DeploymentController::sync(const std::string& key) {
+  // Workers run from start(), but a sync must see complete caches (as
+  // kube-controller-manager waits for its informers before its workers): one
+  // seeing the object before its pods' list arrived would create or delete wrongly.
+  if (!wait_synced(30000)) return unexpected(Status(Code::kUnavailable, "informer caches not synced"));
   auto d = deployments_.get(key);
   if (!d) return {};
   State s;

@@ -534,6 +534,10 @@ Result<void> JobController::manage_pods(Sync& s) {
 }
 
 Result<void> JobController::sync_job(const std::string& key) {
+  // Workers run from start(), but a sync must see complete caches (as
+  // kube-controller-manager waits for its informers before its workers): one
+  // seeing the object before its pods' list arrived would create or delete wrongly.
+  if (!wait_synced(30000)) return unexpected(Status(Code::kUnavailable, "informer caches not synced"));
   auto cached = jobs_.get(key);
   if (!cached) {
     std::lock_guard<std::mutex> l(mu_);

@@ -231,6 +231,10 @@ Result<void> ReplicaSetController::write_status(const api::ReplicaSet& rs, const
 }
 
 Result<void> ReplicaSetController::sync(const std::string& key) {
+  // Workers run from start(), but a sync must see complete caches (as
+  // kube-controller-manager waits for its informers before its workers): one
+  // seeing the object before its pods' list arrived would create or delete wrongly.
+  if (!wait_synced(30000)) return unexpected(Status(Code::kUnavailable, "informer caches not synced"));
   auto rs = sets_.get(key);
   if (!rs) {
     std::lock_guard<std::mutex> l(mu_);

@@ -303,7 +303,8 @@ TEST(DeploymentController, RollbackRaisesTheOldReplicaSetsRevisionAndCleansUpHis
   ASSERT_TRUE(api.wait_for([&] {
     settle(api);
     auto rs = set_with_image(api, "v1");
-    return rs && rs->metadata.annotations[kRevisionAnnotation] == "4" && sets_of(api).size() == 2;
+    return rs && rs->metadata.annotations[kRevisionAnnotation] == "4" &&
+           rs->metadata.annotations[kRevisionHistoryAnnotation] == "1" && sets_of(api).size() == 2;
   }));
   c.stop();
   auto v1 = set_with_image(api, "v1");
