@@ -458,25 +458,26 @@ Result<void> JobController::finish(Sync& s) {
   return write_status(s);
 }
 
+bool JobController::awaiting_created_pods(Sync& s) {
+  // Pods created but not in the cache yet: wait for them (or a timeout).
+  std::lock_guard<std::mutex> l(mu_);
+  auto& exp = expected_[s.key];
+  for (auto it = exp.begin(); it != exp.end();) {
+    it = options_.clock->now() - it->second > kExpectationTimeout ? exp.erase(it) : std::next(it);
+  }
+  for (const auto& p : s.pods) exp.erase(p.metadata.name);  // also pods that already finished
+  if (exp.empty()) return false;
+  s.requeue_after(std::chrono::seconds(1));
+  return true;
+}
+
 Result<void> JobController::manage_pods(Sync& s) {
   api::JobStatus& st = s.job.status;
   std::vector<const api::Pod*> running;
   for (const auto& p : s.pods) {
     if (active(p)) running.push_back(&p);
   }
-  {
-    // Pods created but not in the cache yet: wait for them (or a timeout).
-    std::lock_guard<std::mutex> l(mu_);
-    auto& exp = expected_[s.key];
-    for (auto it = exp.begin(); it != exp.end();) {
-      it = options_.clock->now() - it->second > kExpectationTimeout ? exp.erase(it) : std::next(it);
-    }
-    for (const auto& p : s.pods) exp.erase(p.metadata.name);  // also pods that already finished
-    if (!exp.empty()) {
-      s.requeue_after(std::chrono::seconds(1));
-      return {};
-    }
-  }
+  if (awaiting_created_pods(s)) return {};
   std::chrono::milliseconds wait{0};
   {
     std::lock_guard<std::mutex> l(mu_);
@@ -595,7 +596,9 @@ Result<void> JobController::sync_job(const std::string& key) {
   decide_terminal(s);
   if (condition_true(st, "FailureTarget") || condition_true(st, "SuccessCriteriaMet")) {
     bool left = std::any_of(s.pods.begin(), s.pods.end(), [](const api::Pod& p) { return !terminal(p); });
-    if (!left) return finish(s);
+    // A pod created but not yet in the cache is left too: finishing without it
+    // would release it later without ever deleting it.
+    if (!left && !awaiting_created_pods(s)) return finish(s);
     for (const auto& p : s.pods) {
       if (active(p)) RETURN_IF_ERROR(delete_pod(s, p));
     }

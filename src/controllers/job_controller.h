@@ -81,6 +81,8 @@ class JobController {
   Result<void> create_pod(Sync& s, std::optional<int> index, int index_failures);
   Result<void> count_finished(Sync& s);
   void decide_terminal(Sync& s);
+  // True (and a requeue in a second) while pods this controller created are not in its cache yet.
+  bool awaiting_created_pods(Sync& s);
   Result<void> manage_pods(Sync& s);
   Result<void> finish(Sync& s);
   void event(const api::Job& job, const char* type, const char* reason, const std::string& message);

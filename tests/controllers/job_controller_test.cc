@@ -147,8 +147,8 @@ TEST(JobController, BackoffLimitFailsTheJobAfterLimitPlusOneFailures) {
   h.start();
   ASSERT_TRUE(h.sync_until([&] { return h.pods().size() == 1; }));
   h.finish_pod(h.pods()[0], 1);
-  ASSERT_TRUE(h.sync_until([&] { return h.active_pods().size() == 1; }));
-  EXPECT_EQ(h.job().status.failed, 1);
+  // The replacement may be created before the failure is counted (in steps).
+  ASSERT_TRUE(h.sync_until([&] { return h.active_pods().size() == 1 && h.job().status.failed == 1; }));
   EXPECT_EQ(h.condition("Failed"), "");
   h.finish_pod(h.active_pods()[0], 1);
   ASSERT_TRUE(h.sync_until([&] { return h.condition("Failed") == "BackoffLimitExceeded"; }));
@@ -232,10 +232,9 @@ TEST(JobController, SuspendDeletesActivePodsWithoutCountingThem) {
   }
 }
 
-// DISABLED: flaky (about 1 run in 10 under load): the Job reaches Failed with
-// its pod never deleted (finalizer released, no deletionTimestamp), a race in
-// the controller's deadline path between deleting active pods and finish();
-// noted on issue 28 for the next session, which must fix it and re-enable this.
+// DISABLED: still flaky under heavy parallel load (1 run in ~75; 0 in 120 alone)
+// after the fix for finishing a Job whose created pod was not yet cached; the
+// remaining race is not understood yet. Noted on issue 28: fix and re-enable.
 TEST(JobController, DISABLED_ActiveDeadlineFailsTheJob) {
   Harness h;
   h.api.put_object("jobs", job_json(R"("completions":1,"activeDeadlineSeconds":10)"));
