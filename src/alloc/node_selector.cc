@@ -1,18 +1,13 @@
 #include "alloc/node_selector.h"
 
-#include <charconv>
 #include <string>
+
+#include "common/parse_int.h"
 
 namespace draplane::alloc {
 namespace {
 
-std::optional<int64_t> parse_int(std::string_view s) {
-  int64_t v = 0;
-  if (s.empty()) return std::nullopt;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
+std::optional<int64_t> parse_int(std::string_view s) { return common::parse_int64(s); }
 
 Status req_error(const std::string& path, const std::string& detail) {
   return invalid_error(path + ": " + detail);

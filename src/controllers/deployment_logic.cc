@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "common/parse_int.h"
 #include "api/codec.h"
 #include "common/rfc3339.h"
 #include "common/split.h"
@@ -23,13 +24,7 @@ bool skip_copy_annotation(const std::string& key) {
          key == "deprecated.deployment.rollback.to";
 }
 
-std::optional<int64_t> parse_int(const std::string& s) {
-  if (s.empty()) return std::nullopt;
-  char* end = nullptr;
-  long long v = std::strtoll(s.c_str(), &end, 10);
-  if (end == nullptr || *end != '\0') return std::nullopt;
-  return v;
-}
+std::optional<int64_t> parse_int(std::string_view s) { return common::parse_int64(s); }
 
 std::optional<int32_t> int_annotation(const api::ReplicaSet& rs, const char* key) {
   auto it = rs.metadata.annotations.find(key);

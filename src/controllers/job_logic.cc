@@ -7,17 +7,17 @@
 #include <algorithm>
 #include <charconv>
 
+#include "common/parse_int.h"
 #include "common/split.h"
 
 namespace draplane::controllers {
 namespace {
 
+// A non-negative int (an index), or no value.
 std::optional<int> parse_int(std::string_view s) {
-  int v = 0;
-  if (s.empty()) return std::nullopt;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size() || v < 0) return std::nullopt;
-  return v;
+  auto v = common::parse_int64(s);
+  if (!v || *v < 0 || *v > INT32_MAX) return std::nullopt;
+  return static_cast<int>(*v);
 }
 
 rapidjson::Document parse_object(const api::RawJson& raw) {
