@@ -1,3 +1,12 @@
+# A Python e2e script run as `python3 tests/e2e/SCRIPT <draplane binary>`,
+# labelled e2e and LABEL (server or up), with its timeout in seconds.
+function(draplane_python_e2e name script label timeout)
+  if(TARGET draplane)
+    add_test(NAME ${name} COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/${script} $<TARGET_FILE:draplane>)
+    set_tests_properties(${name} PROPERTIES LABELS "e2e;${label}" TIMEOUT ${timeout})
+  endif()
+endfunction()
+
 # End-to-end tests of `draplane server` with real clients (label "e2e").
 find_program(KUBECTL kubectl)
 if(TARGET draplane)
@@ -47,15 +56,9 @@ endif()
 
 # Device health with `draplane up` (1 node, 3 GPUs): `draplane agent inject-xid`
 # taints a GPU, the pod and its claim show it Unhealthy, recovery clears it.
-if(TARGET draplane)
-  add_test(NAME up_health_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_health.py $<TARGET_FILE:draplane>)
-  set_tests_properties(up_health_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 180)
-endif()
+draplane_python_e2e(up_health_e2e up_health.py up 180)
 # Events as kubectl describe and kubectl get events show them (`draplane up`, 1 node).
-if(TARGET draplane)
-  add_test(NAME up_events_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_events.py $<TARGET_FILE:draplane>)
-  set_tests_properties(up_events_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 240)
-endif()
+draplane_python_e2e(up_events_e2e up_events.py up 240)
 # GPU sharing (issue 25): time-slicing and MPS classes, MIG, on one node of 2 H100s.
 if(TARGET draplane)
   add_test(NAME up_sharing_e2e
@@ -64,41 +67,23 @@ if(TARGET draplane)
 endif()
 # `draplane up` killed with SIGKILL while a pod runs, restarted on the same port
 # and data dir: the port is free and the leftover pod process is ended.
-if(TARGET draplane)
-  add_test(NAME up_restart_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_restart.py $<TARGET_FILE:draplane>)
-  set_tests_properties(up_restart_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 300)
-endif()
+draplane_python_e2e(up_restart_e2e up_restart.py up 300)
 # The hostile-input probes of issue 22 against `draplane server` over TLS (alias
 # bomb, deep nesting, a node's delete-collection, 64 MB and unauthenticated
 # uploads, slowloris, text/plain, bad resourceVersion).
-if(TARGET draplane)
-  add_test(NAME server_hostile_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/server_hostile.py $<TARGET_FILE:draplane>)
-  set_tests_properties(server_hostile_e2e PROPERTIES LABELS "e2e;server" TIMEOUT 120)
-endif()
+draplane_python_e2e(server_hostile_e2e server_hostile.py server 120)
 
 # DeviceTaintRules with kubectl (`draplane up`, 1 node of 3 GPUs): NoExecute
 # eviction of the untolerating pod, the rule's status, NoSchedule placement.
-if(TARGET draplane)
-  add_test(NAME up_taints_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_taints.py $<TARGET_FILE:draplane>)
-  set_tests_properties(up_taints_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 180)
-endif()
+draplane_python_e2e(up_taints_e2e up_taints.py up 180)
 # Jobs (Indexed with GPU claims, backoffLimit, kubectl create job) and env from
 # ConfigMaps and Secrets with `draplane up` (issue 28).
-if(TARGET draplane)
-  add_test(NAME up_jobs_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_jobs.py $<TARGET_FILE:draplane>)
-  set_tests_properties(up_jobs_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 180)
-endif()
+draplane_python_e2e(up_jobs_e2e up_jobs.py up 180)
 
 # Gangs with kubectl (`draplane up`, 1 node of 8 GPUs, issue 27): an 8-pod gang
 # with 7 GPUs free stays pending holding nothing, and runs when the 8th frees.
-if(TARGET draplane)
-  add_test(NAME up_gang_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_gang.py $<TARGET_FILE:draplane>)
-  set_tests_properties(up_gang_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 180)
-endif()
+draplane_python_e2e(up_gang_e2e up_gang.py up 180)
 # Deployments (issue 28) on one node of 8 H100s: a claim template per replica,
 # kubectl scale, rolling update within maxSurge, rollout status/history/undo,
 # kubectl create deployment, delete with --cascade orphan/foreground/background.
-if(TARGET draplane)
-  add_test(NAME up_deployment_e2e COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/e2e/up_deployment.py $<TARGET_FILE:draplane>)
-  set_tests_properties(up_deployment_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 180)
-endif()
+draplane_python_e2e(up_deployment_e2e up_deployment.py up 180)
