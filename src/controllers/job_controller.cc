@@ -137,6 +137,8 @@ struct JobController::Sync {
   bool per_index = false;
   std::optional<std::chrono::milliseconds> requeue;
   std::string fail_job_message;  // a FailJob rule matched
+  // Pods created and not yet seen, read before `pods` was listed (see sync_job).
+  std::set<std::string> expected;
   void requeue_after(std::chrono::milliseconds d) {
     d = std::max(d, std::chrono::milliseconds(1));
     if (!requeue || d < *requeue) requeue = d;
@@ -462,11 +464,11 @@ bool JobController::awaiting_created_pods(Sync& s) {
   // Pods created but not in the cache yet: wait for them (or a timeout).
   std::lock_guard<std::mutex> l(mu_);
   auto& exp = expected_[s.key];
-  for (auto it = exp.begin(); it != exp.end();) {
-    it = options_.clock->now() - it->second > kExpectationTimeout ? exp.erase(it) : std::next(it);
+  for (const auto& p : s.pods) {  // also pods that already finished
+    exp.erase(p.metadata.name);
+    s.expected.erase(p.metadata.name);
   }
-  for (const auto& p : s.pods) exp.erase(p.metadata.name);  // also pods that already finished
-  if (exp.empty()) return false;
+  if (s.expected.empty()) return false;
   s.requeue_after(std::chrono::seconds(1));
   return true;
 }
@@ -558,6 +560,19 @@ Result<void> JobController::sync_job(const std::string& key) {
       s.job.status = it->second.status;
       s.job.metadata.resourceVersion = it->second.metadata.resourceVersion;
     }
+  }
+  {
+    // The expectations are read before the pods are listed, as upstream's
+    // satisfiedExpectations: the pod handler drops one only after the cache holds
+    // the pod, so a pod missing from the list below is still expected here. Read
+    // after the list, a pod added meanwhile would be neither listed nor expected,
+    // and a Job at its end would finish without deleting it.
+    std::lock_guard<std::mutex> l(mu_);
+    auto& exp = expected_[key];
+    for (auto it = exp.begin(); it != exp.end();) {
+      it = options_.clock->now() - it->second > kExpectationTimeout ? exp.erase(it) : std::next(it);
+    }
+    for (const auto& [name, at] : exp) s.expected.insert(name);
   }
   s.pods = pods_of(s.job);
   s.now = common::format_rfc3339(options_.clock->wall());
