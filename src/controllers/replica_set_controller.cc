@@ -241,6 +241,15 @@ Result<void> ReplicaSetController::sync(const std::string& key) {
     expect_.erase(key);
     return {};
   }
+  // The expectations are read before the pods are listed (upstream's
+  // satisfiedExpectations): the pod handler drops one only once the cache shows
+  // the write, so read after the list, a pod added meanwhile would be neither
+  // listed nor expected, and one more would be created.
+  decltype(expect_)::mapped_type seen_before_list;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    seen_before_list = expect_[key];
+  }
   std::vector<api::Pod> all;
   for (auto& p : pods_.list()) {
     if (p.metadata.namespace_ == rs->metadata.namespace_) all.push_back(std::move(p));
@@ -254,17 +263,19 @@ Result<void> ReplicaSetController::sync(const std::string& key) {
     std::set<std::string> cached;
     for (const auto& p : all) cached.insert(p.metadata.uid);
     const auto now = Clock::now();
-    for (auto it = e.creates.begin(); it != e.creates.end();) {
+    for (auto it = seen_before_list.creates.begin(); it != seen_before_list.creates.end();) {
       bool settled = cached.count(it->first) || now - it->second > kExpectationTtl;
-      it = settled ? e.creates.erase(it) : std::next(it);
+      if (settled) e.creates.erase(it->first);
+      it = settled ? seen_before_list.creates.erase(it) : std::next(it);
     }
-    for (auto it = e.deletes.begin(); it != e.deletes.end();) {
+    for (auto it = seen_before_list.deletes.begin(); it != seen_before_list.deletes.end();) {
       bool settled = !cached.count(it->first) || now - it->second > kExpectationTtl;
-      it = settled ? e.deletes.erase(it) : std::next(it);
+      if (settled) e.deletes.erase(it->first);
+      it = settled ? seen_before_list.deletes.erase(it) : std::next(it);
     }
-    pending_creates = static_cast<int>(e.creates.size());
+    pending_creates = static_cast<int>(seen_before_list.creates.size());
     controlled.erase(std::remove_if(controlled.begin(), controlled.end(),
-                                    [&](const api::Pod& p) { return e.deletes.count(p.metadata.uid) > 0; }),
+                                    [&](const api::Pod& p) { return seen_before_list.deletes.count(p.metadata.uid) > 0; }),
                      controlled.end());
   }
   Status managed;
