@@ -1,7 +1,5 @@
 #include "controllers/claim_controller.h"
 
-#include <pthread.h>
-#include <spdlog/sinks/null_sink.h>
 
 #include <algorithm>
 #include <chrono>
@@ -51,8 +49,9 @@ ClaimController::ClaimController(client::RestClient& rest, ControllerOptions opt
       pods_(rest, informer_options("v1", "Pod", kPods)),
       claims_(rest, informer_options(api::kResourceV1, "ResourceClaim", kResourceClaims)),
       templates_(rest, informer_options(api::kResourceV1, "ResourceClaimTemplate", kResourceClaimTemplates)),
-      events_(rest, event_options()) {
-  if (!options_.logger) options_.logger = std::make_shared<spdlog::logger>("controllers", std::make_shared<spdlog::sinks::null_sink_mt>());
+      events_(rest, event_options()),
+      workers_("claim", [this](const std::string& key) { return sync(key); }, null_logger_if_unset(options_.logger)) {
+  options_.logger = null_logger_if_unset(options_.logger);
   pods_.add_handler(
       [this](client::EventType t, const api::Pod*, const api::Pod& pod) {
         on_pod(pod, t == client::EventType::kDeleted);
@@ -73,18 +72,13 @@ void ClaimController::start() {
   pods_.start();
   claims_.start();
   templates_.start();
-  for (int i = 0; i < std::max(1, options_.workers); ++i) workers_.emplace_back([this] {
-    pthread_setname_np(pthread_self(), "claim-ctrl");
-    worker();
-  });
+  workers_.start(options_.workers);
 }
 
 void ClaimController::stop() {
   if (!started_) return;
   started_ = false;
-  queue_.shutdown();
-  for (auto& w : workers_) w.join();
-  workers_.clear();
+  workers_.stop();
   pods_.stop();
   claims_.stop();
   templates_.stop();
@@ -106,7 +100,7 @@ void ClaimController::on_pod(const api::Pod& pod, bool deleted) {
   }
   if (!deleted && !is_pod_done(pod) && pod.metadata.deletionTimestamp.empty() &&
       (!pod.spec.resourceClaims.empty())) {
-    queue_.add(kPodPrefix + key);
+    workers_.queue().add(kPodPrefix + key);
   }
   // A pod that ends or goes away releases its claims.
   bool ended = deleted || is_pod_done(pod) || !pod.metadata.deletionTimestamp.empty();
@@ -123,7 +117,7 @@ void ClaimController::on_pod(const api::Pod& pod, bool deleted) {
       }
     }
   }
-  for (const auto& c : claims) queue_.add(kClaimPrefix + c);
+  for (const auto& c : claims) workers_.queue().add(kClaimPrefix + c);
 }
 
 void ClaimController::on_claim(const api::ResourceClaim& claim, bool deleted) {
@@ -137,37 +131,15 @@ void ClaimController::on_claim(const api::ResourceClaim& claim, bool deleted) {
     std::lock_guard<std::mutex> l(mu_);
     pod_uids_of_claims_.set(key, uids);
     if (!deleted && claim.status.allocation) {
-      for (const auto& p : claims_named_by_pods_.keys_of(key)) queue_.add(kPodPrefix + p);
+      for (const auto& p : claims_named_by_pods_.keys_of(key)) workers_.queue().add(kPodPrefix + p);
     }
   }
-  if (!deleted) queue_.add(kClaimPrefix + key);
+  if (!deleted) workers_.queue().add(kClaimPrefix + key);
 }
 
-void ClaimController::worker() {
-  while (auto item = queue_.get()) {
-    const std::string& k = *item;
-    Status st;
-    if (k.rfind(kPodPrefix, 0) == 0) {
-      st = sync_pod(k.substr(4)).status();
-    } else {
-      st = sync_claim(k.substr(6)).status();
-    }
-    int failures = 0;
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      if (st.ok()) {
-        failures_.erase(k);
-      } else {
-        failures = ++failures_[k];
-      }
-    }
-    if (!st.ok()) {
-      auto delay = retry_backoff(failures);
-      options_.logger->info("sync {} failed (retry in {} ms): {}", k, delay.count(), st.to_string());
-      queue_.add_after(k, delay);
-    }
-    queue_.done(k);
-  }
+Status ClaimController::sync(const std::string& key) {
+  if (key.rfind(kPodPrefix, 0) == 0) return sync_pod(key.substr(4)).status();
+  return sync_claim(key.substr(6)).status();
 }
 
 Result<std::optional<api::Pod>> ClaimController::lookup_pod(const std::string& ns, const std::string& name) {

@@ -38,7 +38,7 @@
 #include "client/rest_client.h"
 #include "common/result.h"
 #include "common/reverse_index.h"
-#include "controllers/work_queue.h"
+#include "controllers/sync_workers.h"
 
 namespace draplane::controllers {
 
@@ -66,7 +66,8 @@ class ClaimController {
   Result<void> sync_claim(const std::string& key);
 
  private:
-  void worker();
+  // The work queue's keys: "pod:NS/NAME" or "claim:NS/NAME".
+  Status sync(const std::string& key);
   void on_pod(const api::Pod& pod, bool deleted);
   void on_claim(const api::ResourceClaim& claim, bool deleted);
   Result<std::optional<api::Pod>> lookup_pod(const std::string& ns, const std::string& name);
@@ -80,8 +81,7 @@ class ClaimController {
   client::Informer<api::ResourceClaim> claims_;
   client::Informer<api::ResourceClaimTemplate> templates_;
   client::EventRecorder events_;
-  WorkQueue queue_;
-  std::vector<std::thread> workers_;
+  SyncWorkers workers_;
   bool started_ = false;
 
   std::mutex mu_;
@@ -96,7 +96,6 @@ class ClaimController {
   // status shows it (the informers may lag behind our own writes, even after
   // the status write succeeded); dropped with the pod.
   std::map<std::pair<std::string, std::string>, std::string> created_;
-  std::map<std::string, int> failures_;  // key -> consecutive failures
   // UIDs of claims this controller deleted: the cache may still show them, and
   // deleting them again would only draw a 404. Entries outlive the claim's
   // delete event on purpose: a sync that read the claim from the cache just

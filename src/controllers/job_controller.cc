@@ -1,10 +1,8 @@
 #include "controllers/job_controller.h"
 
-#include <pthread.h>
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
-#include <spdlog/sinks/null_sink.h>
 
 #include <algorithm>
 
@@ -150,10 +148,12 @@ JobController::JobController(client::RestClient& rest, JobControllerOptions opti
       options_(std::move(options)),
       jobs_(rest, informer_options("batch/v1", "Job", kJobs)),
       pods_(rest, informer_options("v1", "Pod", kPods)),
-      events_(rest, event_options()) {
-  if (!options_.logger) options_.logger = std::make_shared<spdlog::logger>("job", std::make_shared<spdlog::sinks::null_sink_mt>());
+      events_(rest, event_options()),
+      workers_("job", [this](const std::string& key) { return sync_job(key).status(); },
+               null_logger_if_unset(options_.logger)) {
+  options_.logger = null_logger_if_unset(options_.logger);
   if (!options_.clock) options_.clock = common::real_clock();
-  jobs_.add_handler([this](client::EventType, const api::Job*, const api::Job& job) { queue_.add(key_of(job.metadata)); },
+  jobs_.add_handler([this](client::EventType, const api::Job*, const api::Job& job) { workers_.queue().add(key_of(job.metadata)); },
                     /*wants_old=*/false);
   pods_.add_handler([this](client::EventType, const api::Pod*, const api::Pod& pod) { on_pod(pod); },
                     /*wants_old=*/false);
@@ -166,18 +166,13 @@ void JobController::start() {
   started_ = true;
   jobs_.start();
   pods_.start();
-  for (int i = 0; i < options_.workers; ++i) workers_.emplace_back([this] {
-    pthread_setname_np(pthread_self(), "job-ctrl");
-    worker();
-  });
+  if (options_.workers > 0) workers_.start(options_.workers);
 }
 
 void JobController::stop() {
   if (!started_) return;
   started_ = false;
-  queue_.shutdown();
-  for (auto& w : workers_) w.join();
-  workers_.clear();
+  workers_.stop();
   jobs_.stop();
   pods_.stop();
 }
@@ -193,26 +188,7 @@ void JobController::on_pod(const api::Pod& pod) {
       auto it = expected_.find(key);
       if (it != expected_.end()) it->second.erase(pod.metadata.name);
     }
-    queue_.add(key);
-  }
-}
-
-void JobController::worker() {
-  while (auto item = queue_.get()) {
-    const std::string& k = *item;
-    Status st = sync_job(k).status();
-    int failures = 0;
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      failures = st.ok() ? 0 : ++failures_[k];
-      if (st.ok()) failures_.erase(k);
-    }
-    if (!st.ok()) {
-      auto delay = retry_backoff(failures);
-      options_.logger->info("job {}: sync failed (retry in {} ms): {}", k, delay.count(), st.to_string());
-      queue_.add_after(k, delay);
-    }
-    queue_.done(k);
+    workers_.queue().add(key);
   }
 }
 
@@ -594,7 +570,7 @@ Result<void> JobController::sync_job(const std::string& key) {
     auto at = common::parse_rfc3339(st.completionTime.empty() ? c->lastTransitionTime : st.completionTime);
     int64_t left = (at ? *at : s.now_unix) + *s.job.spec.ttlSecondsAfterFinished - s.now_unix;
     if (left > 0) {
-      queue_.add_after(key, std::chrono::seconds(left));
+      workers_.queue().add_after(key, std::chrono::seconds(left));
       return {};
     }
     std::string opts = "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"propagationPolicy\":\"Background\","
@@ -650,7 +626,7 @@ Result<void> JobController::sync_job(const std::string& key) {
   st.ready = n_ready;
   st.terminating = n_terminating;
   if (st != before) RETURN_IF_ERROR(write_status(s));
-  if (s.requeue) queue_.add_after(key, *s.requeue);
+  if (s.requeue) workers_.queue().add_after(key, *s.requeue);
   return {};
 }
 

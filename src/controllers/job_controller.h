@@ -35,7 +35,7 @@
 #include "client/rest_client.h"
 #include "common/clock.h"
 #include "common/result.h"
-#include "controllers/work_queue.h"
+#include "controllers/sync_workers.h"
 
 namespace draplane::controllers {
 
@@ -72,7 +72,6 @@ class JobController {
     common::Clock::TimePoint last_failure{};
   };
 
-  void worker();
   void on_pod(const api::Pod& pod);
   std::vector<api::Pod> pods_of(const api::Job& job);
   Result<void> write_status(Sync& s);
@@ -92,12 +91,10 @@ class JobController {
   client::Informer<api::Job> jobs_;
   client::Informer<api::Pod> pods_;
   client::EventRecorder events_;
-  WorkQueue queue_;
-  std::vector<std::thread> workers_;
+  SyncWorkers workers_;
   bool started_ = false;
 
   std::mutex mu_;
-  std::map<std::string, int> failures_;  // key -> consecutive failed syncs
   std::map<std::string, Backoff> backoff_;  // job key -> pod failures
   // Job key -> the newest Job this controller wrote (the cache may lag).
   std::map<std::string, api::Job> written_;
