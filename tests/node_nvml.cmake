@@ -1,0 +1,16 @@
+# The fake libnvidia-ml.so.1 (tests/node/fake_nvml): NVML's ABI over 8 simulated
+# H100s, for the NVML backend's tests on machines without a GPU. Named exactly as
+# the real library so that dlopen("libnvidia-ml.so.1") finds it through
+# LD_LIBRARY_PATH, DRAPLANE_NVML_LIB or `--gpus nvml:PATH`.
+add_library(fake_nvml SHARED ${CMAKE_CURRENT_SOURCE_DIR}/node/fake_nvml/fake_nvml.c)
+set_target_properties(fake_nvml PROPERTIES
+  PREFIX "lib" OUTPUT_NAME "nvidia-ml" SUFFIX ".so.1"
+  C_STANDARD 11 C_VISIBILITY_PRESET hidden
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/fake_nvml)
+target_link_libraries(fake_nvml PRIVATE Threads::Threads)
+if(TARGET node_test)
+  add_dependencies(node_test fake_nvml)
+  # On the one source that uses it: the other node tests keep their flags (and ccache hits).
+  set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/node/nvml_test.cc PROPERTIES
+    COMPILE_DEFINITIONS "DRAPLANE_FAKE_NVML=\"$<TARGET_FILE:fake_nvml>\"")
+endif()
