@@ -14,3 +14,9 @@ if(TARGET node_test)
   set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/node/nvml_test.cc PROPERTIES
     COMPILE_DEFINITIONS "DRAPLANE_FAKE_NVML=\"$<TARGET_FILE:fake_nvml>\"")
 endif()
+# `draplane agent --gpus nvml` finding the fake through LD_LIBRARY_PATH, the flag and the environment.
+if(TARGET draplane)
+  add_test(NAME cli_agent_nvml
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/agent_nvml_test.sh $<TARGET_FILE:draplane> $<TARGET_FILE:fake_nvml>)
+  set_tests_properties(cli_agent_nvml PROPERTIES LABELS "cli" TIMEOUT 60)
+endif()
