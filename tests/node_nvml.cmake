@@ -20,3 +20,10 @@ if(TARGET draplane)
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/agent_nvml_test.sh $<TARGET_FILE:draplane> $<TARGET_FILE:fake_nvml>)
   set_tests_properties(cli_agent_nvml PROPERTIES LABELS "cli" TIMEOUT 60)
 endif()
+# deploy/: draplane validate, kubectl client dry run (discovery stand-in), the image's entrypoint.
+if(TARGET draplane)
+  add_test(NAME deploy_manifests
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/deploy/manifests_test.sh $<TARGET_FILE:draplane> ${CMAKE_SOURCE_DIR}
+                   $<TARGET_FILE:fake_nvml>)
+  set_tests_properties(deploy_manifests PROPERTIES LABELS "cli" TIMEOUT 120 SKIP_RETURN_CODE 77)
+endif()
