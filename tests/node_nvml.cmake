@@ -27,3 +27,10 @@ if(TARGET draplane)
                    $<TARGET_FILE:fake_nvml>)
   set_tests_properties(deploy_manifests PROPERTIES LABELS "cli" TIMEOUT 120 SKIP_RETURN_CODE 77)
 endif()
+# scripts/gpu-check without a GPU (exit 0, the reason) and through the fake library.
+if(TARGET draplane)
+  add_test(NAME gpu_check_script
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/deploy/gpu_check_test.sh $<TARGET_FILE:draplane> ${CMAKE_SOURCE_DIR}
+                   $<TARGET_FILE:fake_nvml>)
+  set_tests_properties(gpu_check_script PROPERTIES LABELS "cli" TIMEOUT 120)
+endif()
