@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -17,6 +19,7 @@
 #include "node/prepare.h"
 #include "node/sim.h"
 #include "node/slices.h"
+#include "slice_find.h"
 #include "test_dir.h"
 
 namespace draplane::node {
@@ -33,22 +36,18 @@ std::string uuid(int i) { return fmt::format("GPU-4a7c2f0e-8d1b-4c3a-9e6f-5b2d0c
 std::string root_of(int i) { return fmt::format("pci0000:{:02x}", kBus[i] - 2); }
 constexpr const char* kClique = "9b2e417c-1033-4d5e-8f01-a2b3c4d5e6f7.1";
 
-const api::Device* find(const std::vector<api::ResourceSlice>& slices, const std::string& name) {
-  for (const auto& s : slices) {
-    for (const auto& d : s.spec.devices) {
-      if (d.name == name) return &d;
-    }
-  }
-  return nullptr;
-}
-
-std::string render(const std::map<std::string, api::Counter>& c) {
-  std::string out;
-  for (const auto& [k, v] : c) out += (out.empty() ? "" : ",") + k + "=" + v.value.to_string();
-  return out;
-}
+using testing::find;
 
 std::string q(const api::Quantity& v) { return v.to_string(); }
+
+// "<type> <value>" of an attribute, so that one comparison checks both.
+std::string typed(const api::DeviceAttribute& a) {
+  if (a.string_) return "string " + *a.string_;
+  if (a.version) return "version " + *a.version;
+  if (a.int_) return "int " + std::to_string(*a.int_);
+  if (a.bool_) return *a.bool_ ? "bool true" : "bool false";
+  return "unset";
+}
 
 class NvmlFake : public ::testing::Test {
  protected:
@@ -78,6 +77,12 @@ class NvmlFake : public ::testing::Test {
     EXPECT_TRUE(b.has_value()) << b.error().message();
     return b.has_value() ? std::move(*b) : nullptr;
   }
+  // Loads the library (with the FAKE_NVML_* settings now in the environment),
+  // discovers and unloads.
+  std::vector<GpuInfo> discover_once() {
+    auto b = open();
+    return b != nullptr ? discover(*b) : std::vector<GpuInfo>{};
+  }
   std::vector<GpuInfo> discover(NvmlBackend& b) {
     auto g = b.discover();
     EXPECT_TRUE(g.has_value()) << g.error().message();
@@ -87,42 +92,47 @@ class NvmlFake : public ::testing::Test {
   TempDir dir_;
 };
 
+// What discovery must report for fake GPU i: the catalogue's H100 80GB (SPEC §4
+// table: name, architecture, compute capability, memory, MIG profiles and
+// placements) with the fake's identities and topology.
+GpuInfo expected_gpu(int i) {
+  GpuInfo g = parse_sim_spec("1xH100", SimOptions{})->at(0);
+  g.index = g.minor = i;
+  g.uuid = uuid(i);
+  g.brand = "Nvidia";
+  g.driver_version = "550.54.15";
+  g.cuda_driver_version = "12.4.0";
+  g.addressing_mode = "HMM";
+  g.pci_bus_id = bus_id(i);  // NVML's "00000000:18:00.0" in the sysfs form
+  g.pcie_root = root_of(i);
+  g.numa_node = i < 4 ? 0 : 1;
+  g.clique_id = kClique;
+  g.memory_bytes = 81559LL << 20;
+  g.mig_capable = true;
+  g.mig_enabled = false;
+  return g;
+}
+
+// NVML lists profiles by profile index (0, 1, 2, 3, 4, 7, 9), the catalogue by size.
+void sort_profiles(std::vector<GpuInfo>& gpus) {
+  for (GpuInfo& g : gpus) {
+    std::sort(g.mig_profiles.begin(), g.mig_profiles.end(),
+              [](const MigProfile& a, const MigProfile& b) { return a.id < b.id; });
+  }
+}
+
 TEST_F(NvmlFake, DiscoveryReadsEveryField) {
   auto b = open();
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->kind(), "nvml");
   auto gpus = discover(*b);
   ASSERT_EQ(gpus.size(), 8u);
-  for (int i = 0; i < 8; ++i) {
-    SCOPED_TRACE(i);
-    const GpuInfo& g = gpus[i];
-    EXPECT_EQ(g.index, i);
-    EXPECT_EQ(g.minor, i);
-    EXPECT_EQ(g.uuid, uuid(i));
-    EXPECT_EQ(g.product_name, "NVIDIA H100 80GB HBM3");
-    EXPECT_EQ(g.brand, "Nvidia");
-    EXPECT_EQ(g.architecture, "Hopper");
-    EXPECT_EQ(g.cuda_compute_capability, "9.0.0");
-    EXPECT_EQ(g.driver_version, "550.54.15");
-    EXPECT_EQ(g.cuda_driver_version, "12.4.0");
-    EXPECT_EQ(g.addressing_mode, "HMM");
-    EXPECT_EQ(g.pci_bus_id, bus_id(i));  // NVML "00000000:18:00.0" -> sysfs form
-    EXPECT_EQ(g.pcie_root, root_of(i));
-    EXPECT_EQ(g.numa_node, std::optional<int64_t>(i < 4 ? 0 : 1));
-    EXPECT_EQ(g.clique_id, kClique);
-    EXPECT_EQ(g.memory_bytes, 81559LL << 20);
-    EXPECT_TRUE(g.mig_capable);
-    EXPECT_FALSE(g.mig_enabled);
-  }
-  // The MIG profiles NVML reports are the catalogue's H100 80GB (SPEC §4 table):
-  // names, ids, profile indices, engines, memory and placements.
-  auto sim = *parse_sim_spec("1xH100", SimOptions{});
-  auto by_id = [](std::vector<MigProfile> p) {
-    std::sort(p.begin(), p.end(), [](const MigProfile& a, const MigProfile& b) { return a.id < b.id; });
-    return p;
-  };
-  EXPECT_EQ(by_id(gpus[0].mig_profiles), by_id(sim[0].mig_profiles));
-  EXPECT_EQ(gpus[0].mig_profiles.size(), 7u);
+  std::vector<GpuInfo> want;
+  for (int i = 0; i < 8; ++i) want.push_back(expected_gpu(i));
+  sort_profiles(gpus);
+  sort_profiles(want);
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(gpus[i], want[i]) << "GPU " << i;
+  EXPECT_EQ(gpus[0].mig_profiles[0].placements.size(), 1u);  // 7g.80gb (id 0): start 0 only
 }
 
 TEST_F(NvmlFake, PublishedSlicesMatchSpec) {
@@ -131,42 +141,38 @@ TEST_F(NvmlFake, PublishedSlicesMatchSpec) {
   auto gpus = discover(*b);
   auto slices = build_slices(gpus, SliceOptions{.node_name = "node-a"});
   ASSERT_TRUE(slices.has_value()) << slices.error().message();
-  // Slice 0 holds the eight counter sets, then one slice per GPU by PCI bus id.
+  // Counter sets first, then one slice per GPU by PCI bus id: the slices of the
+  // expected GPUs (whose SPEC §4 values slices_test.cc checks) to the letter.
+  std::vector<GpuInfo> want;
+  for (int i = 0; i < 8; ++i) want.push_back(expected_gpu(i));
+  auto want_slices = build_slices(want, SliceOptions{.node_name = "node-a"});
+  ASSERT_TRUE(want_slices.has_value());
   ASSERT_EQ(slices->size(), 9u);
-  const auto& s0 = (*slices)[0];
-  EXPECT_EQ(s0.spec.driver, "gpu.nvidia.com");
-  EXPECT_EQ(s0.spec.pool.name, "node-a");
-  EXPECT_EQ(s0.spec.nodeName, "node-a");
-  EXPECT_TRUE(s0.spec.devices.empty());
-  ASSERT_EQ(s0.spec.sharedCounters.size(), 8u);
-  EXPECT_EQ(s0.spec.sharedCounters[5].name, "gpu-5-counter-set");
-  EXPECT_EQ(render(s0.spec.sharedCounters[5].counters),
-            "copy-engines=8,decoders=7,encoders=0,jpeg-engines=7,memory=81152Mi,memory-slice-0=1,"
-            "memory-slice-1=1,memory-slice-2=1,memory-slice-3=1,memory-slice-4=1,memory-slice-5=1,"
-            "memory-slice-6=1,memory-slice-7=1,multiprocessors=132,ofa-engines=1");
-  for (int i = 0; i < 8; ++i) {
-    const auto& s = (*slices)[i + 1];
-    ASSERT_EQ(s.spec.devices.size(), 26u);  // the GPU and its 25 placements
-    EXPECT_EQ(s.spec.devices[0].name, fmt::format("gpu-{}", i));
-  }
+  for (size_t k = 0; k < slices->size(); ++k) EXPECT_EQ((*slices)[k], (*want_slices)[k]) << "slice " << k;
+  EXPECT_EQ((*slices)[0].spec.sharedCounters.size(), 8u);
+  EXPECT_EQ((*slices)[4].spec.devices.size(), 26u);  // gpu-3 and its 25 placements
 
+  // gpu-4, attribute by attribute (SPEC §4: names, types, values).
   const api::Device* d = find(*slices, "gpu-4");
   ASSERT_NE(d, nullptr);
-  EXPECT_EQ(d->attributes.at("type").string_, "gpu");
-  EXPECT_EQ(d->attributes.at("uuid").string_, uuid(4));
-  EXPECT_EQ(d->attributes.at("productName").string_, "NVIDIA H100 80GB HBM3");
-  EXPECT_EQ(d->attributes.at("brand").string_, "Nvidia");
-  EXPECT_EQ(d->attributes.at("architecture").string_, "Hopper");
-  EXPECT_EQ(d->attributes.at("cudaComputeCapability").version, "9.0.0");
-  EXPECT_EQ(d->attributes.at("driverVersion").version, "550.54.15");
-  EXPECT_EQ(d->attributes.at("cudaDriverVersion").version, "12.4.0");
-  EXPECT_EQ(d->attributes.at("addressingMode").string_, "HMM");
-  EXPECT_EQ(d->attributes.at("resource.kubernetes.io/pciBusID").string_, "0000:9a:00.0");
-  EXPECT_EQ(d->attributes.at("resource.kubernetes.io/pcieRoot").string_, "pci0000:98");
-  ASSERT_TRUE(d->attributes.at("resource.kubernetes.io/numaNode").int_.has_value());
-  EXPECT_EQ(*d->attributes.at("resource.kubernetes.io/numaNode").int_, 1);
-  EXPECT_EQ(d->attributes.at("cliqueID").string_, kClique);
-  EXPECT_EQ(d->attributes.size(), 13u);
+  const std::map<std::string, std::string> attributes = {
+      {"type", "string gpu"},
+      {"uuid", "string " + uuid(4)},
+      {"productName", "string NVIDIA H100 80GB HBM3"},
+      {"brand", "string Nvidia"},
+      {"architecture", "string Hopper"},
+      {"cudaComputeCapability", "version 9.0.0"},
+      {"driverVersion", "version 550.54.15"},
+      {"cudaDriverVersion", "version 12.4.0"},
+      {"addressingMode", "string HMM"},
+      {"resource.kubernetes.io/pciBusID", "string 0000:9a:00.0"},
+      {"resource.kubernetes.io/pcieRoot", "string pci0000:98"},
+      {"resource.kubernetes.io/numaNode", "int 1"},
+      {"cliqueID", std::string("string ") + kClique},
+  };
+  std::map<std::string, std::string> got;
+  for (const auto& [name, a] : d->attributes) got[name] = typed(a);
+  EXPECT_EQ(got, attributes);
   EXPECT_EQ(q(d->capacity.at("memory").value), "81152Mi");  // the largest profile's, with dynamic MIG
   EXPECT_EQ(q(d->capacity.at("multiprocessors").value), "132");
   EXPECT_EQ(d->capacity.size(), 7u);
@@ -190,15 +196,15 @@ TEST_F(NvmlFake, PublishedSlicesMatchSpec) {
   EXPECT_EQ(q(m->capacity.at("ofaEngines").value), "0");
   EXPECT_EQ(q(m->capacity.at("memory").value), "40448Mi");
   ASSERT_EQ(m->consumesCounters.size(), 1u);
-  EXPECT_EQ(render(m->consumesCounters[0].counters),
-            "copy-engines=3,decoders=3,encoders=0,jpeg-engines=3,memory=40448Mi,memory-slice-4=1,"
-            "memory-slice-5=1,memory-slice-6=1,memory-slice-7=1,multiprocessors=60,ofa-engines=0");
+  EXPECT_EQ(m->consumesCounters[0].counterSet, "gpu-4-counter-set");
+  for (const char* slice : {"memory-slice-4", "memory-slice-5", "memory-slice-6", "memory-slice-7"}) {
+    EXPECT_EQ(m->consumesCounters[0].counters.count(slice), 1u) << slice;
+  }
+  EXPECT_EQ(m->consumesCounters[0].counters.count("memory-slice-3"), 0u);
   const api::Device* me = find(*slices, "gpu-4-mig-1g10gb-me-20-6");
   ASSERT_NE(me, nullptr);
   EXPECT_EQ(me->attributes.at("profile").string_, "1g.10gb+me");
-  EXPECT_EQ(render(me->consumesCounters[0].counters),
-            "copy-engines=1,decoders=1,encoders=0,jpeg-engines=1,memory=9984Mi,memory-slice-6=1,"
-            "multiprocessors=16,ofa-engines=1");
+  EXPECT_EQ(q(me->capacity.at("ofaEngines").value), "1");
   EXPECT_NE(find(*slices, "gpu-4-mig-1g20gb-15-6"), nullptr);
   EXPECT_EQ(find(*slices, "gpu-4-mig-1g20gb-15-5"), nullptr);  // 1g.20gb starts at 0, 2, 4, 6 only
   EXPECT_NE(find(*slices, "gpu-4-mig-7g80gb-0-0"), nullptr);
@@ -213,26 +219,19 @@ TEST_F(NvmlFake, PublishedSlicesMatchSpec) {
 
 // With MIG mode enabled the versioned profile call answers; discovery is the same.
 TEST_F(NvmlFake, MigEnabledDiscoversTheSameProfiles) {
-  auto plain = [&] {
-    auto b = open();
-    return discover(*b);
-  }();
+  auto plain = discover_once();
   setenv("FAKE_NVML_MIG", "enabled", 1);
-  auto b = open();
-  ASSERT_NE(b, nullptr);
-  auto gpus = discover(*b);
-  ASSERT_EQ(gpus.size(), 8u);
-  EXPECT_TRUE(gpus[0].mig_enabled);
-  EXPECT_EQ(gpus[0].mig_profiles, plain[0].mig_profiles);
+  auto enabled = discover_once();
+  ASSERT_EQ(enabled.size(), 8u);
+  EXPECT_TRUE(enabled[0].mig_enabled);
+  EXPECT_EQ(enabled[0].mig_profiles, plain[0].mig_profiles);
 }
 
 TEST_F(NvmlFake, NoMigNoFabric) {
   setenv("FAKE_NVML_MIG", "unsupported", 1);
   setenv("FAKE_NVML_FABRIC", "none", 1);
   setenv("FAKE_NVML_GPUS", "2", 1);
-  auto b = open();
-  ASSERT_NE(b, nullptr);
-  auto gpus = discover(*b);
+  auto gpus = discover_once();
   ASSERT_EQ(gpus.size(), 2u);
   EXPECT_FALSE(gpus[0].mig_capable);
   EXPECT_TRUE(gpus[0].mig_profiles.empty());
@@ -247,9 +246,7 @@ TEST_F(NvmlFake, NoMigNoFabric) {
 
 TEST_F(NvmlFake, FabricProbeInProgressHasNoClique) {
   setenv("FAKE_NVML_FABRIC", "inprogress", 1);
-  auto b = open();
-  ASSERT_NE(b, nullptr);
-  EXPECT_EQ(discover(*b)[0].clique_id, "");
+  EXPECT_EQ(discover_once().at(0).clique_id, "");
 }
 
 TEST_F(NvmlFake, LoadErrorsNameTheLibrary) {
@@ -280,13 +277,15 @@ TEST_F(NvmlFake, LoadErrorsNameTheLibrary) {
 
 // ---- prepare/unprepare of MIG devices on a dynamic-MIG GPU ----
 
-api::DeviceRequestAllocationResult result(const std::string& request, const std::string& device) {
-  api::DeviceRequestAllocationResult r;
-  r.request = request;
-  r.driver = "gpu.nvidia.com";
-  r.pool = "node-a";
-  r.device = device;
-  return r;
+// A claim's allocation: these devices of node-a, one request "mig".
+api::AllocationResult allocation(std::initializer_list<const char*> devices) {
+  api::AllocationResult a;
+  for (const char* d : devices) {
+    a.devices.results.emplace_back();
+    auto& r = a.devices.results.back();
+    std::tie(r.request, r.driver, r.pool, r.device) = std::tuple("mig", "gpu.nvidia.com", "node-a", d);
+  }
+  return a;
 }
 
 class NvmlPrepare : public NvmlFake {
@@ -327,8 +326,7 @@ TEST_F(NvmlPrepare, MigDeviceCreatedAndDestroyed) {
   auto s = state(*b);
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(calls(), "");  // discovery changes nothing
-  api::AllocationResult a;
-  a.devices.results = {result("mig", "gpu-0-mig-1g10gb-19-2")};
+  api::AllocationResult a = allocation({"gpu-0-mig-1g10gb-19-2"});
   auto r = s->prepare({"default", "c1", "uid-1"}, a);
   ASSERT_TRUE(r.has_value()) << r.error().message();
   ASSERT_EQ(r->size(), 1u);
@@ -355,8 +353,7 @@ TEST_F(NvmlPrepare, MigDeviceCreatedAndDestroyed) {
   EXPECT_EQ(calls(), "");
 
   // A second claim on the same GPU: MIG is already on.
-  api::AllocationResult a2;
-  a2.devices.results = {result("mig", "gpu-0-mig-3g40gb-9-4")};
+  api::AllocationResult a2 = allocation({"gpu-0-mig-3g40gb-9-4"});
   ASSERT_TRUE(s->prepare({"default", "c2", "uid-2"}, a2).has_value());
   EXPECT_EQ(calls(),
             "nvmlDeviceCreateGpuInstanceWithPlacement gpu=0 profile=9 start=4 size=4 ret=0 gi=2\n"
@@ -384,12 +381,10 @@ TEST_F(NvmlPrepare, OverlappingPlacementFailsCleanly) {
   ASSERT_NE(b, nullptr);
   auto s = state(*b);
   ASSERT_NE(s, nullptr);
-  api::AllocationResult a;
-  a.devices.results = {result("mig", "gpu-0-mig-4g40gb-5-0")};
+  api::AllocationResult a = allocation({"gpu-0-mig-4g40gb-5-0"});
   ASSERT_TRUE(s->prepare({"default", "c1", "uid-1"}, a).has_value());
   calls();
-  api::AllocationResult b2;
-  b2.devices.results = {result("mig", "gpu-0-mig-1g10gb-19-3")};
+  api::AllocationResult b2 = allocation({"gpu-0-mig-1g10gb-19-3"});
   auto r = s->prepare({"default", "c2", "uid-2"}, b2);
   ASSERT_FALSE(r.has_value());
   EXPECT_NE(r.error().message().find("Insufficient resources"), std::string::npos) << r.error().message();

@@ -36,20 +36,12 @@
 
 /* ---- ABI (nvml.h) ---- */
 typedef int nvmlReturn_t;
+/* nvmlReturn_t values. */
 enum {
-  NVML_SUCCESS = 0,
-  NVML_ERROR_UNINITIALIZED = 1,
-  NVML_ERROR_INVALID_ARGUMENT = 2,
-  NVML_ERROR_NOT_SUPPORTED = 3,
-  NVML_ERROR_NOT_FOUND = 6,
-  NVML_ERROR_INSUFFICIENT_SIZE = 7,
-  NVML_ERROR_DRIVER_NOT_LOADED = 9,
-  NVML_ERROR_TIMEOUT = 10,
-  NVML_ERROR_GPU_IS_LOST = 15,
-  NVML_ERROR_IN_USE = 19,
-  NVML_ERROR_INSUFFICIENT_RESOURCES = 23,
-  NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
-  NVML_ERROR_UNKNOWN = 999,
+  NVML_SUCCESS = 0, NVML_ERROR_UNINITIALIZED = 1, NVML_ERROR_INVALID_ARGUMENT = 2, NVML_ERROR_NOT_SUPPORTED = 3,
+  NVML_ERROR_NOT_FOUND = 6, NVML_ERROR_INSUFFICIENT_SIZE = 7, NVML_ERROR_DRIVER_NOT_LOADED = 9,
+  NVML_ERROR_TIMEOUT = 10, NVML_ERROR_GPU_IS_LOST = 15, NVML_ERROR_IN_USE = 19,
+  NVML_ERROR_INSUFFICIENT_RESOURCES = 23, NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25, NVML_ERROR_UNKNOWN = 999,
 };
 #define NVML_STRUCT_VERSION(type, ver) ((unsigned)(sizeof(type) | ((ver) << 24U)))
 
@@ -64,16 +56,26 @@ typedef struct {
   unsigned domain, bus, device, pciDeviceId, pciSubSystemId;
   char busId[32];
 } nvmlPciInfo_t;
-typedef struct {
-  unsigned id, isP2pSupported, sliceCount, instanceCount, multiprocessorCount, copyEngineCount, decoderCount,
-      encoderCount, jpegCount, ofaCount;
+/* nvmlGpuInstanceProfileInfo_t; the _v2 form adds `version` first and `name` last. */
+#define PROFILE_INFO_FIELDS           \
+  unsigned int id;                    \
+  unsigned int isP2pSupported;        \
+  unsigned int sliceCount;            \
+  unsigned int instanceCount;         \
+  unsigned int multiprocessorCount;   \
+  unsigned int copyEngineCount;       \
+  unsigned int decoderCount;          \
+  unsigned int encoderCount;          \
+  unsigned int jpegCount;             \
+  unsigned int ofaCount;              \
   unsigned long long memorySizeMB;
+typedef struct {
+  PROFILE_INFO_FIELDS
 } nvmlGpuInstanceProfileInfo_t;
 typedef struct {
-  unsigned version, id, isP2pSupported, sliceCount, instanceCount, multiprocessorCount, copyEngineCount,
-      decoderCount, encoderCount, jpegCount, ofaCount;
-  unsigned long long memorySizeMB;
-  char name[96];
+  unsigned int version;
+  PROFILE_INFO_FIELDS
+  char name[96]; /* NVML_DEVICE_NAME_V2_BUFFER_SIZE */
 } nvmlGpuInstanceProfileInfo_v2_t;
 typedef struct { unsigned start, size; } nvmlGpuInstancePlacement_t;
 typedef struct {
@@ -82,8 +84,15 @@ typedef struct {
   nvmlGpuInstancePlacement_t placement;
 } nvmlGpuInstanceInfo_t;
 typedef struct {
-  unsigned id, sliceCount, instanceCount, multiprocessorCount, sharedCopyEngineCount, sharedDecoderCount,
-      sharedEncoderCount, sharedJpegCount, sharedOfaCount;
+  unsigned int id;
+  unsigned int sliceCount;
+  unsigned int instanceCount;
+  unsigned int multiprocessorCount;
+  unsigned int sharedCopyEngineCount;
+  unsigned int sharedDecoderCount;
+  unsigned int sharedEncoderCount;
+  unsigned int sharedJpegCount;
+  unsigned int sharedOfaCount;
 } nvmlComputeInstanceProfileInfo_t;
 typedef struct {
   nvmlDevice_t device;
@@ -91,27 +100,25 @@ typedef struct {
   unsigned id, profileId;
   nvmlGpuInstancePlacement_t placement;
 } nvmlComputeInstanceInfo_t;
+/* nvmlGpuFabricInfo_t; _v2 adds `version` first and `healthMask` last, _v3 also
+ * `healthSummary`. */
+#define FABRIC_INFO_FIELDS            \
+  unsigned char clusterUuid[16];      \
+  nvmlReturn_t status;                \
+  unsigned int cliqueId;              \
+  unsigned char state; /* nvmlGpuFabricState_t */
 typedef struct {
-  unsigned char clusterUuid[16];
-  nvmlReturn_t status;
-  unsigned cliqueId;
-  unsigned char state;
+  FABRIC_INFO_FIELDS
 } nvmlGpuFabricInfo_t;
 typedef struct {
-  unsigned version;
-  unsigned char clusterUuid[16];
-  nvmlReturn_t status;
-  unsigned cliqueId;
-  unsigned char state;
-  unsigned healthMask;
+  unsigned int version;
+  FABRIC_INFO_FIELDS
+  unsigned int healthMask;
 } nvmlGpuFabricInfo_v2_t;
 typedef struct {
-  unsigned version;
-  unsigned char clusterUuid[16];
-  nvmlReturn_t status;
-  unsigned cliqueId;
-  unsigned char state;
-  unsigned healthMask;
+  unsigned int version;
+  FABRIC_INFO_FIELDS
+  unsigned int healthMask;
   unsigned char healthSummary;
 } nvmlGpuFabricInfo_v3_t;
 typedef struct { unsigned version, value; } nvmlDeviceAddressingMode_v1_t;
@@ -326,29 +333,28 @@ EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char* uuid, unsigned lengt
   gpu_uuid(i, buf, sizeof buf);
   return copy_string(buf, uuid, length);
 }
-EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char* name, unsigned length) {
-  GPU_OR_RETURN(i, d);
-  (void)i;
-  return copy_string("NVIDIA H100 80GB HBM3", name, length);
-}
-EXPORT nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t d, int* brand) {
-  GPU_OR_RETURN(i, d);
-  (void)i;
-  *brand = 14; /* NVML_BRAND_NVIDIA */
+/* The answer of a constant per-GPU property, once the handle is checked. */
+static nvmlReturn_t answer(nvmlDevice_t d, void* out, const void* value, size_t size) {
+  if (g_init == 0) return NVML_ERROR_UNINITIALIZED;
+  if (gpu_of(d) < 0 || out == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  memcpy(out, value, size);
   return NVML_SUCCESS;
+}
+EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char* name, unsigned length) {
+  return gpu_of(d) < 0 ? answer(d, NULL, NULL, 0) : copy_string("NVIDIA H100 80GB HBM3", name, length);
+}
+static const int kBrandNvidia = 14;       /* NVML_BRAND_NVIDIA */
+static const unsigned kArchHopper = 9;    /* NVML_DEVICE_ARCH_HOPPER */
+static const int kComputeCapability[2] = {9, 0};
+EXPORT nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t d, int* brand) {
+  return answer(d, brand, &kBrandNvidia, sizeof kBrandNvidia);
 }
 EXPORT nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t d, unsigned* arch) {
-  GPU_OR_RETURN(i, d);
-  (void)i;
-  *arch = 9; /* NVML_DEVICE_ARCH_HOPPER */
-  return NVML_SUCCESS;
+  return answer(d, arch, &kArchHopper, sizeof kArchHopper);
 }
 EXPORT nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t d, int* major, int* minor) {
-  GPU_OR_RETURN(i, d);
-  (void)i;
-  *major = 9;
-  *minor = 0;
-  return NVML_SUCCESS;
+  nvmlReturn_t r = answer(d, major, &kComputeCapability[0], sizeof(int));
+  return r == NVML_SUCCESS ? answer(d, minor, &kComputeCapability[1], sizeof(int)) : r;
 }
 EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t* m) {
   GPU_OR_RETURN(i, d);
@@ -650,25 +656,31 @@ EXPORT nvmlReturn_t nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gi, u
 }
 EXPORT nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gi, unsigned id,
                                                           nvmlComputeInstance_t* out) {
+  if (out == NULL || id >= kMaxCi) return NVML_ERROR_INVALID_ARGUMENT;
   pthread_mutex_lock(&g_mu);
   struct nvmlGpuInstance_st* g = gi_of(gi);
-  nvmlReturn_t r = g == NULL || out == NULL || id >= kMaxCi ? NVML_ERROR_INVALID_ARGUMENT : NVML_ERROR_NOT_FOUND;
-  if (r == NVML_ERROR_NOT_FOUND && g->ci[id].used) {
-    *out = &g->ci[id];
-    r = NVML_SUCCESS;
-  }
+  struct nvmlComputeInstance_st* c = g != NULL && g->ci[id].used ? &g->ci[id] : NULL;
   pthread_mutex_unlock(&g_mu);
-  return r;
+  if (g == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  if (c != NULL) *out = c;
+  return c != NULL ? NVML_SUCCESS : NVML_ERROR_NOT_FOUND;
 }
 EXPORT nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t ci, nvmlComputeInstanceInfo_t* info) {
+  if (info == NULL) return NVML_ERROR_INVALID_ARGUMENT;
   pthread_mutex_lock(&g_mu);
   struct nvmlComputeInstance_st* c = ci_of(ci);
-  if (c != NULL && info != NULL) {
-    struct nvmlGpuInstance_st* g = &g_gi[c->gpu][c->gi - 1];
-    *info = (nvmlComputeInstanceInfo_t){&g_dev[c->gpu], g, (unsigned)c->id, c->profile_id, {c->start, c->size}};
+  nvmlComputeInstanceInfo_t copy = {0};
+  if (c != NULL) {
+    copy.device = &g_dev[c->gpu];
+    copy.gpuInstance = &g_gi[c->gpu][c->gi - 1]; /* GI ids are slot + 1 */
+    copy.id = (unsigned)c->id;
+    copy.profileId = c->profile_id;
+    copy.placement = (nvmlGpuInstancePlacement_t){c->start, c->size};
   }
   pthread_mutex_unlock(&g_mu);
-  return c != NULL && info != NULL ? NVML_SUCCESS : NVML_ERROR_INVALID_ARGUMENT;
+  if (c == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  *info = copy;
+  return NVML_SUCCESS;
 }
 EXPORT nvmlReturn_t nvmlComputeInstanceDestroy(nvmlComputeInstance_t ci) {
   pthread_mutex_lock(&g_mu);
