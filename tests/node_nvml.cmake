@@ -34,3 +34,11 @@ if(TARGET draplane)
                    $<TARGET_FILE:fake_nvml>)
   set_tests_properties(gpu_check_script PROPERTIES LABELS "cli" TIMEOUT 120)
 endif()
+# `draplane up` with a node on the fake NVML: slices, a pod, an injected XID -> taint and health.
+find_program(KUBECTL kubectl)
+if(TARGET draplane AND KUBECTL)
+  add_test(NAME up_nvml_e2e
+           COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/e2e/up_nvml.py $<TARGET_FILE:draplane>
+                   $<TARGET_FILE:fake_nvml>)
+  set_tests_properties(up_nvml_e2e PROPERTIES LABELS "e2e;up" TIMEOUT 120)
+endif()
