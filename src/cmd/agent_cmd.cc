@@ -179,8 +179,9 @@ void add_agent(CLI::App& app, int& exit_code) {
                 "Print the ResourceSlices this agent would publish (for the -f DeviceClasses) and exit; no server");
   sub->add_option("-f,--filename", f->files, "--print-slices: YAML/JSON files with DeviceClasses ('-' for stdin)");
   add_inject_xid(*sub, exit_code);
+  add_agent_prepare(*sub, exit_code);
   sub->callback([f, sub, &exit_code] {
-    if (sub->got_subcommand("inject-xid")) return;  // that one ran instead
+    if (sub->got_subcommand("inject-xid") || sub->got_subcommand("prepare")) return;  // that one ran instead
     if (f->node.empty()) {  // not required() in CLI11: `agent inject-xid` has its own --node
       std::cerr << "error: --node is required\n";
       exit_code = 2;

@@ -10,8 +10,8 @@
 namespace draplane::node {
 
 Result<std::unique_ptr<GpuBackend>> make_backend(std::string_view gpus_flag, uint64_t seed) {
-  if (gpus_flag == "nvml") {
-    ASSIGN_OR_RETURN(std::unique_ptr<NvmlBackend> b, NvmlBackend::open());
+  if (gpus_flag == "nvml" || gpus_flag.starts_with("nvml:")) {
+    ASSIGN_OR_RETURN(std::unique_ptr<NvmlBackend> b, NvmlBackend::open(nvml_options(gpus_flag)));
     return std::unique_ptr<GpuBackend>(std::move(b));
   }
   std::string_view spec = gpus_flag;

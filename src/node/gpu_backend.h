@@ -59,8 +59,12 @@ class GpuBackend {
   }
 };
 
-// Builds a backend from the --gpus flag: "nvml", "sim:<spec>" (see sim.h), or
-// a path to a YAML inventory file ("sim:" prefix optional). `seed` makes the
+// Builds a backend from the --gpus flag: "nvml", "nvml:<library path>",
+// "sim:<spec>" (see sim.h), or a path to a YAML inventory file ("sim:" prefix
+// optional). NVML is loaded from, in this order: the path after "nvml:", the
+// environment variable DRAPLANE_NVML_LIB, else dlopen's search for
+// libnvidia-ml.so.1 (LD_LIBRARY_PATH, ld.so.cache); DRAPLANE_SYSFS_ROOT
+// replaces /sys for the PCIe root and NUMA node (tests). `seed` makes the
 // simulated identities (UUIDs, clique ids) deterministic; the agent passes a
 // hash of the node name so nodes differ. Error kInvalid naming the flag value.
 Result<std::unique_ptr<GpuBackend>> make_backend(std::string_view gpus_flag, uint64_t seed);

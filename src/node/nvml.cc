@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <mutex>
@@ -42,6 +43,13 @@ struct nvmlGpuInstanceProfileInfo_t {
       encoderCount, jpegCount, ofaCount;
   unsigned long long memorySizeMB;
 };
+// Versioned form (nvmlDeviceGetGpuInstanceProfileInfoV): version first, name last.
+struct nvmlGpuInstanceProfileInfo_v2_t {
+  unsigned version, id, isP2pSupported, sliceCount, instanceCount, multiprocessorCount, copyEngineCount,
+      decoderCount, encoderCount, jpegCount, ofaCount;
+  unsigned long long memorySizeMB;
+  char name[96];  // NVML_DEVICE_NAME_V2_BUFFER_SIZE
+};
 struct nvmlGpuInstancePlacement_t { unsigned start, size; };
 struct nvmlGpuInstanceInfo_t {
   nvmlDevice_t device;
@@ -64,7 +72,23 @@ struct nvmlGpuFabricInfo_t {
   unsigned cliqueId;
   unsigned char state;  // 3 = NVML_GPU_FABRIC_STATE_COMPLETED
 };
+// Versioned form (nvmlDeviceGetGpuFabricInfoV, driver >= 550).
+struct nvmlGpuFabricInfo_v2_t {
+  unsigned version;
+  unsigned char clusterUuid[16];
+  nvmlReturn_t status;
+  unsigned cliqueId;
+  unsigned char state;
+  unsigned healthMask;
+};
 struct nvmlDeviceAddressingMode_t { unsigned version, value; };
+
+// NVML_STRUCT_VERSION(data, ver): the struct's size with the version in the top byte.
+template <typename T>
+constexpr unsigned struct_version(unsigned ver) {
+  return static_cast<unsigned>(sizeof(T)) | (ver << 24U);
+}
+constexpr unsigned char kFabricStateCompleted = 3;  // NVML_GPU_FABRIC_STATE_COMPLETED
 struct nvmlEventData_t {
   nvmlDevice_t device;
   unsigned long long eventType, eventData;
@@ -128,7 +152,9 @@ class NvmlLibrary {
 #define NVML_OPTIONAL_LIST(X)                                                                            \
   X(nvmlReturn_t, nvmlInitWithFlags, (unsigned))                                                         \
   X(nvmlReturn_t, nvmlDeviceGetAddressingMode, (nvmlDevice_t, nvmlDeviceAddressingMode_t*))              \
-  X(nvmlReturn_t, nvmlDeviceGetGpuFabricInfo, (nvmlDevice_t, nvmlGpuFabricInfo_t*))
+  X(nvmlReturn_t, nvmlDeviceGetGpuFabricInfo, (nvmlDevice_t, nvmlGpuFabricInfo_t*))                    \
+  X(nvmlReturn_t, nvmlDeviceGetGpuFabricInfoV, (nvmlDevice_t, nvmlGpuFabricInfo_v2_t*))                  \
+  X(nvmlReturn_t, nvmlDeviceGetGpuInstanceProfileInfoV, (nvmlDevice_t, unsigned, nvmlGpuInstanceProfileInfo_v2_t*))
   NVML_LIST(NVML_FN)
   NVML_OPTIONAL_LIST(NVML_FN)
 #undef NVML_FN
@@ -139,6 +165,28 @@ class NvmlLibrary {
   Status fail(std::string_view what, nvmlReturn_t r) const {
     return Status(Code::kUnavailable, fmt::format("NVML: {}: {}", what, err(r)));
   }
+
+  // GPU-instance profile `index` (NVML_GPU_INSTANCE_PROFILE_*). The versioned
+  // call answers only while MIG mode is enabled (and not on older drivers);
+  // the plain one also with MIG disabled, which dynamic MIG needs to publish
+  // placements before any exists.
+  nvmlReturn_t profile_info(nvmlDevice_t d, unsigned index, nvmlGpuInstanceProfileInfo_t* out) const {
+    if (nvmlDeviceGetGpuInstanceProfileInfoV != nullptr) {
+      nvmlGpuInstanceProfileInfo_v2_t v{};
+      v.version = struct_version<nvmlGpuInstanceProfileInfo_v2_t>(2);
+      if (nvmlDeviceGetGpuInstanceProfileInfoV(d, index, &v) == NVML_SUCCESS) {
+        *out = {v.id,          v.isP2pSupported, v.sliceCount, v.instanceCount, v.multiprocessorCount,
+                v.copyEngineCount, v.decoderCount,   v.encoderCount, v.jpegCount,     v.ofaCount,
+                v.memorySizeMB};
+        return NVML_SUCCESS;
+      }
+    }
+    return nvmlDeviceGetGpuInstanceProfileInfo(d, index, out);
+  }
+
+  // "<clusterUUID>.<cliqueId>" when the GPU's fabric probe completed, else "".
+  // Prefers the versioned call (the plain one is deprecated in NVML 13).
+  std::string clique_id(nvmlDevice_t d) const;
 };
 
 namespace {
@@ -197,6 +245,38 @@ std::string uuid_of_bytes(const unsigned char b[16]) {
 
 }  // namespace
 
+std::string NvmlLibrary::clique_id(nvmlDevice_t d) const {
+  unsigned char uuid[16];
+  nvmlReturn_t status = NVML_SUCCESS;
+  unsigned clique = 0;
+  unsigned char state = 0;
+  nvmlGpuFabricInfo_v2_t v{};
+  v.version = struct_version<nvmlGpuFabricInfo_v2_t>(2);
+  if (nvmlDeviceGetGpuFabricInfoV != nullptr && nvmlDeviceGetGpuFabricInfoV(d, &v) == NVML_SUCCESS) {
+    std::memcpy(uuid, v.clusterUuid, sizeof uuid);
+    status = v.status;
+    clique = v.cliqueId;
+    state = v.state;
+  } else {
+    nvmlGpuFabricInfo_t f{};
+    if (nvmlDeviceGetGpuFabricInfo == nullptr || nvmlDeviceGetGpuFabricInfo(d, &f) != NVML_SUCCESS) return "";
+    std::memcpy(uuid, f.clusterUuid, sizeof uuid);
+    status = f.status;
+    clique = f.cliqueId;
+    state = f.state;
+  }
+  if (state != kFabricStateCompleted || status != NVML_SUCCESS) return "";
+  return fmt::format("{}.{}", uuid_of_bytes(uuid), clique);
+}
+
+NvmlOptions nvml_options(std::string_view gpus_flag) {
+  NvmlOptions o;
+  if (const char* lib = std::getenv("DRAPLANE_NVML_LIB"); lib != nullptr && *lib != 0) o.library = lib;
+  if (gpus_flag.starts_with("nvml:")) o.library = std::string(gpus_flag.substr(5));
+  if (const char* sys = std::getenv("DRAPLANE_SYSFS_ROOT"); sys != nullptr && *sys != 0) o.sysfs_root = sys;
+  return o;
+}
+
 NvmlBackend::NvmlBackend(std::unique_ptr<NvmlLibrary> lib, NvmlOptions options)
     : lib_(std::move(lib)), options_(std::move(options)) {}
 
@@ -231,7 +311,7 @@ Result<std::unique_ptr<NvmlBackend>> NvmlBackend::open(const NvmlOptions& option
   }
   nvmlReturn_t r = lib->nvmlInitWithFlags != nullptr ? lib->nvmlInitWithFlags(0) : lib->nvmlInit_v2();
   if (r != NVML_SUCCESS) {
-    Status st = lib->fail("init", r);
+    Status st = lib->fail(fmt::format("nvmlInit of {}", options.library), r);
     dlclose(lib->handle);
     return st;
   }
@@ -291,13 +371,7 @@ Result<std::vector<GpuInfo>> NvmlBackend::discover() {
         g.addressing_mode = mode.value == 2 ? "ATS" : mode.value == 1 ? "HMM" : "None";
       }
     }
-    if (L.nvmlDeviceGetGpuFabricInfo != nullptr) {
-      nvmlGpuFabricInfo_t fabric{};
-      if (L.nvmlDeviceGetGpuFabricInfo(d, &fabric) == NVML_SUCCESS && fabric.state == 3 &&
-          fabric.status == NVML_SUCCESS) {
-        g.clique_id = fmt::format("{}.{}", uuid_of_bytes(fabric.clusterUuid), fabric.cliqueId);
-      }
-    }
+    g.clique_id = L.clique_id(d);
     unsigned current = 0, pending = 0;
     r = L.nvmlDeviceGetMigMode(d, &current, &pending);
     g.mig_capable = r == NVML_SUCCESS;
@@ -305,7 +379,7 @@ Result<std::vector<GpuInfo>> NvmlBackend::discover() {
     if (g.mig_capable) {
       for (unsigned idx = 0; idx <= kProfileIndexMax; ++idx) {
         nvmlGpuInstanceProfileInfo_t info{};
-        if (L.nvmlDeviceGetGpuInstanceProfileInfo(d, idx, &info) != NVML_SUCCESS) continue;
+        if (L.profile_info(d, idx, &info) != NVML_SUCCESS) continue;
         MigProfile p;
         p.profile_index = static_cast<int>(idx);
         p.id = static_cast<int>(info.id);
@@ -353,7 +427,7 @@ Result<MigInstance> NvmlBackend::create_mig_device(const std::string& parent_uui
   nvmlGpuInstanceProfileInfo_t info{};
   bool found = false;
   for (unsigned idx = 0; idx <= kProfileIndexMax && !found; ++idx) {
-    found = L.nvmlDeviceGetGpuInstanceProfileInfo(d, idx, &info) == NVML_SUCCESS &&
+    found = L.profile_info(d, idx, &info) == NVML_SUCCESS &&
             static_cast<int>(info.id) == profile_id;
   }
   if (!found) return not_found_error(fmt::format("GPU {}: no MIG profile with id {}", parent_uuid, profile_id));

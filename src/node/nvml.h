@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "node/gpu_backend.h"
 
@@ -18,6 +19,11 @@ struct NvmlOptions {
   std::string library = "libnvidia-ml.so.1";  // dlopen name or path
   std::string sysfs_root = "/sys";            // for pcieRoot and NUMA node
 };
+
+// The options of `--gpus nvml` or `--gpus nvml:<library path>` (gpu_backend.h):
+// the library from the flag, else $DRAPLANE_NVML_LIB, else libnvidia-ml.so.1
+// through dlopen's search; sysfs_root from $DRAPLANE_SYSFS_ROOT, else /sys.
+NvmlOptions nvml_options(std::string_view gpus_flag);
 
 class NvmlLibrary;  // the resolved function table (nvml.cc)
 

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "node/sim.h"
+#include "slice_find.h"
 
 namespace draplane::node {
 namespace {
@@ -18,14 +19,7 @@ std::vector<GpuInfo> sim(const char* spec) {
   return r.value_or(std::vector<GpuInfo>{});
 }
 
-const api::Device* find(const std::vector<api::ResourceSlice>& slices, const std::string& name) {
-  for (const auto& s : slices) {
-    for (const auto& d : s.spec.devices) {
-      if (d.name == name) return &d;
-    }
-  }
-  return nullptr;
-}
+using testing::find;
 
 std::string q(const api::Quantity& v) { return v.to_string(); }
 
