@@ -9,16 +9,25 @@
 namespace draplane::sched::preemption {
 namespace {
 
+// Lower priority, or reclaimable from another queue.
+bool may_evict(const Preemptor& preemptor, const PodInfo& p) {
+  return p.priority < preemptor.priority || (preemptor.reclaimable && preemptor.reclaimable(p));
+}
+
 // A group of pods that is evicted or spared together: one pod, or a gang.
 struct Unit {
   std::vector<const PodInfo*> on_node;   // members on the node examined
   std::vector<const PodInfo*> elsewhere;  // members on other nodes
   int32_t priority = std::numeric_limits<int32_t>::min();  // highest member priority
   int64_t start_time = std::numeric_limits<int64_t>::max();  // earliest member start
+  bool terminating = true;  // every member is being deleted already
 };
 
-// Upstream's MoreImportantPod: higher priority, then earlier start.
+// Upstream's MoreImportantPod: higher priority, then earlier start; before
+// both, a unit already being deleted is the least important (reprieved last,
+// so an earlier preemption's victims are counted out before new ones).
 bool more_important(const Unit& a, const Unit& b) {
+  if (a.terminating != b.terminating) return !a.terminating;
   if (a.priority != b.priority) return a.priority > b.priority;
   return a.start_time < b.start_time;
 }
@@ -27,6 +36,7 @@ void add_member(Unit& u, const PodInfo* p, bool on_node) {
   (on_node ? u.on_node : u.elsewhere).push_back(p);
   u.priority = std::max(u.priority, p->priority);
   u.start_time = std::min(u.start_time, p->start_time);
+  u.terminating = u.terminating && p->terminating;
 }
 
 // The node's potential victims as units: every pod of lower priority, with
@@ -38,12 +48,12 @@ std::vector<Unit> potential_victims(const Preemptor& preemptor, const std::strin
   std::vector<Unit> units;
   for (const PodInfo& p : pods) {
     if (p.key == preemptor.key) continue;
-    if (!p.gang.empty() && p.priority >= preemptor.priority) protected_gangs.insert(p.gang);
+    if (!p.gang.empty() && !may_evict(preemptor, p)) protected_gangs.insert(p.gang);
   }
   for (const PodInfo& p : pods) {
     if (p.key == preemptor.key) continue;
     if (p.gang.empty()) {
-      if (p.node != node || p.priority >= preemptor.priority) continue;
+      if (p.node != node || !may_evict(preemptor, p)) continue;
       Unit u;
       add_member(u, &p, true);
       units.push_back(std::move(u));
@@ -147,7 +157,11 @@ Result<PostFilterResult> post_filter(const Preemptor& preemptor, const std::vect
   }
   std::vector<Victims> candidates;
   size_t not_helpful = 0, no_victims = 0;
+  // upstream's DryRunPreemption stops once it has max(10% of the nodes, 100)
+  // candidates (minCandidateNodesPercentage, minCandidateNodesAbsolute).
+  const size_t enough = std::max<size_t>(nodes.size() / 10, 100);
   for (const NodeCandidate& n : nodes) {
+    if (candidates.size() >= enough) break;
     if (!n.preemption_may_help) {
       ++not_helpful;
       continue;
