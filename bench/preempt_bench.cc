@@ -1,0 +1,203 @@
+// Gangs, queues and preemption through the scheduler with a no-op binder
+// (issue 27's scale): 1,000 nodes x 8 GPUs.
+// - BM_GangsUnderQueues: 200 gangs of 8 single-GPU pods and 400 single pods,
+//   spread over 4 KAI queues of equal weight; the time per pod placed (a gang
+//   decision per member).
+// - BM_VictimSearch: the cluster full of low-priority single-GPU pods; one
+//   high-priority pod's cycle after a same-shaped pod's failure was remembered
+//   on every node: the victim search (what-if filters with candidates
+//   removed, on up to 100 candidate nodes as upstream) and its evictions.
+// Setup is outside the timed region.
+#include <benchmark/benchmark.h>
+
+#include <memory>
+#include <string>
+
+#include "sched/scheduler.h"
+
+namespace draplane::sched {
+namespace {
+
+class NoopBinder : public Binder {
+ public:
+  Result<api::ResourceClaim> create_claim(const api::ResourceClaim& c) override { return stamp(c); }
+  Result<api::ResourceClaim> update_claim(const api::ResourceClaim& c) override { return stamp(c); }
+  Result<api::ResourceClaim> update_claim_status(const api::ResourceClaim& c) override { return stamp(c); }
+  Result<void> bind(const api::Pod&, const std::string&) override {
+    ++bound;
+    return {};
+  }
+  Result<void> update_pod_status(const api::Pod&, const std::function<void(api::Pod&)>&) override { return {}; }
+  Result<void> delete_pod(const api::Pod&) override {
+    ++deleted;
+    return {};
+  }
+  int64_t bound = 0, deleted = 0;
+
+ private:
+  api::ResourceClaim stamp(api::ResourceClaim c) {
+    c.metadata.resourceVersion = std::to_string(++rv_);
+    return c;
+  }
+  int64_t rv_ = 1000;
+};
+
+void add_cluster(Scheduler& s, int nodes, int gpus) {
+  api::DeviceClass cls;
+  cls.metadata.name = "gpu.nvidia.com";
+  cls.spec.selectors.push_back(api::DeviceSelector{api::CELDeviceSelector{"device.driver == 'gpu.nvidia.com'"}});
+  s.handle(Event{Event::Op::kUpsert, cls});
+  for (int n = 0; n < nodes; ++n) {
+    std::string name = "node-" + std::to_string(n);
+    api::Node node;
+    node.metadata.name = name;
+    node.status.allocatable["pods"] = api::Quantity::from_int(110);
+    s.handle(Event{Event::Op::kUpsert, node});
+    api::ResourceSlice sl;
+    sl.metadata.name = name + "-gpus";
+    sl.spec.driver = "gpu.nvidia.com";
+    sl.spec.pool = api::ResourcePool{name, 1, 1};
+    sl.spec.nodeName = name;
+    for (int g = 0; g < gpus; ++g) {
+      api::Device d;
+      d.name = "gpu-" + std::to_string(g);
+      sl.spec.devices.push_back(d);
+    }
+    s.handle(Event{Event::Op::kUpsert, sl});
+  }
+}
+
+// One pod with a claim for one GPU; `node` set: already running there (its
+// claim allocated to device `gpu`).
+void add_pod(Scheduler& s, const std::string& name, int32_t priority, std::map<std::string, std::string> labels,
+             std::map<std::string, std::string> annotations, const std::string& node = "", int gpu = 0) {
+  api::ResourceClaim c;
+  c.metadata.name = name;
+  c.metadata.namespace_ = "default";
+  c.metadata.uid = "uid-c-" + name;
+  c.metadata.resourceVersion = "10";
+  api::DeviceRequest r;
+  r.name = "gpu";
+  r.exactly = api::ExactDeviceRequest{};
+  r.exactly->deviceClassName = "gpu.nvidia.com";
+  r.exactly->allocationMode = "ExactCount";
+  r.exactly->count = 1;
+  c.spec.devices.requests.push_back(r);
+  api::Pod p;
+  p.metadata.name = name;
+  p.metadata.namespace_ = "default";
+  p.metadata.uid = "uid-p-" + name;
+  p.metadata.labels = std::move(labels);
+  p.metadata.annotations = std::move(annotations);
+  p.spec.priority = priority;
+  api::PodResourceClaim rc;
+  rc.name = "gpu";
+  rc.resourceClaimName = name;
+  p.spec.resourceClaims.push_back(rc);
+  p.spec.containers.push_back(api::Container{});
+  p.status.phase = node.empty() ? "Pending" : "Running";
+  if (!node.empty()) {
+    p.spec.nodeName = node;
+    api::AllocationResult a;
+    a.devices.results.push_back(api::DeviceRequestAllocationResult{});
+    auto& res = a.devices.results.back();
+    res.request = "gpu";
+    res.driver = "gpu.nvidia.com";
+    res.pool = node;
+    res.device = "gpu-" + std::to_string(gpu);
+    c.status.allocation = a;
+    c.status.reservedFor.push_back(api::ResourceClaimConsumerReference{"", "pods", name, p.metadata.uid});
+  }
+  s.handle(Event{Event::Op::kUpsert, c});
+  s.handle(Event{Event::Op::kUpsert, p});
+}
+
+std::string queue_json(const std::string& name) {
+  return "{\"apiVersion\":\"scheduling.run.ai/v2\",\"kind\":\"Queue\",\"metadata\":{\"name\":\"" + name +
+         "\"},\"spec\":{\"resources\":{\"gpu\":{\"quota\":0,\"limit\":-1,\"overQuotaWeight\":1}}}}";
+}
+
+// args: nodes, gangs (of 8), single pods
+void BM_GangsUnderQueues(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  const int gangs = static_cast<int>(state.range(1));
+  const int singles = static_cast<int>(state.range(2));
+  int64_t placed = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    common::FakeClock clock;
+    NoopBinder binder;
+    auto s = std::make_unique<Scheduler>(binder, clock);
+    add_cluster(*s, nodes, 8);
+    for (int q = 0; q < 4; ++q) s->post_queue(queue_json("q" + std::to_string(q)), false);
+    s->drain();
+    for (int g = 0; g < gangs; ++g) {
+      for (int m = 0; m < 8; ++m) {
+        add_pod(*s, "g" + std::to_string(g) + "-" + std::to_string(m), 0,
+                {{"kai.scheduler/queue", "q" + std::to_string(g % 4)}},
+                {{"draplane.io/gang", "g" + std::to_string(g)}, {"draplane.io/gang-min-member", "8"}});
+      }
+    }
+    for (int i = 0; i < singles; ++i) {
+      add_pod(*s, "s" + std::to_string(i), 0, {{"kai.scheduler/queue", "q" + std::to_string(i % 4)}}, {});
+    }
+    s->cache().snapshot();
+    state.ResumeTiming();
+    s->run_until_idle();
+    state.PauseTiming();
+    if (binder.bound != gangs * 8 + singles) {
+      state.SkipWithError(("placed " + std::to_string(binder.bound) + " pods").c_str());
+      break;
+    }
+    placed += binder.bound;
+    s.reset();
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(placed);
+  state.counters["us_per_pod"] =
+      benchmark::Counter(static_cast<double>(placed), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_GangsUnderQueues)->Args({1000, 200, 400})->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// args: nodes
+void BM_VictimSearch(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  for (auto _ : state) {
+    state.PauseTiming();
+    common::FakeClock clock;
+    NoopBinder binder;
+    auto s = std::make_unique<Scheduler>(binder, clock);
+    add_cluster(*s, nodes, 8);
+    for (int n = 0; n < nodes; ++n) {
+      for (int g = 0; g < 8; ++g) {
+        add_pod(*s, "low-" + std::to_string(n) + "-" + std::to_string(g), 0, {}, {}, "node-" + std::to_string(n), g);
+      }
+    }
+    // A pod of the same shape and priority 0 is tried first (untimed): it fits
+    // nowhere and may evict nobody, and its failures on every node are
+    // remembered for its claim shape, so the timed cycle is the victim search
+    // (and the evictions), not the failed Filter pass over all nodes.
+    add_pod(*s, "probe", 0, {}, {});
+    s->cache().snapshot();
+    if (s->schedule_one().outcome != Outcome::kUnschedulable) {
+      state.SkipWithError("the probe pod fitted");
+      break;
+    }
+    add_pod(*s, "urgent", 1000, {}, {});
+    state.ResumeTiming();
+    CycleResult r = s->schedule_one();
+    state.PauseTiming();
+    if (r.outcome != Outcome::kUnschedulable || binder.deleted != 1) {
+      state.SkipWithError("no single victim evicted");
+      break;
+    }
+    s.reset();
+    state.ResumeTiming();
+  }
+}
+BENCHMARK(BM_VictimSearch)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+}  // namespace
+}  // namespace draplane::sched
+
+BENCHMARK_MAIN();
