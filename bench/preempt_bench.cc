@@ -18,54 +18,64 @@
 namespace draplane::sched {
 namespace {
 
-class NoopBinder : public Binder {
+// Accepts every write; counts bindings and deletions.
+class CountingBinder final : public Binder {
  public:
-  Result<api::ResourceClaim> create_claim(const api::ResourceClaim& c) override { return stamp(c); }
-  Result<api::ResourceClaim> update_claim(const api::ResourceClaim& c) override { return stamp(c); }
-  Result<api::ResourceClaim> update_claim_status(const api::ResourceClaim& c) override { return stamp(c); }
+  int64_t bound = 0, deleted = 0;
   Result<void> bind(const api::Pod&, const std::string&) override {
     ++bound;
     return {};
   }
-  Result<void> update_pod_status(const api::Pod&, const std::function<void(api::Pod&)>&) override { return {}; }
   Result<void> delete_pod(const api::Pod&) override {
     ++deleted;
     return {};
   }
-  int64_t bound = 0, deleted = 0;
+  Result<void> update_pod_status(const api::Pod&, const std::function<void(api::Pod&)>&) override { return {}; }
+  Result<api::ResourceClaim> update_claim_status(const api::ResourceClaim& c) override { return next_version(c); }
+  Result<api::ResourceClaim> update_claim(const api::ResourceClaim& c) override { return next_version(c); }
+  Result<api::ResourceClaim> create_claim(const api::ResourceClaim& c) override { return next_version(c); }
 
  private:
-  api::ResourceClaim stamp(api::ResourceClaim c) {
-    c.metadata.resourceVersion = std::to_string(++rv_);
+  api::ResourceClaim next_version(api::ResourceClaim c) {
+    c.metadata.resourceVersion = std::to_string(++version_);
     return c;
   }
-  int64_t rv_ = 1000;
+  int64_t version_ = 1000;
 };
 
+// Node `name` and its pool of `gpus` whole GPUs (gpu-0 ...), as events.
+std::vector<Event> gpu_node(const std::string& name, int gpus) {
+  api::ResourceSlice pool;
+  pool.metadata.name = name + "-gpus";
+  pool.spec = api::ResourceSliceSpec{};
+  pool.spec.driver = "gpu.nvidia.com";
+  pool.spec.pool = api::ResourcePool{name, 1, 1};
+  pool.spec.nodeName = name;
+  pool.spec.devices.resize(gpus);
+  for (int g = 0; g < gpus; ++g) pool.spec.devices[g].name = "gpu-" + std::to_string(g);
+  api::Node n;
+  n.metadata.name = name;
+  n.status.allocatable["pods"] = api::Quantity::from_int(110);
+  return {Event{Event::Op::kUpsert, std::move(n)}, Event{Event::Op::kUpsert, std::move(pool)}};
+}
+
 void add_cluster(Scheduler& s, int nodes, int gpus) {
-  api::DeviceClass cls;
-  cls.metadata.name = "gpu.nvidia.com";
-  cls.spec.selectors.push_back(api::DeviceSelector{api::CELDeviceSelector{"device.driver == 'gpu.nvidia.com'"}});
-  s.handle(Event{Event::Op::kUpsert, cls});
+  api::DeviceClass any_gpu;
+  any_gpu.metadata.name = "gpu.nvidia.com";
+  any_gpu.spec.selectors = {api::DeviceSelector{api::CELDeviceSelector{"device.driver == 'gpu.nvidia.com'"}}};
+  s.handle(Event{Event::Op::kUpsert, any_gpu});
   for (int n = 0; n < nodes; ++n) {
-    std::string name = "node-" + std::to_string(n);
-    api::Node node;
-    node.metadata.name = name;
-    node.status.allocatable["pods"] = api::Quantity::from_int(110);
-    s.handle(Event{Event::Op::kUpsert, node});
-    api::ResourceSlice sl;
-    sl.metadata.name = name + "-gpus";
-    sl.spec.driver = "gpu.nvidia.com";
-    sl.spec.pool = api::ResourcePool{name, 1, 1};
-    sl.spec.nodeName = name;
-    for (int g = 0; g < gpus; ++g) {
-      api::Device d;
-      d.name = "gpu-" + std::to_string(g);
-      sl.spec.devices.push_back(d);
-    }
-    s.handle(Event{Event::Op::kUpsert, sl});
+    for (const auto& e : gpu_node("node-" + std::to_string(n), gpus)) s.handle(e);
   }
 }
+
+// A scheduler on the cluster, with its clock and binder.
+struct Fixture {
+  common::FakeClock clock;
+  CountingBinder binder;
+  std::unique_ptr<Scheduler> s;
+  explicit Fixture(int nodes) : s(std::make_unique<Scheduler>(binder, clock)) { add_cluster(*s, nodes, 8); }
+};
 
 // One pod with a claim for one GPU; `node` set: already running there (its
 // claim allocated to device `gpu`).
@@ -76,13 +86,13 @@ void add_pod(Scheduler& s, const std::string& name, int32_t priority, std::map<s
   c.metadata.namespace_ = "default";
   c.metadata.uid = "uid-c-" + name;
   c.metadata.resourceVersion = "10";
-  api::DeviceRequest r;
-  r.name = "gpu";
-  r.exactly = api::ExactDeviceRequest{};
-  r.exactly->deviceClassName = "gpu.nvidia.com";
-  r.exactly->allocationMode = "ExactCount";
-  r.exactly->count = 1;
-  c.spec.devices.requests.push_back(r);
+  api::ExactDeviceRequest one_gpu;
+  one_gpu.deviceClassName = "gpu.nvidia.com";
+  one_gpu.allocationMode = "ExactCount";
+  one_gpu.count = 1;
+  c.spec.devices.requests.resize(1);
+  c.spec.devices.requests[0].name = "gpu";
+  c.spec.devices.requests[0].exactly = std::move(one_gpu);
   api::Pod p;
   p.metadata.name = name;
   p.metadata.namespace_ = "default";
@@ -117,29 +127,32 @@ std::string queue_json(const std::string& name) {
          "\"},\"spec\":{\"resources\":{\"gpu\":{\"quota\":0,\"limit\":-1,\"overQuotaWeight\":1}}}}";
 }
 
-// args: nodes, gangs (of 8), single pods
+// args: nodes, gangs (of 8), single pods, 1 = in 4 queues (0: no queue label)
 void BM_GangsUnderQueues(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));
   const int gangs = static_cast<int>(state.range(1));
   const int singles = static_cast<int>(state.range(2));
+  const bool queued = state.range(3) != 0;
+  auto label = [&](int i) {
+    return queued ? std::map<std::string, std::string>{{"kai.scheduler/queue", "q" + std::to_string(i % 4)}}
+                  : std::map<std::string, std::string>{};
+  };
   int64_t placed = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    common::FakeClock clock;
-    NoopBinder binder;
-    auto s = std::make_unique<Scheduler>(binder, clock);
-    add_cluster(*s, nodes, 8);
+    auto fx = std::make_unique<Fixture>(nodes);
+    auto& s = fx->s;
+    auto& binder = fx->binder;
     for (int q = 0; q < 4; ++q) s->post_queue(queue_json("q" + std::to_string(q)), false);
     s->drain();
     for (int g = 0; g < gangs; ++g) {
       for (int m = 0; m < 8; ++m) {
-        add_pod(*s, "g" + std::to_string(g) + "-" + std::to_string(m), 0,
-                {{"kai.scheduler/queue", "q" + std::to_string(g % 4)}},
+        add_pod(*s, "g" + std::to_string(g) + "-" + std::to_string(m), 0, label(g),
                 {{"draplane.io/gang", "g" + std::to_string(g)}, {"draplane.io/gang-min-member", "8"}});
       }
     }
     for (int i = 0; i < singles; ++i) {
-      add_pod(*s, "s" + std::to_string(i), 0, {{"kai.scheduler/queue", "q" + std::to_string(i % 4)}}, {});
+      add_pod(*s, "s" + std::to_string(i), 0, label(i), {});
     }
     s->cache().snapshot();
     state.ResumeTiming();
@@ -150,24 +163,22 @@ void BM_GangsUnderQueues(benchmark::State& state) {
       break;
     }
     placed += binder.bound;
-    s.reset();
+    fx.reset();
     state.ResumeTiming();
   }
   state.SetItemsProcessed(placed);
   state.counters["us_per_pod"] =
       benchmark::Counter(static_cast<double>(placed), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
-BENCHMARK(BM_GangsUnderQueues)->Args({1000, 200, 400})->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_GangsUnderQueues)->Args({1000, 200, 400, 1})->Args({1000, 200, 400, 0})->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // args: nodes
 void BM_VictimSearch(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));
   for (auto _ : state) {
     state.PauseTiming();
-    common::FakeClock clock;
-    NoopBinder binder;
-    auto s = std::make_unique<Scheduler>(binder, clock);
-    add_cluster(*s, nodes, 8);
+    auto fx = std::make_unique<Fixture>(nodes);
+    auto& s = fx->s;
     for (int n = 0; n < nodes; ++n) {
       for (int g = 0; g < 8; ++g) {
         add_pod(*s, "low-" + std::to_string(n) + "-" + std::to_string(g), 0, {}, {}, "node-" + std::to_string(n), g);
@@ -187,11 +198,11 @@ void BM_VictimSearch(benchmark::State& state) {
     state.ResumeTiming();
     CycleResult r = s->schedule_one();
     state.PauseTiming();
-    if (r.outcome != Outcome::kUnschedulable || binder.deleted != 1) {
+    if (r.outcome != Outcome::kUnschedulable || fx->binder.deleted != 1) {
       state.SkipWithError("no single victim evicted");
       break;
     }
-    s.reset();
+    fx.reset();
     state.ResumeTiming();
   }
 }

@@ -248,7 +248,7 @@ void Scheduler::on_pod(const api::Pod* old_pod, const api::Pod* pod, bool delete
 }
 
 void Scheduler::handle(const Event& event) {
-  if (queues_ != nullptr) queues_->changed();  // allocation, demand or capacity may move
+  if (queues_ != nullptr) queues_->on_event(event);  // allocation, demand or capacity may move
   bool del = event.op == Event::Op::kDelete;
   auto now = clock_.now();
   std::visit(

@@ -38,6 +38,11 @@ struct Cluster : Harness {
     p.metadata.annotations = std::move(annotations);
     add(p);
   }
+  // A pod arrives and the scheduler runs until idle.
+  void arrive(const std::string& name, int32_t priority) {
+    add_pod(name, priority);
+    run();
+  }
   bool preempted(const std::string& name) {
     auto it = api.pods.find("default/" + name);
     if (it == api.pods.end()) return true;  // gone already
@@ -52,8 +57,7 @@ TEST(PreemptionScheduler, HighPriorityPodPreemptsAndGetsTheGpu) {
   h.add_pod("batch", 0);
   h.run();
   ASSERT_EQ(h.pod("batch").spec.nodeName, "n1");
-  h.add_pod("urgent", 1000);
-  h.run();
+  h.arrive("urgent", 1000);
   // The victim is marked and deleted; the preemptor is nominated and waits.
   ASSERT_TRUE(h.preempted("batch"));
   const api::PodCondition* dt = condition(h.pod("batch"), "DisruptionTarget");
@@ -74,6 +78,7 @@ TEST(PreemptionScheduler, HighPriorityPodPreemptsAndGetsTheGpu) {
   EXPECT_TRUE(h.claim("urgent").status.allocation);
 }
 
+// Neither preemptionPolicy Never nor an equal priority preempts.
 TEST(PreemptionScheduler, PreemptionPolicyNeverDoesNotPreempt) {
   Cluster h({{"n1", 1}});
   h.add_pod("batch", 0);
@@ -87,16 +92,11 @@ TEST(PreemptionScheduler, PreemptionPolicyNeverDoesNotPreempt) {
   EXPECT_TRUE(h.api.deleted.empty());
   EXPECT_EQ(h.pod("urgent").status.nominatedNodeName, "");
   EXPECT_EQ(h.pod("urgent").spec.nodeName, "");
-}
-
-TEST(PreemptionScheduler, EqualPriorityIsNoVictim) {
-  Cluster h({{"n1", 1}});
-  h.add_pod("batch", 5);
+  // Equal priority is no reason either.
+  h.add_pod("peer", 0);
   h.run();
-  h.add_pod("other", 5);
-  h.run();
-  EXPECT_FALSE(h.preempted("batch"));
-  EXPECT_EQ(h.pod("other").status.nominatedNodeName, "");
+  EXPECT_TRUE(h.api.deleted.empty());
+  EXPECT_EQ(h.pod("peer").status.nominatedNodeName, "");
 }
 
 // The freed device is held for the nominated pod: a lower-priority pod that
@@ -105,8 +105,7 @@ TEST(PreemptionScheduler, NominatedPodKeepsTheFreedDevice) {
   Cluster h({{"n1", 1}});
   h.add_pod("batch", 0);
   h.run();
-  h.add_pod("urgent", 1000);
-  h.run();
+  h.arrive("urgent", 1000);
   ASSERT_EQ(h.pod("urgent").status.nominatedNodeName, "n1");
   h.finish_deletions();
   // The preemptor is in its backoff now; a new pod is tried first.
@@ -128,8 +127,7 @@ TEST(PreemptionScheduler, WaitsForTheVictimsClaimsNotForMoreVictims) {
   h.add_pod("batch1", 0);
   h.add_pod("batch2", 0);
   h.run();
-  h.add_pod("urgent", 1000);
-  h.run();
+  h.arrive("urgent", 1000);
   ASSERT_EQ(h.api.deleted.size(), 1u);
   h.finish_deletions(/*release_claims=*/false);
   h.clock.advance(std::chrono::seconds(30));
@@ -151,8 +149,7 @@ TEST(PreemptionScheduler, SharedClaimFreesOnlyWhenAllItsPodsGo) {
   h.run();
   ASSERT_EQ(h.pod("a").spec.nodeName, "n1");
   ASSERT_EQ(h.pod("b").spec.nodeName, "n1");
-  h.add_pod("urgent", 1000);
-  h.run();
+  h.arrive("urgent", 1000);
   EXPECT_TRUE(h.preempted("a"));
   EXPECT_TRUE(h.preempted("b"));
   h.finish_deletions();
@@ -169,8 +166,7 @@ TEST(PreemptionScheduler, PrefersFewerVictimsOverAGang) {
   h.add_pod("solo", 0);
   h.run();
   ASSERT_NE(h.pod("solo").spec.nodeName, "");
-  h.add_pod("urgent", 1000);
-  h.run();
+  h.arrive("urgent", 1000);
   EXPECT_TRUE(h.preempted("solo"));
   EXPECT_FALSE(h.preempted("g0"));
   EXPECT_FALSE(h.preempted("g1"));
@@ -184,12 +180,9 @@ TEST(PreemptionScheduler, GangIsPreemptedWhole) {
   h.add_pod("g0", 0, gang);
   h.add_pod("g1", 0, gang);
   h.run();
-  ASSERT_NE(h.pod("g0").spec.nodeName, "");
-  ASSERT_NE(h.pod("g1").spec.nodeName, "");
-  h.add_pod("urgent", 1000);
-  h.run();
-  EXPECT_TRUE(h.preempted("g0"));
-  EXPECT_TRUE(h.preempted("g1"));
+  for (const char* m : {"g0", "g1"}) ASSERT_NE(h.pod(m).spec.nodeName, "") << m;
+  h.arrive("urgent", 1000);
+  for (const char* m : {"g0", "g1"}) EXPECT_TRUE(h.preempted(m)) << m << " spared";
   h.finish_deletions();
   h.run();
   EXPECT_NE(h.pod("urgent").spec.nodeName, "");

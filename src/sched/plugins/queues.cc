@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <type_traits>
+#include <variant>
 
 #include "sched/cluster_cache.h"
 #include "sched/pod_claims.h"
@@ -110,6 +112,30 @@ std::string queue_status_json(const QueueReport& report) {
   w.EndArray();
   w.EndObject();
   return buf.GetString();
+}
+
+void KaiQueues::on_event(const Event& event) {
+  dirty_ = true;
+  std::visit(
+      [&](const auto& obj) {
+        using T = std::decay_t<decltype(obj)>;
+        if constexpr (std::is_same_v<T, api::Pod>) {
+          amounts_.erase(object_key(obj.metadata));
+        } else if constexpr (std::is_same_v<T, api::ResourceClaim>) {
+          if (const auto* pods = h_.cache->pods_naming_claim(object_key(obj.metadata))) {
+            for (const auto& k : *pods) amounts_.erase(k);
+          }
+        } else if constexpr (std::is_same_v<T, api::ResourceSlice> || std::is_same_v<T, api::DeviceClass>) {
+          amounts_.clear();  // fractions of devices may differ
+        }
+      },
+      event.object);
+}
+
+const fair::Amounts& KaiQueues::amounts_of(const std::string& key, const api::Pod& pod) {
+  auto it = amounts_.find(key);
+  if (it == amounts_.end()) it = amounts_.emplace(key, pod_amounts(pod)).first;
+  return it->second;
 }
 
 void KaiQueues::upsert(QueueConfig queue) {
@@ -231,7 +257,7 @@ void KaiQueues::refresh() {
     if (it == inputs.end()) continue;
     const bool bound = !cache.bound_node(key).empty();
     if (!bound && !p.metadata.deletionTimestamp.empty()) continue;
-    fair::Amounts a = pod_amounts(p);
+    const fair::Amounts& a = amounts_of(key, p);
     for (int r = 0; r < fair::kResources; ++r) {
       it->second.demand[r] += a[r];
       if (bound) it->second.allocated[r] += a[r];
@@ -267,7 +293,7 @@ framework::Status KaiQueues::pre_filter(framework::CycleState& cs) {
   }
   const fair::QueueShare& share = shares_.at(q);
   if (share.orphaned) return framework::Status::unschedulable("queue \"" + q + "\" has no parent queue \"" + spec->second.parent + "\"");
-  const fair::Amounts need = pod_amounts(cs.pod);
+  const fair::Amounts need = amounts_of(cs.pod_key, cs.pod);
   bool over = false;
   int over_r = 0;
   for (int r = 0; r < fair::kResources; ++r) {
