@@ -83,6 +83,10 @@ draplane_python_e2e(up_jobs_e2e up_jobs.py up 180)
 # Gangs with kubectl (`draplane up`, 1 node of 8 GPUs, issue 27): an 8-pod gang
 # with 7 GPUs free stays pending holding nothing, and runs when the 8th frees.
 draplane_python_e2e(up_gang_e2e up_gang.py up 180)
+# Priority preemption with kubectl (`draplane up`, 1 node of 1 GPU, issue 27): a
+# high-priority pod evicts a low-priority one (DisruptionTarget, graceful delete,
+# claim deallocated), is nominated, then bound; preemptionPolicy Never does not.
+draplane_python_e2e(up_preempt_e2e up_preempt.py up 120)
 # Deployments (issue 28) on one node of 8 H100s: a claim template per replica,
 # kubectl scale, rolling update within maxSurge, rollout status/history/undo,
 # kubectl create deployment, delete with --cascade orphan/foreground/background.

@@ -32,6 +32,12 @@ class Binder {
   // has a resourceVersion) or to the current pod, retried on conflicts with
   // the current pod by the implementation.
   virtual Result<void> update_pod_status(const api::Pod& pod, const std::function<void(api::Pod&)>& mutate) = 0;
+  // DELETE of the pod with its own grace period (spec.terminationGracePeriodSeconds)
+  // and its UID as precondition: preemption's eviction. Unsupported by default.
+  virtual Result<void> delete_pod(const api::Pod& pod) {
+    return Status(Code::kFailedPrecondition, "pod " + pod.metadata.namespace_ + "/" + pod.metadata.name +
+                                                 ": this binder does not delete pods");
+  }
   // An Event about `pod` (kube-scheduler's Scheduled, FailedScheduling), from
   // any thread. Must only enqueue: the scheduling cycle calls it. No-op by
   // default (tests, simulation).

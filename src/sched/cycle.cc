@@ -12,6 +12,7 @@
 #include "sched/gang.h"
 #include "sched/plugins/dynamic_resources.h"
 #include "sched/plugins/gang_scheduling.h"
+#include "sched/plugins/preemption.h"
 
 namespace draplane::sched {
 
@@ -27,6 +28,9 @@ bool Scheduler::find_node(CycleState& cs, NodeFit& best, std::string* message, f
   const auto& nodes = cache_.nodes();
   FitError fit_error(static_cast<int>(nodes.size()));
   bool found = false;
+  // Nominated pods of higher or equal priority keep their node's room (before
+  // PreFilter: holding runs theirs).
+  auto hold = preempt_ != nullptr ? preempt_->hold_nominated(cs.pod_key, cs.pod.spec.priority.value_or(0)) : nullptr;
   framework::Status pre = fw_->run_pre_filter(cs);
   if (!pre.ok()) {
     fit_error.set_pre_filter(pre.reason());

@@ -35,7 +35,12 @@
 #include "api/types.h"
 #include "sched/pod_claims.h"
 
+namespace draplane::common {
+class Clock;
+}  // namespace draplane::common
+
 namespace draplane::sched {
+class Binder;
 class ClusterCache;
 struct SchedulerOptions;
 struct SchedulerStats;
@@ -165,6 +170,9 @@ struct Handle {
   ClusterCache* cache = nullptr;
   const SchedulerOptions* options = nullptr;
   SchedulerStats* stats = nullptr;
+  // API writes outside the binding cycle (preemption's evictions).
+  Binder* binder = nullptr;
+  const common::Clock* clock = nullptr;
 };
 
 class Plugin {

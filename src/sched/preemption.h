@@ -11,7 +11,9 @@
 //   preemptor still does not fit, the node is no candidate. Then the removed
 //   pods are reprieved one at a time, most important first (higher priority,
 //   then earlier start), each kept back on the node if the preemptor still
-//   fits with it there; the rest are the node's victims.
+//   fits with it there; the rest are the node's victims. Pods already being
+//   deleted (an earlier preemption's victims) are reprieved last, so they are
+//   counted out before any new victim is chosen.
 // - Fit is the caller's callback: it gets the node and the pods taken off it
 //   and answers whether the preemptor fits then. The scheduler's callback runs
 //   the real filters and the DRA allocator on a snapshot where the removed
@@ -22,6 +24,10 @@
 //   (they are evicted with it) and count in the node's cost. A gang with any
 //   member of equal or higher priority than the preemptor is never a victim,
 //   nor is any single pod of equal or higher priority.
+// - Candidates: the nodes are examined in the caller's order until
+//   max(10% of them, 100) candidates are found (upstream's
+//   minCandidateNodesPercentage and minCandidateNodesAbsolute defaults;
+//   upstream starts at a random node, here at the first).
 // - Node choice, upstream's order: a node needing no victims at once; else
 //   the lowest highest-victim priority, then the smallest sum of victim
 //   priorities, then the fewest victims, then the latest start among the
@@ -29,8 +35,8 @@
 //   then the caller's node order.
 //
 // Not here (deliberate, see docs/compat.md): PodDisruptionBudgets (draplane
-// serves none), the extenders, and the random node sampling upstream uses on
-// large clusters (every candidate node the caller passes is examined).
+// serves none), the extenders, and the random offset upstream starts its
+// examination at.
 //
 // Thread-safety: pure function; the callback is called on the calling thread.
 #pragma once
@@ -61,6 +67,9 @@ struct Preemptor {
   int32_t priority = 0;
   std::string preemption_policy;  // "Never" or "PreemptLowerPriority" (empty: the latter)
   std::string nominated_node;     // status.nominatedNodeName from an earlier preemption
+  // A pod of equal or higher priority may still be a victim when this says so
+  // (KAI queues: reclaiming what another queue borrowed). Null: never.
+  std::function<bool(const PodInfo&)> reclaimable;
 };
 
 // Whether the preemptor fits on `node` with `removed` (pods of that node) gone.

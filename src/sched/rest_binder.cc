@@ -79,6 +79,16 @@ Result<void> RestBinder::update_pod_status(const api::Pod& pod, const std::funct
   return last;
 }
 
+Result<void> RestBinder::delete_pod(const api::Pod& pod) {
+  // No gracePeriodSeconds: the server applies the pod's own, as upstream's
+  // preemption deletes with empty options (and the UID precondition here).
+  const std::string opts = "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"preconditions\":{\"uid\":\"" +
+                           pod.metadata.uid + "\"}}";
+  ASSIGN_OR_RETURN(client::Response r, client_.request("DELETE", pod_path(pod).str(), opts));
+  if (r.status >= 200 && r.status < 300) return {};
+  return client::status_from_response(r);
+}
+
 void RestBinder::record_event(const api::Pod& pod, const char* type, const char* reason, const char* action,
                               const std::string& message) {
   if (recorder_ == nullptr) return;

@@ -5,11 +5,13 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <map>
 #include <thread>
 
 #include "client/event_recorder.h"
 #include "client/informer.h"
 #include "client/resource_path.h"
+#include "sched/plugins/queues.h"
 #include "sched/rest_binder.h"
 
 namespace draplane::sched {
@@ -33,6 +35,38 @@ std::unique_ptr<client::Informer<T>> informer(client::RestClient& c, Scheduler& 
       },
       /*wants_old=*/false);
   return inf;
+}
+
+// KAI Queues: spec changes go to the scheduler (untyped: KAI's CRD).
+std::unique_ptr<client::RawInformer> queue_informer(client::RestClient& c, Scheduler& s) {
+  client::RawInformer::Options o;
+  o.api_version = "scheduling.run.ai/v2";
+  o.kind = "Queue";
+  o.path = "/apis/scheduling.run.ai/v2/queues";
+  o.strip_managed_fields = true;
+  auto inf = std::make_unique<client::RawInformer>(c, std::move(o));
+  inf->add_handler([&s](client::EventType type, const std::string&, const std::string&, const std::string& json) {
+    s.post_queue(json, type == client::EventType::kDeleted);
+  });
+  return inf;
+}
+
+// Writes each queue's status (allocated, requested, fairShare, childQueues)
+// when it changed, about every two seconds, until `stop`.
+void write_queue_statuses(client::RestClient& c, Scheduler& s, const std::atomic<bool>& stop,
+                          spdlog::logger& log) {
+  std::map<std::string, std::string> written;
+  while (!stop.load()) {
+    for (int i = 0; i < 20 && !stop.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    for (const auto& r : s.queue_reports()) {
+      std::string status = plugins::queue_status_json(r);
+      auto& last = written[r.name];
+      if (last == status) continue;
+      auto out = c.patch("/apis/scheduling.run.ai/v2/queues/" + r.name + "/status", "{\"status\":" + status + "}");
+      if (out.has_value()) last = status;
+      else log.debug("queue {}: status not written: {}", r.name, out.error().message());
+    }
+  }
 }
 
 }  // namespace
@@ -63,6 +97,8 @@ Result<void> run_scheduler(client::RestClient& client, client::RestClient& binde
   auto claims = informer<api::ResourceClaim>(client, scheduler, api::kResourceV1, "ResourceClaim",
                                              kResourceClaims.all().str());
   auto pods = informer<api::Pod>(client, scheduler, "v1", "Pod", kPods.all().str());
+  auto queues = queue_informer(client, scheduler);
+  queues->start();
   // Inventory and claims first, so the first pods already see them.
   nodes->start();
   classes->start();
@@ -89,12 +125,14 @@ Result<void> run_scheduler(client::RestClient& client, client::RestClient& binde
                                             std::to_string(options.sync_timeout_ms) + " ms");
   } else if (synced) {
     log->info("scheduler {} started", options.scheduler.name);
+    std::thread queue_status([&] { write_queue_statuses(binder_client, scheduler, stop, *log); });
     std::thread waker([&] {
       while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
       scheduler.wake();
     });
     scheduler.run(stop);
     waker.join();
+    queue_status.join();
     const auto& st = scheduler.stats();
     log->info("scheduler stopped: {} cycles, {} bound, {} unschedulable attempts, {} retries ({} conflicts), "
               "{} allocator runs ({} failures known from pods of the same claim shape), {} view builds, {} snapshot builds; {:.2f} s in cycles, {:.2f} s applying {} events; "
@@ -103,6 +141,7 @@ Result<void> run_scheduler(client::RestClient& client, client::RestClient& binde
               scheduler.cache().view_builds(), scheduler.cache().snapshot_builds(), st.cycle_seconds, st.event_seconds, st.events, st.node_wakeups, st.flushes,
               st.releases);
   }
+  queues->stop();
   pods->stop();
   claims->stop();
   rules->stop();

@@ -16,6 +16,8 @@
 #include "sched/plugins/dynamic_resources.h"
 #include "sched/plugins/gang_scheduling.h"
 #include "sched/plugins/plugins.h"
+#include "sched/plugins/preemption.h"
+#include "sched/plugins/queues.h"
 #include "sched/pod_claims.h"
 
 namespace draplane::sched {
@@ -59,9 +61,11 @@ Scheduler::Scheduler(Binder& binder, Clock& clock, SchedulerOptions options, std
       clock_(clock),
       options_(std::move(options)),
       log_(logger ? std::move(logger) : spdlog::default_logger()),
-      fw_(make_framework(framework::Handle{&cache_, &options_, &stats_})),
+      fw_(make_framework(framework::Handle{&cache_, &options_, &stats_, &binder_, &clock_})),
       dra_(fw_->plugin<plugins::DynamicResources>()),
       gang_(fw_->plugin<plugins::GangScheduling>()),
+      preempt_(fw_->plugin<plugins::DefaultPreemption>()),
+      queues_(fw_->plugin<plugins::KaiQueues>()),
       queue_(options_.queue, fw_->queue_sort()),
       last_flush_(clock_.now()) {
   for (int i = 0; i < options_.bind_workers; ++i) bind_threads_.emplace_back([this] { bind_worker(); });
@@ -218,6 +222,10 @@ void Scheduler::on_pod(const api::Pod* old_pod, const api::Pod* pod, bool delete
     queue_.remove(key);
     dra_->forget_pod(key);
     condition_written_.erase(key);
+    if (preempt_ != nullptr) {
+      preempt_->track(key, nullptr);
+      wake_nominated(now);  // a victim may have gone
+    }
     if (frees_slot) devices_freed(now);
     return;
   }
@@ -226,6 +234,7 @@ void Scheduler::on_pod(const api::Pod* old_pod, const api::Pod* pod, bool delete
   bool frees_slot = holds_last_pod_slot(key, cache_.pod(key));
   cache_.upsert_pod(*pod);
   const api::Pod* cached = cache_.pod(key);
+  if (preempt_ != nullptr) preempt_->track(key, is_ours_pending(*cached) ? cached : nullptr);
   if (is_ours_pending(*cached)) {
     bool relevant = old_pod == nullptr || scheduling_relevant_change(*old_pod, *cached);
     if (relevant) dra_->forget_pod(key);
@@ -239,6 +248,7 @@ void Scheduler::on_pod(const api::Pod* old_pod, const api::Pod* pod, bool delete
 }
 
 void Scheduler::handle(const Event& event) {
+  if (queues_ != nullptr) queues_->on_event(event);  // allocation, demand or capacity may move
   bool del = event.op == Event::Op::kDelete;
   auto now = clock_.now();
   std::visit(
@@ -322,7 +332,15 @@ void Scheduler::devices_freed(Clock::TimePoint now) {
   wake_budget_ = std::min(wake_budget_ + kWakeBudget, 4 * kWakeBudget);
   wake_round_start_ = now;
   freed_since_flush_ = true;
+  wake_nominated(now);
   queue_.wake_oldest(now, 1, now, true);
+}
+
+void Scheduler::wake_nominated(Clock::TimePoint now) {
+  if (preempt_ == nullptr) return;
+  for (const auto& [key, nom] : preempt_->nominations()) {
+    if (queue_.is_unschedulable(key)) queue_.wake(key, now);
+  }
 }
 
 void Scheduler::after_cycle(Outcome outcome, Clock::TimePoint now) {
@@ -354,6 +372,40 @@ void Scheduler::post(Event event) {
 }
 
 void Scheduler::wake() { cv_.notify_all(); }
+
+void Scheduler::post_queue(std::string json, bool deleted) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    completions_.push_back([this, json = std::move(json), deleted] {
+      if (queues_ == nullptr) return;
+      auto q = plugins::parse_queue(json);
+      if (!q.has_value()) {
+        log_->warn("queue ignored: {}", q.error().message());
+        return;
+      }
+      if (deleted) queues_->erase(q->name);
+      else queues_->upsert(std::move(*q));
+      // Shares moved: every waiting pod may be judged differently now.
+      queue_.move_all(clock_.now());
+    });
+  }
+  cv_.notify_one();
+}
+
+void Scheduler::publish_queue_reports() {
+  if (queues_ == nullptr) return;
+  auto now = clock_.now();
+  if (now - reports_at_ < std::chrono::seconds(1)) return;
+  reports_at_ = now;
+  auto reports = queues_->reports();
+  std::lock_guard<std::mutex> lock(reports_mu_);
+  reports_ = std::move(reports);
+}
+
+std::vector<plugins::QueueReport> Scheduler::queue_reports() {
+  std::lock_guard<std::mutex> lock(reports_mu_);
+  return reports_;
+}
 
 size_t Scheduler::drain() {
   std::deque<Event> batch;
@@ -397,6 +449,7 @@ void Scheduler::run(const std::atomic<bool>& stop) {
   pthread_setname_np(pthread_self(), "scheduler");
   while (!stop.load()) {
     drain();
+    publish_queue_reports();
     CycleResult r = schedule_one();
     if (r.outcome != Outcome::kIdle) continue;
     if (warm_up()) continue;

@@ -51,6 +51,9 @@ namespace draplane::sched {
 namespace plugins {
 class DynamicResources;
 class GangScheduling;
+class DefaultPreemption;
+class KaiQueues;
+struct QueueReport;
 }  // namespace plugins
 
 struct SchedulerOptions {
@@ -141,6 +144,12 @@ class Scheduler {
   void quiesce();
   const SchedulingQueue& queue() const { return queue_; }
   const SchedulerStats& stats() const { return stats_; }
+  // A KAI Queue (scheduling.run.ai/v2, its JSON) added, changed or deleted
+  // (any thread; applied on the scheduling thread).
+  void post_queue(std::string json, bool deleted);
+  // The queues' allocation, demand and fair share as published about once a
+  // second by run() (any thread).
+  std::vector<plugins::QueueReport> queue_reports();
   // True when the pod is addressed to this scheduler and waits for a node.
   bool is_ours_pending(const api::Pod& pod) const;
 
@@ -227,6 +236,15 @@ class Scheduler {
   std::unique_ptr<framework::Framework> fw_;
   plugins::DynamicResources* dra_ = nullptr;
   plugins::GangScheduling* gang_ = nullptr;
+  plugins::DefaultPreemption* preempt_ = nullptr;  // null in a profile without it
+  plugins::KaiQueues* queues_ = nullptr;
+  // The queues' reports as last published by the scheduling thread (run()).
+  std::mutex reports_mu_;
+  std::vector<plugins::QueueReport> reports_;
+  Clock::TimePoint reports_at_{};
+  void publish_queue_reports();
+  // Retries the parked pods nominated for a node (their victims went).
+  void wake_nominated(Clock::TimePoint now);
   SchedulingQueue queue_;
 
   // Offering freed devices to waiting pods (see devices_freed).

@@ -91,7 +91,9 @@ void check_quantities(const JsonValue& status, const char* name, api::FieldError
 void check_status(const JsonValue& object, api::FieldErrorList& errs) {
   const JsonValue* status = find(object, {"status"});
   if (status == nullptr || !check_type(*status, api::FieldPath("status"), "object", errs)) return;
-  for (const char* q : {"allocated", "allocatedNonPreemptible", "requested"}) check_quantities(*status, q, errs);
+  for (const char* q : {"allocated", "allocatedNonPreemptible", "requested", "fairShare"}) {
+    check_quantities(*status, q, errs);
+  }
   const JsonValue* children = find(*status, {"childQueues"});
   api::FieldPath cp = api::FieldPath("status").child("childQueues");
   if (children != nullptr && check_type(*children, cp, "array", errs)) {
@@ -140,14 +142,20 @@ class QueueStrategy final : public Strategy {
     return check(c, object, subresource);
   }
   std::vector<TableColumn> table_columns() const override {
-    return {{"Name", "string", 0, "name"}, {"Priority", "string", 0}, {"Parent", "string", 0},
-            {"Children", "string", 0}, {"DisplayName", "string", 0}};
+    // KAI's CRD columns, then draplane's: the GPUs its scheduler reports in
+    // status (docs/compat.md).
+    return {{"Name", "string", 0, "name"},  {"Priority", "string", 0},       {"Parent", "string", 0},
+            {"Children", "string", 0},      {"DisplayName", "string", 0},    {"GPU Allocated", "string", 0},
+            {"GPU Fair Share", "string", 0}, {"GPU Requested", "string", 0}};
   }
   std::vector<TableCell> table_cells(const JsonValue& o, int64_t) const override {
     const JsonValue* priority = find(o, {"spec", "priority"});
     return {get_string(o, {"metadata", "name"}), priority != nullptr ? to_string(*priority) : "<none>",
             or_none(get_string(o, {"spec", "parentQueue"})), json_list(find(o, {"status", "childQueues"})),
-            or_none(get_string(o, {"spec", "displayName"}))};
+            or_none(get_string(o, {"spec", "displayName"})),
+            or_none(get_string(o, {"status", "allocated", "nvidia.com/gpu"})),
+            or_none(get_string(o, {"status", "fairShare", "nvidia.com/gpu"})),
+            or_none(get_string(o, {"status", "requested", "nvidia.com/gpu"}))};
   }
 
  private:

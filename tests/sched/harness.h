@@ -104,6 +104,20 @@ class FakeApi : public Binder {
     events.push_back(Event{Event::Op::kUpsert, p});
     return {};
   }
+  // Graceful deletion, as the API server starts it: the pod gets a
+  // deletionTimestamp (finish_deletions() in tests removes it).
+  std::vector<std::string> deleted;
+  Result<void> delete_pod(const api::Pod& pod) override {
+    std::lock_guard<std::recursive_mutex> l(mu);
+    auto it = pods.find(object_key(pod.metadata));
+    if (it == pods.end() || it->second.metadata.uid != pod.metadata.uid) return not_found_error("pod not found");
+    deleted.push_back(object_key(pod.metadata));
+    if (!it->second.metadata.deletionTimestamp.empty()) return {};
+    it->second.metadata.deletionTimestamp = "2026-01-01T00:00:00Z";
+    it->second.metadata.resourceVersion = std::to_string(++rv);
+    events.push_back(Event{Event::Op::kUpsert, it->second});
+    return {};
+  }
   // Events the scheduler recorded: "<type> <reason> <action> <ns>/<pod>: <message>".
   std::vector<std::string> recorded;
   void record_event(const api::Pod& pod, const char* type, const char* reason, const char* action,
@@ -151,6 +165,33 @@ struct Harness {
       deliver();
       if (r.outcome == Outcome::kIdle) return;
     }
+  }
+  // What the node agent and the claim controller do after graceful deletes
+  // (FakeApi::delete_pod): the terminating pods go, then claims no remaining
+  // pod reserves are deallocated (claim_logic drops the gone pods from
+  // reservedFor, then deallocates).
+  // `release_claims` false: the pods go, the claims stay as they were (the
+  // claim controller has not caught up yet).
+  void finish_deletions(bool release_claims = true) {
+    std::vector<std::string> gone;
+    for (const auto& [key, p] : api.pods) {
+      if (!p.metadata.deletionTimestamp.empty()) gone.push_back(key);
+    }
+    for (const auto& key : gone) {
+      api::Pod p = api.pods.at(key);
+      api.pods.erase(key);
+      api.events.push_back(Event{Event::Op::kDelete, p});
+    }
+    for (auto& [key, c] : api.claims) {
+      if (!release_claims || !c.status.allocation) continue;
+      api::ResourceClaim next = c;
+      std::erase_if(next.status.reservedFor,
+                    [&](const auto& r) { return !api.pods.count(c.metadata.namespace_ + "/" + r.name); });
+      if (next.status.reservedFor.empty()) next.status.allocation.reset();
+      if (next.status == c.status) continue;
+      ASSERT_TRUE(api.update_claim_status(next).has_value());
+    }
+    deliver();
   }
   const api::Pod& pod(const std::string& name) { return api.pods.at("default/" + name); }
   const api::ResourceClaim& claim(const std::string& name) { return api.claims.at("default/" + name); }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -23,7 +24,7 @@ PodInfo pod(const std::string& key, const std::string& node, int32_t priority, i
 }
 
 Preemptor preemptor(int32_t priority, const std::string& policy = "") {
-  return Preemptor{"default/urgent", priority, policy, ""};
+  return Preemptor{"default/urgent", priority, policy, "", nullptr};
 }
 
 // A node with `slots` pod slots per node; the preemptor takes one.
@@ -244,6 +245,38 @@ TEST(Preemption, FreesADeviceWithTheRealAllocator) {
   ASSERT_EQ(got->outcome, Outcome::kNominated);
   EXPECT_EQ(got->victims.node, "node-1");
   EXPECT_EQ(keys(got->victims), std::vector<std::string>{"default/batch"});
+}
+
+// A pod already being deleted (an earlier victim) is counted out first: the
+// younger running pod is spared although the older one would be kept upstream.
+TEST(Preemption, TerminatingPodsAreReprievedLast) {
+  std::vector<PodInfo> pods = {pod("ns/old", "n1", 1, 100), pod("ns/new", "n1", 1, 200)};
+  pods[0].terminating = true;
+  auto got = post_filter(preemptor(100), {{"n1"}}, pods, slot_fit(pods, {{"n1", 2}}));
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(keys(got->victims), std::vector<std::string>{"ns/old"});
+}
+
+// Upstream examines nodes until it has max(10%, 100) candidates: of 300
+// nodes where preemption would work, the first 100 are looked at.
+TEST(Preemption, StopsAfterEnoughCandidates) {
+  std::vector<PodInfo> pods;
+  std::vector<NodeCandidate> nodes;
+  std::map<std::string, int> slots;
+  for (int i = 0; i < 300; ++i) {
+    char name[8];
+    std::snprintf(name, sizeof name, "n%03d", i);
+    pods.push_back(pod(std::string("ns/p") + name, name, 0));
+    nodes.push_back({name});
+    slots[name] = 1;
+  }
+  std::vector<std::string> log;
+  auto got = post_filter(preemptor(100), nodes, pods, slot_fit(pods, slots, &log));
+  ASSERT_TRUE(got.has_value());
+  std::set<std::string> examined;
+  for (const auto& l : log) examined.insert(l.substr(0, l.find(':')));
+  EXPECT_EQ(examined.size(), 100u);
+  EXPECT_EQ(got->victims.node, "n000");
 }
 
 }  // namespace

@@ -197,7 +197,8 @@ TEST_F(SchedulingKindsTest, QueuesAreServedAsKaiServesThem) {
   auto t = parse_json(r.body);
   std::vector<std::string> cols;
   for (const auto& c : find(*t, {"columnDefinitions"})->GetArray()) cols.push_back(get_string(c, {"name"}));
-  EXPECT_EQ(cols, (std::vector<std::string>{"Name", "Priority", "Parent", "Children", "DisplayName"}));
+  EXPECT_EQ(cols, (std::vector<std::string>{"Name", "Priority", "Parent", "Children", "DisplayName", "GPU Allocated",
+                                            "GPU Fair Share", "GPU Requested"}));
   const JsonValue& ml = (*find(*t, {"rows"}))[0]["cells"];
   EXPECT_EQ(std::string(ml[0].GetString()), "ml-team");
   EXPECT_EQ(std::string(ml[1].GetString()), "200");
@@ -207,6 +208,8 @@ TEST_F(SchedulingKindsTest, QueuesAreServedAsKaiServesThem) {
   EXPECT_EQ(std::string(research[1].GetString()), "<none>");
   EXPECT_EQ(std::string(research[3].GetString()), R"(["ml-team"])");
   EXPECT_EQ(std::string(research[4].GetString()), "Research Team");
+  EXPECT_EQ(std::string(research[5].GetString()), "1500m");
+  EXPECT_EQ(std::string(research[6].GetString()), "<none>");
 }
 
 TEST_F(SchedulingKindsTest, QueueValidation) {

@@ -2,6 +2,8 @@
 #include "sched/plugins/dynamic_resources.h"
 #include "sched/plugins/gang_scheduling.h"
 #include "sched/plugins/plugins.h"
+#include "sched/plugins/preemption.h"
+#include "sched/plugins/queues.h"
 
 namespace draplane::sched::plugins {
 namespace {
@@ -29,6 +31,8 @@ std::unique_ptr<framework::Plugin> new_node_check_filter(std::string_view name, 
 void register_defaults(framework::Framework& fw) {
   const framework::Handle& h = fw.handle();
   fw.add(new_priority_sort());
+  // PreFilter first: a queue over its fair share waits before any allocator run.
+  fw.add(std::make_unique<KaiQueues>(h));
   // Filters run in this order; the first rejection names the node's reason.
   fw.add(new_node_unschedulable());
   fw.add(new_node_affinity());
@@ -38,6 +42,8 @@ void register_defaults(framework::Framework& fw) {
   // Scores: DynamicResources' decides, packing breaks its ties.
   fw.add(new_device_packing(h));
   fw.add(std::make_unique<GangScheduling>());
+  // PostFilter: evicts lower-priority pods to make room (and holds nominations).
+  fw.add(std::make_unique<DefaultPreemption>(fw));
 }
 
 }  // namespace draplane::sched::plugins

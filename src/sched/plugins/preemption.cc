@@ -1,0 +1,299 @@
+#include "sched/plugins/preemption.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "common/clock.h"
+#include "common/rfc3339.h"
+#include "sched/binder.h"
+#include "sched/cluster_cache.h"
+#include "sched/gang.h"
+#include "sched/pod_claims.h"
+#include "sched/plugins/queues.h"
+#include "sched/preemption.h"
+
+namespace draplane::sched::plugins {
+namespace {
+
+using framework::Status;
+
+std::string gang_key(const api::Pod& pod) {
+  auto g = gang_of(pod);
+  return g ? pod.metadata.namespace_ + "/" + g->name : std::string();
+}
+
+// Claim keys a pod uses: named claims, claims generated from templates (as its
+// status records them) and its extended-resource claim.
+std::vector<std::string> claim_keys(const api::Pod& pod) {
+  std::vector<std::string> out;
+  const std::string& ns = pod.metadata.namespace_;
+  for (const auto& rc : pod.spec.resourceClaims) {
+    if (rc.resourceClaimName && !rc.resourceClaimName->empty()) out.push_back(ns + "/" + *rc.resourceClaimName);
+  }
+  for (const auto& s : pod.status.resourceClaimStatuses) {
+    if (s.resourceClaimName) out.push_back(ns + "/" + *s.resourceClaimName);
+  }
+  if (pod.status.extendedResourceClaimStatus) {
+    out.push_back(ns + "/" + pod.status.extendedResourceClaimStatus->resourceClaimName);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// The cache with some bound pods taken out, until destroyed: the pods are
+// removed (slots, extended resources) and the claims no remaining pod uses are
+// deallocated (their devices, counters and shares free). Restores exactly what
+// was there, assumptions included.
+class WhatIf {
+ public:
+  WhatIf(ClusterCache& cache, const std::vector<const preemption::PodInfo*>& removed) : cache_(cache) {
+    std::set<std::string> gone_uids;
+    std::set<std::string> claims;
+    for (const auto* info : removed) {
+      const api::Pod* p = cache.pod(info->key);
+      if (p == nullptr) continue;
+      gone_uids.insert(p->metadata.uid);
+      for (auto& k : claim_keys(*p)) claims.insert(std::move(k));
+      pods_.push_back(Saved{*p, p->spec.nodeName.empty() ? cache.bound_node(info->key) : std::string()});
+    }
+    for (const auto& k : claims) {
+      const api::ResourceClaim* c = cache.claim(k);
+      if (c == nullptr || !c->status.allocation) continue;
+      // Shared with a pod that stays: the devices stay in use.
+      bool others = std::any_of(c->status.reservedFor.begin(), c->status.reservedFor.end(),
+                                [&](const auto& r) { return r.resource == "pods" && !gone_uids.count(r.uid); });
+      if (others) continue;
+      const bool assumed = c != cache.observed_claim(k);
+      claims_.push_back(SavedClaim{*c, assumed});
+      api::ResourceClaim freed = *c;
+      freed.status.allocation.reset();
+      freed.status.reservedFor.clear();
+      freed.metadata.resourceVersion.clear();
+      cache.assume_claim(std::move(freed));
+    }
+    for (const auto& s : pods_) cache.delete_pod(object_key(s.pod.metadata));
+  }
+  ~WhatIf() {
+    for (auto& s : pods_) {
+      std::string key = object_key(s.pod.metadata);
+      cache_.upsert_pod(std::move(s.pod));
+      if (!s.assumed_node.empty()) cache_.assume_bound(key, s.assumed_node);
+    }
+    for (auto& c : claims_) {
+      std::string key = object_key(c.claim.metadata);
+      if (c.assumed) cache_.assume_claim(std::move(c.claim));
+      else cache_.forget_claim(key);
+    }
+  }
+  WhatIf(const WhatIf&) = delete;
+  WhatIf& operator=(const WhatIf&) = delete;
+
+ private:
+  struct Saved {
+    api::Pod pod;
+    std::string assumed_node;  // bound only in the cache's assumption
+  };
+  struct SavedClaim {
+    api::ResourceClaim claim;
+    bool assumed = false;
+  };
+  ClusterCache& cache_;
+  std::vector<Saved> pods_;
+  std::vector<SavedClaim> claims_;
+};
+
+preemption::PodInfo pod_info(const std::string& key, const std::string& node, const api::Pod& p) {
+  preemption::PodInfo info;
+  info.key = key;
+  info.node = node;
+  info.priority = p.spec.priority.value_or(0);
+  info.start_time = common::parse_rfc3339(p.status.startTime).value_or(0);
+  info.gang = gang_key(p);
+  info.terminating = !p.metadata.deletionTimestamp.empty();
+  return info;
+}
+
+// upstream's condition on a victim (reason PreemptionByScheduler); the message
+// names the preemptor too (docs/compat.md).
+void add_disruption_target(api::Pod& p, const std::string& message, const std::string& now) {
+  auto it = std::find_if(p.status.conditions.begin(), p.status.conditions.end(),
+                         [](const api::PodCondition& c) { return c.type == "DisruptionTarget"; });
+  if (it == p.status.conditions.end()) {
+    it = p.status.conditions.insert(p.status.conditions.end(), api::PodCondition{"DisruptionTarget", "", "", "", "", ""});
+  }
+  if (it->status != "True") it->lastTransitionTime = now;
+  it->status = "True";
+  it->reason = kPreemptionByScheduler;
+  it->message = message;
+}
+
+}  // namespace
+
+void DefaultPreemption::track(const std::string& key, const api::Pod* pending_pod) {
+  if (pending_pod == nullptr) awaiting_release_.erase(key);
+  if (pending_pod == nullptr || pending_pod->status.nominatedNodeName.empty()) {
+    nominations_.erase(key);
+    return;
+  }
+  nominations_[key] = Nomination{pending_pod->status.nominatedNodeName, pending_pod->spec.priority.value_or(0)};
+}
+
+DefaultPreemption::Hold::~Hold() {
+  ClusterCache& cache = *fw_.handle().cache;
+  for (auto it = held_.rbegin(); it != held_.rend(); ++it) {
+    fw_.run_unreserve((*it)->cs, (*it)->fit, (*it)->r);
+    cache.forget_bound((*it)->cs.pod_key);
+  }
+}
+
+std::unique_ptr<DefaultPreemption::Hold> DefaultPreemption::hold_nominated(const std::string& pod_key,
+                                                                           int32_t priority) {
+  if (nominations_.empty()) return nullptr;
+  ClusterCache& cache = *fw_.handle().cache;
+  std::unique_ptr<Hold> hold;
+  for (const auto& [key, nom] : nominations_) {
+    if (key == pod_key || nom.priority < priority) continue;
+    const api::Pod* p = cache.pod(key);
+    const api::Node* node = cache.node(nom.node);
+    if (p == nullptr || node == nullptr || !cache.bound_node(key).empty()) continue;
+    auto h = std::make_unique<Hold::Held>();
+    h->cs.pod_key = key;
+    h->cs.pod = *p;
+    h->fit.node = nom.node;
+    if (!fw_.run_pre_filter(h->cs).ok()) continue;
+    // Not (yet) fitting there: its victims are still going; nothing to hold.
+    if (!fw_.run_filter(h->cs, framework::NodeInfo{node, cache.pods_on_node(nom.node)}, h->fit).ok()) continue;
+    if (!fw_.run_reserve(h->cs, h->fit, h->r).ok()) continue;
+    cache.assume_bound(key, nom.node);
+    if (!hold) hold.reset(new Hold(fw_));
+    hold->held_.push_back(std::move(h));
+  }
+  return hold;
+}
+
+framework::PostFilterResult DefaultPreemption::post_filter(framework::CycleState& state,
+                                                           const framework::NodeStatusMap& statuses) {
+  const framework::Handle& h = fw_.handle();
+  ClusterCache& cache = *h.cache;
+  const api::Pod& pod = state.pod;
+  if (auto it = awaiting_release_.find(state.pod_key); it != awaiting_release_.end()) {
+    for (const auto& [key, uid] : it->second) {
+      const api::ResourceClaim* c = cache.claim(key);
+      if (c != nullptr && c->metadata.uid == uid && c->status.allocation) {
+        return {Status::unschedulable("waiting for the claims of its preemption victims to be released"), ""};
+      }
+    }
+    awaiting_release_.erase(it);
+  }
+  preemption::Preemptor pr{state.pod_key, pod.spec.priority.value_or(0), pod.spec.preemptionPolicy.value_or(""),
+                           pod.status.nominatedNodeName, nullptr};
+  // KAI queues: a pod below its queue's share may take from queues over theirs.
+  KaiQueues* queues = fw_.plugin<KaiQueues>();
+  if (queues != nullptr && queues->empty()) queues = nullptr;
+  if (queues != nullptr) {
+    // Asked for every pod on every candidate node: answered once per pod.
+    auto memo = std::make_shared<std::map<std::string, bool>>();
+    pr.reclaimable = [queues, &cache, &pod, memo](const preemption::PodInfo& v) {
+      auto [it, fresh] = memo->emplace(v.key, false);
+      if (fresh) {
+        const api::Pod* victim = cache.pod(v.key);
+        it->second = victim != nullptr && queues->may_reclaim(pod, *victim);
+      }
+      return it->second;
+    };
+  }
+  std::vector<preemption::NodeCandidate> nodes;
+  for (const auto& [name, st] : statuses) {
+    nodes.push_back({name, st.code() != framework::Code::kUnschedulableAndUnresolvable});
+  }
+  std::vector<preemption::PodInfo> pods;
+  if (pr.preemption_policy != preemption::kPreemptNever) {
+    for (const auto& [key, p] : cache.pods()) {
+      if (!pod_is_active(p)) continue;
+      std::string node = cache.bound_node(key);
+      if (!node.empty()) pods.push_back(pod_info(key, node, p));
+    }
+  }
+  // Each what-if check: the victims out, then the nominated pods of higher or
+  // equal priority held (a pod nominated for a victim's devices keeps them),
+  // then the preemptor's own PreFilter and Filter (holding runs PreFilter too).
+  auto fits = [&](const std::string& node, const std::vector<const preemption::PodInfo*>& removed) -> Result<bool> {
+    const api::Node* n = cache.node(node);
+    if (n == nullptr) return false;
+    WhatIf what_if(cache, removed);
+    auto hold = hold_nominated(state.pod_key, pr.priority);
+    framework::CycleState cs;
+    cs.pod_key = state.pod_key;
+    cs.pod = pod;
+    if (!fw_.run_pre_filter(cs).ok()) return false;
+    framework::NodeFit fit;
+    fit.node = node;
+    const bool ok = fw_.run_filter(cs, framework::NodeInfo{n, cache.pods_on_node(node)}, fit).ok();
+    // Shares computed inside the what-if are not the cluster's.
+    if (queues != nullptr) queues->changed();
+    return ok;
+  };
+  auto found = preemption::post_filter(pr, nodes, pods, fits);
+  if (!found) return {Status(framework::Code::kError, found.error().message()), ""};
+  if (found->outcome != preemption::Outcome::kNominated) return {Status::unschedulable(found->message), ""};
+  std::vector<std::string> victims;
+  for (const auto& v : found->victims.pods) victims.push_back(v.key);
+  evict(state, found->victims.node, victims);
+  return {Status(), found->victims.node};
+}
+
+void DefaultPreemption::evict(const framework::CycleState& state, const std::string& node,
+                              const std::vector<std::string>& victims) {
+  const framework::Handle& h = fw_.handle();
+  ClusterCache& cache = *h.cache;
+  const api::Pod& preemptor = state.pod;
+  const std::string now = h.clock->rfc3339();
+  const std::string scheduler = preemptor.spec.schedulerName.empty() ? "default-scheduler" : preemptor.spec.schedulerName;
+  const std::string message = scheduler + ": preempting to accommodate a higher priority pod " + state.pod_key;
+  // The claims only the victims hold: the preemptor waits for their release.
+  std::set<std::string> victim_uids;
+  for (const auto& key : victims) {
+    if (const api::Pod* v = cache.pod(key)) victim_uids.insert(v->metadata.uid);
+  }
+  auto& awaiting = awaiting_release_[state.pod_key];
+  awaiting.clear();
+  for (const auto& key : victims) {
+    const api::Pod* v = cache.pod(key);
+    if (v == nullptr) continue;
+    for (const auto& k : claim_keys(*v)) {
+      const api::ResourceClaim* c = cache.claim(k);
+      if (c == nullptr || !c->status.allocation) continue;
+      bool victims_only = std::all_of(c->status.reservedFor.begin(), c->status.reservedFor.end(),
+                                      [&](const auto& r) { return r.resource != "pods" || victim_uids.count(r.uid); });
+      if (victims_only) awaiting[k] = c->metadata.uid;
+    }
+  }
+  for (const auto& key : victims) {
+    const api::Pod* v = cache.pod(key);
+    // Already going (an earlier preemption or its owner): nothing to add.
+    if (v == nullptr || !v->metadata.deletionTimestamp.empty()) continue;
+    api::Pod victim = *v;
+    spdlog::info("preempting pod {} on node {} for pod {}", key, cache.bound_node(key), state.pod_key);
+    h.binder->record_event(victim, "Normal", "Preempted", "Preempting",
+                           "Preempted by pod " + preemptor.metadata.uid + " on node " + node);
+    auto st = h.binder->update_pod_status(victim, [&](api::Pod& p) { add_disruption_target(p, message, now); });
+    if (!st.has_value() && st.error().code() != Code::kNotFound) {
+      spdlog::warn("pod {}: DisruptionTarget not written: {}", key, st.error().message());
+    }
+    auto del = h.binder->delete_pod(victim);
+    if (!del.has_value() && del.error().code() != Code::kNotFound) {
+      spdlog::warn("pod {}: not deleted for preemption: {}", key, del.error().message());
+    }
+  }
+  auto st = h.binder->update_pod_status(preemptor, [&](api::Pod& p) { p.status.nominatedNodeName = node; });
+  if (!st.has_value()) spdlog::warn("pod {}: nominatedNodeName not written: {}", state.pod_key, st.error().message());
+  nominations_[state.pod_key] = Nomination{node, preemptor.spec.priority.value_or(0)};
+}
+
+}  // namespace draplane::sched::plugins

@@ -1,0 +1,362 @@
+#include "sched/plugins/queues.h"
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <type_traits>
+#include <variant>
+
+#include "sched/cluster_cache.h"
+#include "sched/pod_claims.h"
+
+namespace draplane::sched::plugins {
+namespace {
+
+
+const rapidjson::Value* member(const rapidjson::Value& v, const char* name) {
+  if (!v.IsObject()) return nullptr;
+  auto it = v.FindMember(name);
+  return it == v.MemberEnd() ? nullptr : &it->value;
+}
+
+// A number member (KAI's CRD: number); `def` when absent.
+Result<double> number(const rapidjson::Value& v, const char* name, const std::string& path, double def) {
+  const rapidjson::Value* m = member(v, name);
+  if (m == nullptr || m->IsNull()) return def;
+  if (!m->IsNumber()) return draplane::Status(Code::kInvalid, path + "." + name + ": Invalid value: must be a number");
+  return m->GetDouble();
+}
+
+std::string milli_quantity(int64_t milli) {
+  if (milli % 1000 == 0) return std::to_string(milli / 1000);
+  return std::to_string(milli) + "m";
+}
+
+void put_amounts(rapidjson::Writer<rapidjson::StringBuffer>& w, const char* name, const fair::Amounts& a) {
+  w.Key(name);
+  w.StartObject();
+  w.Key("cpu");
+  w.String(milli_quantity(a[fair::kCpu]).c_str());
+  w.Key("memory");
+  w.String(std::to_string(a[fair::kMemory]).c_str());
+  w.Key("nvidia.com/gpu");
+  w.String(milli_quantity(a[fair::kGpu]).c_str());
+  w.EndObject();
+}
+
+// Devices a pending request asks for (the first alternative of a prioritized list).
+int64_t requested_devices(const api::DeviceRequest& r) {
+  const api::ExactDeviceRequest* ex = r.exactly ? &*r.exactly : nullptr;
+  if (ex == nullptr && !r.firstAvailable.empty()) {
+    const auto& sub = r.firstAvailable.front();
+    return sub.allocationMode == "All" ? 1 : std::max<int64_t>(1, sub.count.value_or(1));
+  }
+  if (ex == nullptr) return 0;
+  return ex->allocationMode == "All" ? 1 : std::max<int64_t>(1, ex->count.value_or(1));
+}
+
+}  // namespace
+
+std::string queue_of(const api::Pod& pod) {
+  auto it = pod.metadata.labels.find(fair::kQueueLabel);
+  return it == pod.metadata.labels.end() ? std::string() : it->second;
+}
+
+Result<QueueConfig> parse_queue(std::string_view json) {
+  rapidjson::Document d;
+  d.Parse(json.data(), json.size());
+  if (d.HasParseError() || !d.IsObject()) return draplane::Status(Code::kInvalid, "queue: not a JSON object");
+  QueueConfig q;
+  if (const auto* meta = member(d, "metadata"); meta != nullptr) {
+    if (const auto* n = member(*meta, "name"); n != nullptr && n->IsString()) q.name = n->GetString();
+  }
+  if (q.name.empty()) return draplane::Status(Code::kInvalid, "queue: metadata.name: Required value");
+  const rapidjson::Value* spec = member(d, "spec");
+  if (spec == nullptr) return q;
+  if (const auto* p = member(*spec, "parentQueue"); p != nullptr && p->IsString()) q.parent = p->GetString();
+  if (const auto* p = member(*spec, "priority"); p != nullptr && p->IsInt64()) q.priority = p->GetInt64();
+  const rapidjson::Value* resources = member(*spec, "resources");
+  for (int r = 0; r < fair::kResources; ++r) {
+    const rapidjson::Value* res = resources != nullptr ? member(*resources, fair::kResourceNames[r]) : nullptr;
+    if (res == nullptr) {
+      // Not given: nothing guaranteed, no cap, the default weight.
+      q.resources[r] = fair::ResourceSpec{0, fair::kUnlimited, 1};
+      continue;
+    }
+    const std::string path = "spec.resources." + std::string(fair::kResourceNames[r]);
+    auto quota = number(*res, "quota", path, 0);
+    auto limit = number(*res, "limit", path, 0);
+    auto weight = number(*res, "overQuotaWeight", path, 1);
+    for (const auto* v : {&quota, &limit, &weight}) {
+      if (!v->has_value()) return v->error();
+    }
+    q.resources[r] = fair::from_kai_units(static_cast<fair::Resource>(r), *quota, *limit, *weight);
+  }
+  return q;
+}
+
+std::string queue_status_json(const QueueReport& report) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  w.StartObject();
+  put_amounts(w, "allocated", report.allocated);
+  put_amounts(w, "requested", report.requested);
+  put_amounts(w, "fairShare", report.fair_share);
+  w.Key("childQueues");
+  w.StartArray();
+  for (const auto& c : report.children) w.String(c.c_str());
+  w.EndArray();
+  w.EndObject();
+  return buf.GetString();
+}
+
+void KaiQueues::on_event(const Event& event) {
+  dirty_ = true;
+  std::visit(
+      [&](const auto& obj) {
+        using T = std::decay_t<decltype(obj)>;
+        if constexpr (std::is_same_v<T, api::Pod>) {
+          amounts_.erase(object_key(obj.metadata));
+        } else if constexpr (std::is_same_v<T, api::ResourceClaim>) {
+          if (const auto* pods = h_.cache->pods_naming_claim(object_key(obj.metadata))) {
+            for (const auto& k : *pods) amounts_.erase(k);
+          }
+        } else if constexpr (std::is_same_v<T, api::ResourceSlice> || std::is_same_v<T, api::DeviceClass>) {
+          amounts_.clear();  // fractions of devices may differ
+        }
+      },
+      event.object);
+}
+
+const fair::Amounts& KaiQueues::amounts_of(const std::string& key, const api::Pod& pod) {
+  auto it = amounts_.find(key);
+  if (it == amounts_.end()) it = amounts_.emplace(key, pod_amounts(pod)).first;
+  return it->second;
+}
+
+void KaiQueues::upsert(QueueConfig queue) {
+  std::string name = queue.name;
+  queues_.insert_or_assign(std::move(name), std::move(queue));
+  dirty_ = true;
+}
+
+void KaiQueues::erase(const std::string& name) {
+  if (queues_.erase(name) > 0) dirty_ = true;
+}
+
+int64_t KaiQueues::allocated_gpu_milli(const api::AllocationResult& allocation) const {
+  ClusterCache& cache = *h_.cache;
+  const alloc::Snapshot& snap = cache.snapshot();
+  int64_t total = 0;
+  for (const auto& r : allocation.devices.results) {
+    const api::Device* dev = nullptr;
+    const api::ResourceSlice* dev_slice = nullptr;
+    const auto& slices = snap.slices_of_pool(r.driver, r.pool);
+    for (uint32_t s : slices) {
+      for (const auto& d : snap.slices()[s].spec.devices) {
+        if (d.name == r.device) {
+          dev = &d;
+          dev_slice = &snap.slices()[s];
+        }
+      }
+    }
+    if (dev == nullptr) {
+      total += 1000;  // gone from the inventory: counted whole
+      continue;
+    }
+    if (!r.consumedCapacity.empty()) {
+      // A share: the fraction of the device's capacity it consumes.
+      const auto& [cap, used] = *r.consumedCapacity.begin();
+      auto it = dev->capacity.find(cap);
+      total += fair::gpu_fraction_milli(used.value(), it == dev->capacity.end() ? 0 : it->second.value.value());
+      continue;
+    }
+    if (dev->consumesCounters.empty()) {
+      total += 1000;
+      continue;
+    }
+    // A partition: the fraction of the physical GPU's memory counter.
+    const auto& use = dev->consumesCounters.front();
+    std::string counter = use.counters.count("memory") ? "memory" : (use.counters.empty() ? "" : use.counters.begin()->first);
+    int64_t consumed = counter.empty() ? 0 : use.counters.at(counter).value.value();
+    int64_t of = 0;
+    for (uint32_t s : slices) {
+      for (const auto& set : snap.slices()[s].spec.sharedCounters) {
+        if (set.name != use.counterSet) continue;
+        auto c = set.counters.find(counter);
+        if (c != set.counters.end()) of = c->second.value.value();
+      }
+    }
+    (void)dev_slice;
+    total += fair::gpu_fraction_milli(consumed, of);
+  }
+  return total;
+}
+
+fair::Amounts KaiQueues::pod_amounts(const api::Pod& pod) const {
+  fair::Amounts a{};
+  for (const auto& c : pod.spec.containers) {
+    auto cpu = c.resources.requests.find("cpu");
+    if (cpu != c.resources.requests.end()) a[fair::kCpu] += cpu->second.milli_value();
+    auto mem = c.resources.requests.find("memory");
+    if (mem != c.resources.requests.end()) a[fair::kMemory] += mem->second.value();
+  }
+  ResolvedClaims rc = resolve_claims(pod, *h_.cache);
+  for (const auto& key : rc.keys) {
+    const api::ResourceClaim* claim = h_.cache->claim(key);
+    if (claim == nullptr) continue;
+    if (claim->status.allocation) {
+      a[fair::kGpu] += allocated_gpu_milli(*claim->status.allocation);
+    } else {
+      for (const auto& r : claim->spec.devices.requests) a[fair::kGpu] += 1000 * requested_devices(r);
+    }
+  }
+  return a;
+}
+
+fair::Amounts KaiQueues::capacity() const {
+  ClusterCache& cache = *h_.cache;
+  fair::Amounts cap{};
+  for (const auto& [name, node] : cache.nodes()) {
+    auto cpu = node.status.allocatable.find("cpu");
+    if (cpu != node.status.allocatable.end()) cap[fair::kCpu] += cpu->second.milli_value();
+    auto mem = node.status.allocatable.find("memory");
+    if (mem != node.status.allocatable.end()) cap[fair::kMemory] += mem->second.value();
+  }
+  for (const auto& slice : cache.snapshot().slices()) {
+    for (const auto& d : slice.spec.devices) {
+      if (d.consumesCounters.empty()) cap[fair::kGpu] += 1000;
+    }
+    cap[fair::kGpu] += 1000 * static_cast<int64_t>(slice.spec.sharedCounters.size());
+  }
+  return cap;
+}
+
+void KaiQueues::refresh() {
+  if (!dirty_) return;
+  dirty_ = false;
+  ClusterCache& cache = *h_.cache;
+  std::map<std::string, fair::QueueInput> inputs;
+  for (const auto& [name, q] : queues_) {
+    fair::QueueInput in;
+    in.name = name;
+    in.parent = q.parent;
+    in.priority = q.priority;
+    in.resources = q.resources;
+    inputs.emplace(name, std::move(in));
+  }
+  pending_.clear();
+  for (const auto& [key, p] : cache.pods()) {
+    std::string q = queue_of(p);
+    if (q.empty() || !pod_is_active(p)) continue;
+    auto it = inputs.find(q);
+    if (it == inputs.end()) continue;
+    const bool bound = !cache.bound_node(key).empty();
+    if (!bound && !p.metadata.deletionTimestamp.empty()) continue;
+    const fair::Amounts& a = amounts_of(key, p);
+    for (int r = 0; r < fair::kResources; ++r) {
+      it->second.demand[r] += a[r];
+      if (bound) it->second.allocated[r] += a[r];
+      else pending_[q][r] += a[r];
+    }
+  }
+  std::vector<fair::QueueInput> list;
+  for (auto& [name, in] : inputs) list.push_back(std::move(in));
+  shares_.clear();
+  for (auto& s : fair::compute_fair_shares(list, capacity())) {
+    std::string name = s.name;
+    shares_.emplace(std::move(name), std::move(s));
+  }
+}
+
+std::optional<fair::QueueShare> KaiQueues::share(const std::string& queue) {
+  refresh();
+  auto it = shares_.find(queue);
+  if (it == shares_.end()) return std::nullopt;
+  return it->second;
+}
+
+framework::Status KaiQueues::pre_filter(framework::CycleState& cs) {
+  const std::string q = queue_of(cs.pod);
+  if (q.empty()) return {};
+  refresh();
+  auto spec = queues_.find(q);
+  if (spec == queues_.end()) return framework::Status::unschedulable("queue \"" + q + "\" does not exist");
+  for (const auto& [name, other] : queues_) {
+    if (other.parent == q) {
+      return framework::Status::unschedulable("queue \"" + q + "\" has child queues; only leaf queues take pods");
+    }
+  }
+  const fair::QueueShare& share = shares_.at(q);
+  if (share.orphaned) return framework::Status::unschedulable("queue \"" + q + "\" has no parent queue \"" + spec->second.parent + "\"");
+  const fair::Amounts need = amounts_of(cs.pod_key, cs.pod);
+  bool over = false;
+  int over_r = 0;
+  for (int r = 0; r < fair::kResources; ++r) {
+    if (need[r] == 0) continue;
+    const int64_t after = share.allocated[r] + need[r];
+    const int64_t limit = spec->second.resources[r].limit;
+    if (limit != fair::kUnlimited && after > limit) {
+      return framework::Status::unschedulable("queue \"" + q + "\" would exceed its " + fair::kResourceNames[r] + " limit");
+    }
+    const int64_t quota = spec->second.resources[r].quota;
+    if (after > share.fair_share[r] && (quota != fair::kUnlimited && after > quota) && !over) {
+      over = true;
+      over_r = r;
+    }
+  }
+  if (!over) return {};
+  // Over its fair share: waits while a queue owed capacity has pods waiting.
+  for (const auto& [name, pending] : pending_) {
+    if (name == q) continue;
+    auto s = shares_.find(name);
+    if (s == shares_.end() || s->second.orphaned) continue;
+    for (int r = 0; r < fair::kResources; ++r) {
+      if (pending[r] > 0 && s->second.allocated[r] < s->second.fair_share[r]) {
+        return framework::Status::unschedulable("queue \"" + q + "\" is at its fair share of " + fair::kResourceNames[over_r] +
+                                     " while queue \"" + name + "\" waits below its own");
+      }
+    }
+  }
+  return {};
+}
+
+bool KaiQueues::may_reclaim(const api::Pod& preemptor, const api::Pod& victim) {
+  const std::string qa = queue_of(preemptor), qb = queue_of(victim);
+  if (qa.empty() || qb.empty() || qa == qb) return false;
+  auto sa = queues_.find(qa), sb = queues_.find(qb);
+  if (sa == queues_.end() || sb == queues_.end()) return false;
+  refresh();
+  auto quota = [](const QueueConfig& q) {
+    fair::Amounts a{};
+    for (int r = 0; r < fair::kResources; ++r) a[r] = q.resources[r].quota;
+    return a;
+  };
+  fair::ReclaimSide reclaimer{&shares_.at(qa), quota(sa->second)};
+  fair::ReclaimSide from{&shares_.at(qb), quota(sb->second)};
+  return fair::reclaim_allowed(reclaimer, pod_amounts(preemptor), from, pod_amounts(victim));
+}
+
+std::vector<QueueReport> KaiQueues::reports() {
+  refresh();
+  std::vector<QueueReport> out;
+  for (const auto& [name, q] : queues_) {
+    QueueReport r;
+    r.name = name;
+    const fair::QueueShare& s = shares_.at(name);
+    r.allocated = s.allocated;
+    r.requested = s.demand;
+    r.fair_share = s.fair_share;
+    for (const auto& [child, c] : queues_) {
+      if (c.parent == name) r.children.push_back(child);
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace draplane::sched::plugins

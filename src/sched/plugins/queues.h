@@ -1,0 +1,134 @@
+// KaiQueues: KAI Scheduler's queues (scheduling.run.ai/v2 Queue) in the
+// scheduling cycle. A pod joins queue NAME with the label
+// `kai.scheduler/queue: NAME`; pods without it are not in any queue.
+//
+// Fair shares come from sched/fair_share.h over every queue's allocation
+// (its pods bound or assumed on a node) and demand (those plus its pending
+// pods), on the cluster's capacity; they are recomputed when a pod, claim,
+// node, slice or queue changed since the last cycle that read them.
+//
+// PreFilter (admission by fair share): a pod of a queue that does not exist,
+// or of a queue with children (only leaf queues take pods), waits; a pod that
+// would take its queue past the queue's limit waits; a pod that would take its
+// queue past its fair share (and quota) waits while another leaf queue with
+// pending pods is below its own fair share, so the idle capacity goes to the
+// queue that is owed it. Otherwise the pod is tried as any other.
+//
+// Reclaim (DefaultPreemption asks may_reclaim): a pod of a queue may evict a
+// pod of another queue of any priority when fair::reclaim_allowed says so: the
+// reclaimer stays within its quota (or fair share) and the victim's queue
+// keeps at least its quota (or fair share) in what it gives up. Each victim is
+// judged on its own (docs/compat.md).
+//
+// GPU counting (the rule of fair_share.h): each DRA device counts as a GPU;
+// an allocated whole device counts 1, a partition (a device consuming a
+// counter set: MIG) the fraction of the set's "memory" counter (else of its
+// first counter) it consumes, a share of a device (consumedCapacity) the
+// fraction of the device's capacity it consumes. A pending claim counts its
+// requests' device counts (the first subrequest of a firstAvailable list) as
+// whole GPUs until it is allocated. Capacity: every device that consumes no
+// counter set, plus every counter set (one physical GPU each). CPU and memory:
+// the containers' requests against the nodes' allocatable.
+//
+// Thread-safety: scheduling thread only; statuses() returns a copy.
+#pragma once
+
+#include <array>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "common/result.h"
+#include "sched/fair_share.h"
+#include "sched/framework.h"
+#include "sched/scheduler.h"
+
+namespace draplane::sched::plugins {
+
+// The spec of a Queue as the scheduler reads it.
+struct QueueConfig {
+  std::string name;
+  std::string parent;
+  int64_t priority = 100;
+  std::array<fair::ResourceSpec, fair::kResources> resources{};
+};
+
+// A Queue object (JSON) as a QueueConfig; the error names the field.
+Result<QueueConfig> parse_queue(std::string_view json);
+
+// What the scheduler reports in a Queue's status.
+struct QueueReport {
+  std::string name;
+  fair::Amounts allocated{}, requested{}, fair_share{};
+  std::vector<std::string> children;
+};
+
+// The status object ({"allocated":..., "requested":..., "fairShare":...,
+// "childQueues":[...]}) in KAI's quantities (gpu as "nvidia.com/gpu", in
+// whole or milli units).
+std::string queue_status_json(const QueueReport& report);
+
+class KaiQueues final : public framework::PreFilterPlugin, public framework::ReservePlugin {
+ public:
+  static constexpr std::string_view kName = "KaiQueues";
+  explicit KaiQueues(framework::Handle handle) : h_(handle) {}
+  std::string_view name() const override { return kName; }
+
+  void upsert(QueueConfig queue);
+  void erase(const std::string& name);
+  bool empty() const { return queues_.empty(); }
+  // Something the shares depend on changed (a pod, a claim, the inventory).
+  void changed() { dirty_ = true; }
+  // An informer event (before the cache applies it): the shares are stale,
+  // and so are the remembered amounts of the pods it concerns.
+  void on_event(const Event& event);
+
+  framework::Status pre_filter(framework::CycleState& state) override;
+  // A pod assumed on a node (or taken back) moves its queue's allocation
+  // before any event says so.
+  framework::Status reserve(framework::CycleState& cs, const framework::NodeFit&, framework::Reservation&) override {
+    forget(cs.pod_key);
+    return {};
+  }
+  void unreserve(framework::CycleState& cs, const framework::NodeFit&, framework::Reservation&) override {
+    forget(cs.pod_key);
+  }
+
+  // Whether `preemptor` may evict `victim` to reclaim for its queue.
+  bool may_reclaim(const api::Pod& preemptor, const api::Pod& victim);
+
+  // One entry per queue, in name order (shares as of now).
+  std::vector<QueueReport> reports();
+
+  // What a pod counts for its queue (see the GPU rule above).
+  fair::Amounts pod_amounts(const api::Pod& pod) const;
+  // The queue's current share (nullopt: no such queue).
+  std::optional<fair::QueueShare> share(const std::string& queue);
+
+ private:
+  void refresh();
+  void forget(const std::string& pod_key) {
+    amounts_.erase(pod_key);
+    dirty_ = true;
+  }
+  // pod_amounts, remembered per pod until an event about it or its claims
+  // (a refresh per cycle recomputed every pod's: 10 ms a cycle at 2,000 pods).
+  const fair::Amounts& amounts_of(const std::string& key, const api::Pod& pod);
+  fair::Amounts capacity() const;
+  int64_t allocated_gpu_milli(const api::AllocationResult& allocation) const;
+
+  framework::Handle h_;
+  std::map<std::string, QueueConfig> queues_;
+  std::map<std::string, fair::QueueShare> shares_;
+  std::map<std::string, fair::Amounts> pending_;  // per queue: demand of its pending pods
+  bool dirty_ = true;
+  std::unordered_map<std::string, fair::Amounts> amounts_;
+};
+
+// The pod's queue label ("" when none).
+std::string queue_of(const api::Pod& pod);
+
+}  // namespace draplane::sched::plugins

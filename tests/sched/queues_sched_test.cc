@@ -1,0 +1,137 @@
+// KAI queues through the scheduler (plugins/queues.h): fair-share admission
+// and reclaim by preemption between queues.
+#include <gtest/gtest.h>
+
+#include "harness.h"
+#include "sched/plugins/queues.h"
+
+namespace draplane::sched {
+namespace {
+
+using namespace testing;  // NOLINT
+
+std::string queue_json(const std::string& name, const std::string& gpu, const std::string& parent = "") {
+  std::string spec = "\"resources\":{\"gpu\":" + gpu + "}";
+  if (!parent.empty()) spec += ",\"parentQueue\":\"" + parent + "\"";
+  return "{\"apiVersion\":\"scheduling.run.ai/v2\",\"kind\":\"Queue\",\"metadata\":{\"name\":\"" + name +
+         "\"},\"spec\":{" + spec + "}}";
+}
+const char* kShareAll = "{\"quota\":0,\"limit\":-1,\"overQuotaWeight\":1}";
+
+struct QueueCluster : Harness {
+  explicit QueueCluster(int nodes, int gpus) {
+    add(gpu_class());
+    for (int i = 0; i < nodes; ++i) {
+      add(node("n" + std::to_string(i)));
+      add(gpu_slice("n" + std::to_string(i), gpus));
+    }
+  }
+  void add_queue(const std::string& name, const std::string& gpu = kShareAll, const std::string& parent = "") {
+    sched.post_queue(queue_json(name, gpu, parent), false);
+    deliver();
+  }
+  void submit(const std::string& queue, int n, int from = 0) {
+    for (int i = from; i < from + n; ++i) {
+      std::string name = queue + "-" + std::to_string(i);
+      add(testing::claim(name));
+      api::Pod p = testing::pod(name, {name});
+      p.metadata.labels["kai.scheduler/queue"] = queue;
+      add(p);
+    }
+  }
+  int bound(const std::string& queue) {
+    int n = 0;
+    for (const auto& [k, p] : api.pods) {
+      auto it = p.metadata.labels.find("kai.scheduler/queue");
+      if (it != p.metadata.labels.end() && it->second == queue && !p.spec.nodeName.empty() &&
+          p.metadata.deletionTimestamp.empty())
+        ++n;
+    }
+    return n;
+  }
+};
+
+TEST(QueuesScheduler, ParseQueue) {
+  auto q = plugins::parse_queue(queue_json("team", "{\"quota\":2.5,\"limit\":8,\"overQuotaWeight\":3}", "org"));
+  ASSERT_TRUE(q.has_value()) << q.error().message();
+  EXPECT_EQ(q->name, "team");
+  EXPECT_EQ(q->parent, "org");
+  EXPECT_EQ(q->resources[fair::kGpu].quota, 2500);
+  EXPECT_EQ(q->resources[fair::kGpu].limit, 8000);
+  EXPECT_EQ(q->resources[fair::kGpu].over_quota_weight, 3);
+  EXPECT_EQ(q->resources[fair::kCpu].limit, fair::kUnlimited);  // not given: no cap
+  auto bad = plugins::parse_queue(queue_json("team", "{\"quota\":\"x\"}"));
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(bad.error().message(), "spec.resources.gpu.quota: Invalid value: must be a number");
+}
+
+TEST(QueuesScheduler, EqualWeightsShareSixteenGpusEightEight) {
+  QueueCluster h(2, 8);
+  h.add_queue("qa");
+  h.add_queue("qb");
+  h.submit("qa", 16);
+  h.submit("qb", 16);
+  h.run();
+  EXPECT_EQ(h.bound("qa"), 8);
+  EXPECT_EQ(h.bound("qb"), 8);
+  EXPECT_TRUE(h.api.deleted.empty());
+}
+
+TEST(QueuesScheduler, IdleQueueLendsAllAndReclaimsItsHalf) {
+  QueueCluster h(2, 8);
+  h.add_queue("qa");
+  h.add_queue("qb");
+  h.submit("qa", 16);
+  h.run();
+  EXPECT_EQ(h.bound("qa"), 16);  // qb is idle: qa's fair share is all 16
+  h.submit("qb", 8);
+  h.run();
+  // Each qb pod reclaims one qa pod (equal priority: only the queues allow it).
+  EXPECT_EQ(h.api.deleted.size(), 8u);
+  h.finish_deletions();
+  h.clock.advance(std::chrono::seconds(30));
+  h.run();
+  EXPECT_EQ(h.bound("qa"), 8);
+  EXPECT_EQ(h.bound("qb"), 8);
+}
+
+// A queue within its quota is not reclaimed from; one without a queue
+// label is outside the queues entirely.
+TEST(QueuesScheduler, NoReclaimBelowTheVictimsQuota) {
+  QueueCluster h(1, 8);
+  h.add_queue("qa", "{\"quota\":8,\"limit\":-1,\"overQuotaWeight\":1}");
+  h.add_queue("qb");
+  h.submit("qa", 8);
+  h.run();
+  EXPECT_EQ(h.bound("qa"), 8);
+  h.submit("qb", 2);
+  h.run();
+  EXPECT_TRUE(h.api.deleted.empty());
+  EXPECT_EQ(h.bound("qb"), 0);
+}
+
+TEST(QueuesScheduler, LimitCapsAQueue) {
+  QueueCluster h(1, 8);
+  h.add_queue("qa", "{\"quota\":0,\"limit\":3,\"overQuotaWeight\":1}");
+  h.submit("qa", 5);
+  h.run();
+  EXPECT_EQ(h.bound("qa"), 3);
+  EXPECT_EQ(h.condition_message("qa-4"), "Unschedulable: 0/1 nodes are available: queue \"qa\" would exceed its gpu limit.");
+}
+
+TEST(QueuesScheduler, OnlyLeafQueuesTakePods) {
+  QueueCluster h(1, 8);
+  h.add_queue("org");
+  h.add_queue("team", kShareAll, "org");
+  h.submit("org", 1);
+  h.submit("team", 1);
+  h.submit("nosuch", 1);
+  h.run();
+  EXPECT_EQ(h.bound("team"), 1);
+  EXPECT_EQ(h.condition_message("org-0"),
+            "Unschedulable: 0/1 nodes are available: queue \"org\" has child queues; only leaf queues take pods.");
+  EXPECT_EQ(h.condition_message("nosuch-0"), "Unschedulable: 0/1 nodes are available: queue \"nosuch\" does not exist.");
+}
+
+}  // namespace
+}  // namespace draplane::sched
