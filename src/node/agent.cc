@@ -47,21 +47,13 @@ Result<void> run_agent(client::RestClient& rest, const AgentOptions& options, co
                             : std::make_shared<spdlog::logger>("agent", std::make_shared<spdlog::sinks::null_sink_mt>());
   const common::Clock& clock = *options.clock;
   const std::string dir = std::filesystem::absolute(options.state_dir).string();
-  std::error_code ec;
-  std::filesystem::create_directories(dir + "/cdi", ec);
-  std::filesystem::create_directories(dir + "/plugin", ec);
-  if (ec) return Status(Code::kInternal, "agent: create state dir " + dir + ": " + ec.message());
-
-  ASSIGN_OR_RETURN(std::unique_ptr<GpuBackend> backend, make_backend(options.gpus, node_seed(options.node_name)));
-  ProcessRunner process_runner;
-  RecordingRunner recording_runner;  // simulated GPUs: no nvidia-smi to run
-  CommandRunner& runner = backend->kind() == "sim" ? static_cast<CommandRunner&>(recording_runner)
-                                                   : static_cast<CommandRunner&>(process_runner);
   PrepareOptions po;
   po.node_name = options.node_name;
   po.cdi_dir = dir + "/cdi";
   po.plugin_dir = dir + "/plugin";
-  ASSIGN_OR_RETURN(std::unique_ptr<DeviceState> devices, DeviceState::create(*backend, runner, po, read_boot_id()));
+  ASSIGN_OR_RETURN(NodeDevices opened, open_node_devices(options.gpus, po, read_boot_id()));
+  GpuBackend* backend = opened.backend.get();
+  DeviceState* devices = opened.devices.get();
   const std::vector<GpuInfo> gpus = devices->gpus();
   log->info("node {}: {} GPU(s) ({})", options.node_name, gpus.size(), options.gpus);
   // Simulated GPUs also fail on purpose: `draplane agent inject-xid` (sim.h).

@@ -99,16 +99,19 @@ void unprepare_rpc(ClaimPreparer& preparer, const Request& request, Response& re
   }
 }
 
-class DraV1 final : public dra_v1::DRAPlugin::Service {
+// One DRAPlugin service for a package (v1, v1beta1): the same calls on that
+// package's message types.
+template <typename Service, typename PrepareRequest, typename PrepareResponse, typename UnprepareRequest,
+          typename UnprepareResponse>
+class DraService final : public Service {
  public:
-  explicit DraV1(ClaimPreparer& p) : p_(p) {}
-  grpc::Status NodePrepareResources(grpc::ServerContext*, const dra_v1::NodePrepareResourcesRequest* req,
-                                    dra_v1::NodePrepareResourcesResponse* resp) override {
+  explicit DraService(ClaimPreparer& p) : p_(p) {}
+  grpc::Status NodePrepareResources(grpc::ServerContext*, const PrepareRequest* req, PrepareResponse* resp) override {
     prepare_rpc(p_, *req, *resp);
     return grpc::Status::OK;
   }
-  grpc::Status NodeUnprepareResources(grpc::ServerContext*, const dra_v1::NodeUnprepareResourcesRequest* req,
-                                      dra_v1::NodeUnprepareResourcesResponse* resp) override {
+  grpc::Status NodeUnprepareResources(grpc::ServerContext*, const UnprepareRequest* req,
+                                      UnprepareResponse* resp) override {
     unprepare_rpc(p_, *req, *resp);
     return grpc::Status::OK;
   }
@@ -117,23 +120,12 @@ class DraV1 final : public dra_v1::DRAPlugin::Service {
   ClaimPreparer& p_;
 };
 
-class DraV1beta1 final : public dra_v1beta1::DRAPlugin::Service {
- public:
-  explicit DraV1beta1(ClaimPreparer& p) : p_(p) {}
-  grpc::Status NodePrepareResources(grpc::ServerContext*, const dra_v1beta1::NodePrepareResourcesRequest* req,
-                                    dra_v1beta1::NodePrepareResourcesResponse* resp) override {
-    prepare_rpc(p_, *req, *resp);
-    return grpc::Status::OK;
-  }
-  grpc::Status NodeUnprepareResources(grpc::ServerContext*, const dra_v1beta1::NodeUnprepareResourcesRequest* req,
-                                      dra_v1beta1::NodeUnprepareResourcesResponse* resp) override {
-    unprepare_rpc(p_, *req, *resp);
-    return grpc::Status::OK;
-  }
-
- private:
-  ClaimPreparer& p_;
-};
+using DraV1 = DraService<dra_v1::DRAPlugin::Service, dra_v1::NodePrepareResourcesRequest,
+                         dra_v1::NodePrepareResourcesResponse, dra_v1::NodeUnprepareResourcesRequest,
+                         dra_v1::NodeUnprepareResourcesResponse>;
+using DraV1beta1 = DraService<dra_v1beta1::DRAPlugin::Service, dra_v1beta1::NodePrepareResourcesRequest,
+                              dra_v1beta1::NodePrepareResourcesResponse, dra_v1beta1::NodeUnprepareResourcesRequest,
+                              dra_v1beta1::NodeUnprepareResourcesResponse>;
 
 v1alpha1::HealthStatus health_status(const std::string& health) {
   if (health == "Healthy") return v1alpha1::HEALTHY;
@@ -291,10 +283,13 @@ void KubeletPlugin::stop() {
   }
   // Registration first: the kubelet's plugin watcher sees the socket go and
   // deregisters before the DRA socket disappears.
+  // In-flight calls get a moment to finish (the health streams end at once on
+  // `stopping`), then they are cancelled.
+  auto deadline = [] { return std::chrono::system_clock::now() + std::chrono::seconds(2); };
   std::error_code ec;
-  impl_->reg_server->Shutdown();
+  impl_->reg_server->Shutdown(deadline());
   std::filesystem::remove(registration_socket_path(impl_->sockets.registry_dir), ec);
-  impl_->dra_server->Shutdown();
+  impl_->dra_server->Shutdown(deadline());
   std::filesystem::remove(dra_socket_path(impl_->sockets.plugin_dir), ec);
 }
 
@@ -304,28 +299,22 @@ Result<void> run_driver(client::RestClient& rest, const DriverOptions& options, 
   if (options.node_name.empty()) return invalid_error("driver: --node is required");
   auto log = options.logger ? options.logger
                             : std::make_shared<spdlog::logger>("driver", std::make_shared<spdlog::sinks::null_sink_mt>());
-  ASSIGN_OR_RETURN(std::unique_ptr<GpuBackend> backend, make_backend(options.gpus, node_seed(options.node_name)));
-  ProcessRunner process_runner;
-  RecordingRunner recording_runner;  // simulated GPUs: no nvidia-smi to run
-  CommandRunner& runner = backend->kind() == "sim" ? static_cast<CommandRunner&>(recording_runner)
-                                                   : static_cast<CommandRunner&>(process_runner);
   PrepareOptions po;
   po.node_name = options.node_name;
   po.cdi_dir = options.cdi_root;
   po.plugin_dir = options.plugin_dir;
-  std::error_code ec;
-  for (const std::string& d : {po.cdi_dir, po.plugin_dir}) std::filesystem::create_directories(d, ec);
-  if (ec) return Status(Code::kInternal, "driver: create " + po.plugin_dir + " or " + po.cdi_dir + ": " + ec.message());
-  ASSIGN_OR_RETURN(std::unique_ptr<DeviceState> devices,
-                   DeviceState::create(*backend, runner, po, options.boot_id.empty() ? read_boot_id() : options.boot_id));
-  const std::vector<GpuInfo> gpus = devices->gpus();
+  ASSIGN_OR_RETURN(NodeDevices opened,
+                   open_node_devices(options.gpus, po, options.boot_id.empty() ? read_boot_id() : options.boot_id));
+  GpuBackend& backend = *opened.backend;
+  DeviceState& devices = *opened.devices;
+  const std::vector<GpuInfo> gpus = devices.gpus();
   log->info("node {}: {} GPU(s) ({})", options.node_name, gpus.size(), options.gpus);
 
   // A node identity may not create DeviceClasses (NodeRestriction): the
   // cluster admin applies them (deploy/); this only helps a test cluster.
   Status st = retry(stop, *log, "device classes", [&] { return ensure_device_classes(rest, *log); });
   if (!st.ok()) return st;
-  HealthMonitor health(*backend, gpus, options.dynamic_mig, *options.clock);
+  HealthMonitor health(backend, gpus, options.dynamic_mig, *options.clock);
   SliceOptions so;
   so.node_name = options.node_name;
   so.dynamic_mig = options.dynamic_mig;
@@ -334,7 +323,7 @@ Result<void> run_driver(client::RestClient& rest, const DriverOptions& options, 
   st = publisher.start(stop);
   if (!st.ok()) return st;
 
-  ClaimPreparer preparer(rest, *devices);
+  ClaimPreparer preparer(rest, devices);
   auto report = [&health, &gpus, dynamic = options.dynamic_mig] {
     std::vector<DeviceHealthReport> out;
     auto taints = health.taints();

@@ -26,7 +26,10 @@
 #include "client/rest_client.h"
 #include "common/result.h"
 #include "node/gpu_info.h"
+#include "node/command_runner.h"
+#include "node/gpu_backend.h"
 #include "node/health.h"
+#include "node/prepare.h"
 #include "node/slices.h"
 
 namespace draplane::node {
@@ -41,6 +44,21 @@ Status retry(const std::atomic<bool>& stop, spdlog::logger& log, const char* wha
 // The seed of a node's simulated GPU identities (make_backend): a stable hash of
 // the node name, so nodes differ and a restart keeps its UUIDs.
 uint64_t node_seed(const std::string& node_name);
+
+// A node's GPUs and prepare state, as both front ends open them: the backend
+// from --gpus (simulated identities seeded by the node name), the command
+// runner (recording for simulated GPUs, which have no nvidia-smi), and the
+// DeviceState with its checkpoint under options.plugin_dir. Members are
+// destroyed devices first.
+struct NodeDevices {
+  std::unique_ptr<GpuBackend> backend;
+  std::unique_ptr<CommandRunner> runner;
+  std::unique_ptr<DeviceState> devices;
+};
+// Creates options.cdi_dir and options.plugin_dir when missing. Errors: kInvalid
+// for --gpus, discovery and checkpoint errors, kInternal for the directories.
+Result<NodeDevices> open_node_devices(const std::string& gpus_flag, const PrepareOptions& options,
+                                      const std::string& boot_id);
 
 class PoolPublisher {
  public:

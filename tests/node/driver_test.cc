@@ -30,6 +30,13 @@ class DriverTest : public ::testing::Test {
         sim_(*parse_sim_spec("2xH100", SimOptions{.seed = 7})),
         log_("driver-test", std::make_shared<spdlog::sinks::null_sink_mt>()) {
     gpus_ = *sim_.discover();
+    load_state();
+  }
+  // The driver's state as a (re)started process loads it: the checkpoint.
+  void load_state() {
+    plugin_.reset();
+    preparer_.reset();
+    devices_.reset();
     PrepareOptions o;
     o.node_name = "node-a";
     o.cdi_dir = dir_.file("cdi");
@@ -143,6 +150,27 @@ TEST_F(DriverTest, PreparesAndUnpreparesClaims) {
   un = kubelet.unprepare({FakeKubelet::claim("default", "c1", uid)});
   ASSERT_EQ(un.claims().size(), 1u);
   EXPECT_EQ(un.claims().at(uid).error(), "");
+}
+
+// A driver restarted (new process, same checkpoint) answers a prepare the
+// kubelet repeats with what it answered before, and unprepares what the old
+// process prepared.
+TEST_F(DriverTest, SurvivesARestart) {
+  const std::string uid = put_claim("c1", "gpu-0");
+  start_plugin();
+  FakeKubelet kubelet(dir_.file("registry"));
+  ASSERT_EQ(kubelet.register_plugin(), "");
+  auto before = kubelet.prepare({FakeKubelet::claim("default", "c1", uid)});
+  ASSERT_EQ(before.claims().at(uid).error(), "");
+  load_state();
+  start_plugin();
+  FakeKubelet restarted(dir_.file("registry"));
+  ASSERT_EQ(restarted.register_plugin(), "");
+  auto after = restarted.prepare({FakeKubelet::claim("default", "c1", uid)});
+  EXPECT_EQ(after.SerializeAsString(), before.SerializeAsString());
+  EXPECT_EQ(restarted.unprepare({FakeKubelet::claim("default", "c1", uid)}).claims().at(uid).error(), "");
+  EXPECT_FALSE(std::filesystem::exists(cdi_spec_path(dir_.file("cdi"), uid)));
+  EXPECT_TRUE(devices_->prepared_claims().empty());
 }
 
 // Failures are per claim, in the response map (a gRPC error would make the
