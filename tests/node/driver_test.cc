@@ -6,76 +6,19 @@
 
 #include <gtest/gtest.h>
 
-#include <spdlog/sinks/null_sink.h>
-
 #include <filesystem>
 
-#include "../controllers/fake_api.h"
+#include "driver_fixture.h"
 #include "fake_kubelet.h"
 #include "node/cdi.h"
-#include "node/sim.h"
-#include "test_dir.h"
 
 namespace draplane::node {
 namespace {
 
 using draplane::testing::FakeApi;
 using testing::FakeKubelet;
-using testing::TempDir;
 
-class DriverTest : public ::testing::Test {
- protected:
-  DriverTest()
-      : dir_("driver"),
-        sim_(*parse_sim_spec("2xH100", SimOptions{.seed = 7})),
-        log_("driver-test", std::make_shared<spdlog::sinks::null_sink_mt>()) {
-    gpus_ = *sim_.discover();
-    load_state();
-  }
-  // The driver's state as a (re)started process loads it: the checkpoint.
-  void load_state() {
-    plugin_.reset();
-    preparer_.reset();
-    devices_.reset();
-    PrepareOptions o;
-    o.node_name = "node-a";
-    o.cdi_dir = dir_.file("cdi");
-    o.plugin_dir = dir_.file("plugin");
-    devices_ = std::move(*DeviceState::create(sim_, runner_, o, "boot-1"));
-    preparer_ = std::make_unique<ClaimPreparer>(api_, *devices_);
-  }
-  void start_plugin() {
-    auto health = [this] {
-      std::lock_guard<std::mutex> l(health_mu_);
-      return health_;
-    };
-    auto p = KubeletPlugin::start(*preparer_, health, std::make_shared<common::FakeClock>(),
-                                  {"node-a", dir_.file("plugin"), dir_.file("registry")}, log_);
-    ASSERT_TRUE(p.has_value()) << p.error().message();
-    plugin_ = std::move(*p);
-  }
-  // A claim allocated `device` on node-a (none: not allocated); returns its UID.
-  std::string put_claim(const std::string& name, const std::string& device) {
-    std::string status = device.empty() ? "" : R"(,"status":{"allocation":{"devices":{"results":[{"request":"gpu",
-        "driver":"gpu.nvidia.com","pool":"node-a","device":")" + device + R"("}]}}})";
-    std::string body = api_.put_object("resourceclaims", R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
-      "metadata":{"name":")" + name + R"(","namespace":"default"},
-      "spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.nvidia.com"}}]}})" + status + "}");
-    return FakeApi::field(body, {"metadata", "uid"});
-  }
-
-  TempDir dir_;
-  SimBackend sim_;
-  RecordingRunner runner_;
-  std::vector<GpuInfo> gpus_;
-  std::unique_ptr<DeviceState> devices_;
-  FakeApi api_;
-  spdlog::logger log_;
-  std::unique_ptr<ClaimPreparer> preparer_;
-  std::mutex health_mu_;
-  std::vector<DeviceHealthReport> health_{{"gpu-0", "Healthy", ""}, {"gpu-1", "Healthy", ""}};
-  std::unique_ptr<KubeletPlugin> plugin_;
-};
+class DriverTest : public testing::DriverFixture {};
 
 TEST_F(DriverTest, RegistersWithTheKubelet) {
   start_plugin();

@@ -9,23 +9,16 @@
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
-#include <spdlog/sinks/null_sink.h>
-
 #include <future>
 #include <map>
 
-#include "../controllers/fake_api.h"
 #include "dra_v1.pb.h"
 #include "dra_v1beta1.pb.h"
-#include "node/driver.h"
-#include "node/sim.h"
-#include "test_dir.h"
+#include "driver_fixture.h"
 
 namespace draplane::node {
 namespace {
 
-using draplane::testing::FakeApi;
-using testing::TempDir;
 
 // ---- protobuf wire format by hand
 
@@ -129,24 +122,10 @@ TEST(DriverWire, RequestBytesDecodeToTheClaim) {
 
 // ---- the driver's sockets answer hand-made calls
 
-class DriverWireTest : public ::testing::Test {
+class DriverWireTest : public testing::DriverFixture {
  protected:
-  DriverWireTest()
-      : dir_("wire"),
-        sim_(*parse_sim_spec("2xH100", SimOptions{.seed = 7})),
-        log_("wire-test", std::make_shared<spdlog::sinks::null_sink_mt>()) {
-    PrepareOptions o;
-    o.node_name = "node-a";
-    o.cdi_dir = dir_.file("cdi");
-    o.plugin_dir = dir_.file("plugin");
-    devices_ = std::move(*DeviceState::create(sim_, runner_, o, "boot-1"));
-    preparer_ = std::make_unique<ClaimPreparer>(api_, *devices_);
-    auto health = [] {
-      return std::vector<DeviceHealthReport>{{"gpu-0", "Healthy", ""}, {"gpu-1", "Unhealthy", "gpu-lost"}};
-    };
-    plugin_ = std::move(*KubeletPlugin::start(*preparer_, health, std::make_shared<common::FakeClock>(),
-                                              {"node-a", dir_.file("plugin"), dir_.file("registry")}, log_));
-  }
+  DriverWireTest() : DriverFixture("wire") { health_ = {{"gpu-0", "Healthy", ""}, {"gpu-1", "Unhealthy", "gpu-lost"}}; }
+  void SetUp() override { start_plugin(); }
   // One unary call of `method` with raw request bytes; the raw answer.
   std::string call(const std::string& socket, const std::string& method, const std::string& request) {
     auto channel = grpc::CreateChannel("unix:" + socket, grpc::InsecureChannelCredentials());
@@ -168,15 +147,6 @@ class DriverWireTest : public ::testing::Test {
     return out;
   }
   std::string dra() { return dir_.file("plugin/dra.sock"); }
-
-  TempDir dir_;
-  SimBackend sim_;
-  RecordingRunner runner_;
-  std::unique_ptr<DeviceState> devices_;
-  FakeApi api_;
-  spdlog::logger log_;
-  std::unique_ptr<ClaimPreparer> preparer_;
-  std::unique_ptr<KubeletPlugin> plugin_;
 };
 
 TEST_F(DriverWireTest, GetInfoBytes) {
@@ -197,11 +167,7 @@ TEST_F(DriverWireTest, GetInfoBytes) {
 }
 
 TEST_F(DriverWireTest, PrepareAndUnprepareBytes) {
-  std::string body = api_.put_object("resourceclaims", R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
-      "metadata":{"name":"c1","namespace":"default"},
-      "spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.nvidia.com"}}]}},
-      "status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.nvidia.com","pool":"node-a","device":"gpu-1"}]}}}})");
-  const std::string uid = FakeApi::field(body, {"metadata", "uid"});
+  const std::string uid = put_claim("c1", "gpu-1");
   for (const char* version : {"v1", "v1beta1"}) {
     SCOPED_TRACE(version);
     const std::string service = std::string("/k8s.io.kubelet.pkg.apis.dra.") + version + ".DRAPlugin/";
