@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -102,6 +103,27 @@ Result<KubeConfig> parse_kubeconfig(std::string_view yaml, std::string_view cont
     ASSIGN_OR_RETURN(cfg.client_key_pem, data_or_file(user, "client-key-data", "client-key", base_dir));
   }
   return cfg;
+}
+
+Result<KubeConfig> in_cluster_config(std::string_view root) {
+  const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
+  const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
+  if (host == nullptr || port == nullptr || *host == 0 || *port == 0) {
+    return not_found_error(
+        "in-cluster configuration: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined "
+        "(not running in a pod? use --kubeconfig)");
+  }
+  const std::string dir = std::string(root) + "/var/run/secrets/kubernetes.io/serviceaccount";
+  KubeConfig c;
+  std::string h = host;
+  if (h.find(':') != std::string::npos) h = "[" + h + "]";
+  c.server = "https://" + h + ":" + port;
+  ASSIGN_OR_RETURN(c.token, read_file(dir + "/token"));
+  while (!c.token.empty() && (c.token.back() == '\n' || c.token.back() == '\r')) c.token.pop_back();
+  ASSIGN_OR_RETURN(c.ca_pem, read_file(dir + "/ca.crt"));
+  auto ns = read_file(dir + "/namespace");
+  if (ns.has_value()) c.namespace_ = *ns;
+  return c;
 }
 
 Result<KubeConfig> load_kubeconfig(const std::string& path, std::string_view context) {

@@ -34,6 +34,13 @@ Result<KubeConfig> parse_kubeconfig(std::string_view yaml, std::string_view cont
 // Reads and parses a kubeconfig file (kNotFound when the file does not exist).
 Result<KubeConfig> load_kubeconfig(const std::string& path, std::string_view context = "");
 
+// The configuration of a process running in a pod, as client-go's
+// rest.InClusterConfig: server https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT
+// (an IPv6 host in brackets), the service account's token and ca.crt under
+// <root>/var/run/secrets/kubernetes.io/serviceaccount (`root` "" in production).
+// Errors: kNotFound when the environment or the token is missing.
+Result<KubeConfig> in_cluster_config(std::string_view root = "");
+
 // Renders a kubeconfig with one cluster, user and context named `name`.
 std::string render_kubeconfig(std::string_view name, const KubeConfig& config);
 

@@ -17,6 +17,7 @@ void add_scheduler(CLI::App& app, int& exit_code);  // scheduler_cmd.cc
 void add_agent(CLI::App& app, int& exit_code);        // agent_cmd.cc
 void add_inject_xid(CLI::App& agent, int& exit_code);  // inject_xid_cmd.cc: `agent inject-xid`
 void add_agent_prepare(CLI::App& agent, int& exit_code);  // agent_prepare_cmd.cc: `agent prepare`
+void add_driver(CLI::App& app, int& exit_code);       // driver_cmd.cc
 void add_controllers(CLI::App& app, int& exit_code);  // controllers_cmd.cc
 void add_up(CLI::App& app, int& exit_code);           // up_cmd.cc
 void add_simulate(CLI::App& app, int& exit_code);     // simulate_cmd.cc

@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   draplane::cmd::add_server(app, exit_code);
   draplane::cmd::add_scheduler(app, exit_code);
   draplane::cmd::add_agent(app, exit_code);
+  draplane::cmd::add_driver(app, exit_code);
   draplane::cmd::add_controllers(app, exit_code);
   draplane::cmd::add_up(app, exit_code);
   draplane::cmd::add_simulate(app, exit_code);

@@ -13,38 +13,13 @@
 #include "node/health.h"
 #include "node/kubelet.h"
 #include "node/kubelet_logs.h"
+#include "node/pool_publisher.h"
 #include "node/prepare.h"
 #include "node/slices.h"
 
 namespace draplane::node {
 
 namespace {
-
-// Sleeps up to `ms`, returning early when stop is set; false when stopped.
-bool sleep_unless_stopped(const std::atomic<bool>& stop, int ms) {
-  for (int waited = 0; waited < ms && !stop.load(); waited += 50) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return !stop.load();
-}
-
-// Retries `op` with backoff (100 ms doubling to 5 s) until it succeeds or stop.
-Status retry(const std::atomic<bool>& stop, spdlog::logger& log, const char* what, const std::function<Status()>& op) {
-  int backoff = 100;
-  while (true) {
-    Status st = op();
-    if (st.ok() || st.code() == Code::kInvalid) return st;
-    log.warn("{}: {} (retrying)", what, st.to_string());
-    if (!sleep_unless_stopped(stop, backoff)) return st;
-    backoff = std::min(backoff * 2, 5000);
-  }
-}
-
-uint64_t seed_of(const std::string& name) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a: stable across runs and builds
-  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
 
 SliceOptions slice_options(const AgentOptions& options) {
   SliceOptions so;
@@ -54,27 +29,13 @@ SliceOptions slice_options(const AgentOptions& options) {
   return so;
 }
 
-// Logs the class warnings and the shared devices when they differ from the last
-// time (`last`), so a republish for another reason does not repeat them.
-void report_sharing(const SliceOptions& o, const std::vector<std::string>& warnings, std::string& last,
-                    spdlog::logger& log) {
-  std::string shared;
-  for (const auto& [device, shares] : o.sharing) shared += " " + device + "=" + to_string(shares);
-  std::string now = shared;
-  for (const auto& w : warnings) now += "\n" + w;
-  if (now == last) return;
-  last = now;
-  for (const auto& w : warnings) log.warn("{}", w);
-  log.info("node {}: devices shared by DeviceClass config:{}", o.node_name, shared.empty() ? " none" : shared);
-}
-
 }  // namespace
 
 Result<std::vector<api::ResourceSlice>> offline_slices(const AgentOptions& options,
                                                        const std::vector<api::DeviceClass>& classes,
                                                        std::vector<std::string>& warnings) {
   if (options.node_name.empty()) return invalid_error("agent: --node is required");
-  ASSIGN_OR_RETURN(std::unique_ptr<GpuBackend> backend, make_backend(options.gpus, seed_of(options.node_name)));
+  ASSIGN_OR_RETURN(std::unique_ptr<GpuBackend> backend, make_backend(options.gpus, node_seed(options.node_name)));
   ASSIGN_OR_RETURN(std::vector<GpuInfo> gpus, backend->discover());
   return build_slices(gpus, with_class_sharing(slice_options(options), gpus, classes, warnings));
 }
@@ -86,21 +47,13 @@ Result<void> run_agent(client::RestClient& rest, const AgentOptions& options, co
                             : std::make_shared<spdlog::logger>("agent", std::make_shared<spdlog::sinks::null_sink_mt>());
   const common::Clock& clock = *options.clock;
   const std::string dir = std::filesystem::absolute(options.state_dir).string();
-  std::error_code ec;
-  std::filesystem::create_directories(dir + "/cdi", ec);
-  std::filesystem::create_directories(dir + "/plugin", ec);
-  if (ec) return Status(Code::kInternal, "agent: create state dir " + dir + ": " + ec.message());
-
-  ASSIGN_OR_RETURN(std::unique_ptr<GpuBackend> backend, make_backend(options.gpus, seed_of(options.node_name)));
-  ProcessRunner process_runner;
-  RecordingRunner recording_runner;  // simulated GPUs: no nvidia-smi to run
-  CommandRunner& runner = backend->kind() == "sim" ? static_cast<CommandRunner&>(recording_runner)
-                                                   : static_cast<CommandRunner&>(process_runner);
   PrepareOptions po;
   po.node_name = options.node_name;
   po.cdi_dir = dir + "/cdi";
   po.plugin_dir = dir + "/plugin";
-  ASSIGN_OR_RETURN(std::unique_ptr<DeviceState> devices, DeviceState::create(*backend, runner, po, read_boot_id()));
+  ASSIGN_OR_RETURN(NodeDevices opened, open_node_devices(options.gpus, po, read_boot_id()));
+  GpuBackend* backend = opened.backend.get();
+  DeviceState* devices = opened.devices.get();
   const std::vector<GpuInfo> gpus = devices->gpus();
   log->info("node {}: {} GPU(s) ({})", options.node_name, gpus.size(), options.gpus);
   // Simulated GPUs also fail on purpose: `draplane agent inject-xid` (sim.h).
@@ -146,55 +99,16 @@ Result<void> run_agent(client::RestClient& rest, const AgentOptions& options, co
   st = retry(stop, *log, "device classes", [&] { return ensure_device_classes(rest, *log); });
   if (!st.ok()) return st;
 
-  const SliceOptions so = slice_options(options);
   HealthMonitor health(*backend, gpus, options.dynamic_mig, clock);
-  // Slices deleted or changed by someone else are put back, as the upstream
-  // resourceslice controller does: the pool's slices are watched, and any
-  // change other than an addition asks the loop below to publish again (a
-  // no-op when they are as they should be, so the agent's own writes settle).
-  // DeviceClasses decide which devices are shared (class_sharing): any change
-  // to one publishes again too, unless --consumable-shares decides alone.
-  std::atomic<bool> republish{false};
-  client::Informer<api::DeviceClass> classes(rest, class_informer());
-  classes.add_handler([&republish](client::EventType, const api::DeviceClass*, const api::DeviceClass&) {
-    republish.store(true);
-  }, false);
-  if (!so.consumable_shares.enabled()) {
-    classes.start();
-    if (!classes.wait_synced(10000)) log->warn("DeviceClasses not listed yet: publishing without their sharing");
-  }
-  std::string last_sharing;
-  auto desired = [&] {
-    std::vector<std::string> warnings;
-    SliceOptions o = so;
-    o.taints = health.taints();
-    o = with_class_sharing(std::move(o), gpus, classes.list(), warnings);
-    report_sharing(o, warnings, last_sharing, *log);
-    return o;
-  };
-  st = retry(stop, *log, "publish resource slices", [&] { return publish_slices(rest, gpus, desired(), *log); });
+  PoolPublisher publisher(rest, gpus, slice_options(options), health, *log);
+  st = publisher.start(stop);
   if (!st.ok()) return st;
-
-  client::RawInformer slices(rest, slice_informer(options.node_name));
-  slices.add_handler([&republish](client::EventType type, const std::string&, const std::string&, const std::string&) {
-    if (type != client::EventType::kAdded) republish.store(true);
-  });
-  slices.start();
 
   monitor = &health;
   kubelet.start();
   std::thread health_thread([&] {
     while (!stop.load()) {
-      bool health_changed = health.poll_once(500);
-      bool changed_elsewhere = republish.exchange(false);
-      if (!health_changed && !changed_elsewhere) continue;
-      Status s = publish_slices(rest, gpus, desired(), *log);
-      if (!s.ok()) {
-        log->warn("republish slices after {}: {}", health_changed ? "a health event" : "a change elsewhere",
-                  s.to_string());
-        republish.store(true);  // tried again on the next round
-      }
-      if (health_changed) kubelet.device_health_changed();  // pods' and claims' device health
+      if (publisher.poll_once(500)) kubelet.device_health_changed();  // pods' and claims' device health
     }
   });
   while (sleep_unless_stopped(stop, options.heartbeat_seconds * 1000)) {
@@ -202,8 +116,7 @@ Result<void> run_agent(client::RestClient& rest, const AgentOptions& options, co
     if (!h.ok()) log->warn("node heartbeat: {}", h.to_string());
   }
   health_thread.join();
-  slices.stop();
-  classes.stop();
+  publisher.stop();
   kubelet.stop();
   logs.stop();
   return {};

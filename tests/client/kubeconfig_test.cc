@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
 namespace draplane::client {
 namespace {
 
@@ -85,6 +91,32 @@ TEST(Kubeconfig, MissingFile) {
   auto cfg = load_kubeconfig("/nonexistent/kubeconfig");
   ASSERT_FALSE(cfg.has_value());
   EXPECT_EQ(cfg.error().code(), Code::kNotFound);
+}
+
+// rest.InClusterConfig: the service's address from the environment, the
+// service account's token (trailing newline dropped) and CA from its files.
+TEST(Kubeconfig, InCluster) {
+  const std::string root = ::testing::TempDir() + "/incluster-" + std::to_string(::getpid());
+  const std::string dir = root + "/var/run/secrets/kubernetes.io/serviceaccount";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/token") << "tok-123\n";
+  std::ofstream(dir + "/ca.crt") << "PEM";
+  ::unsetenv("KUBERNETES_SERVICE_HOST");
+  EXPECT_EQ(in_cluster_config(root).error().code(), Code::kNotFound);
+  ::setenv("KUBERNETES_SERVICE_HOST", "fd00::1", 1);
+  ::setenv("KUBERNETES_SERVICE_PORT", "443", 1);
+  auto c = in_cluster_config(root);
+  ASSERT_TRUE(c.has_value()) << c.error().message();
+  EXPECT_EQ(c->server, "https://[fd00::1]:443");
+  EXPECT_EQ(c->token, "tok-123");
+  EXPECT_EQ(c->ca_pem, "PEM");
+  ::setenv("KUBERNETES_SERVICE_HOST", "10.0.0.1", 1);
+  EXPECT_EQ(in_cluster_config(root)->server, "https://10.0.0.1:443");
+  std::filesystem::remove(dir + "/token");
+  EXPECT_EQ(in_cluster_config(root).error().message(), "cannot read " + dir + "/token");
+  ::unsetenv("KUBERNETES_SERVICE_HOST");
+  ::unsetenv("KUBERNETES_SERVICE_PORT");
+  std::filesystem::remove_all(root);
 }
 
 }  // namespace
