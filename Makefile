@@ -8,10 +8,10 @@ test:
 # The libFuzzer targets (label fuzz), FUZZ_SECONDS each (default 300).
 FUZZ_SECONDS ?= 300
 fuzz:
-	scripts/setup && cd build && DRAPLANE_FUZZ_SECONDS=$(FUZZ_SECONDS) ctest --output-on-failure -L fuzz
+	scripts/sanitize && cd build-san && DRAPLANE_FUZZ_SECONDS=$(FUZZ_SECONDS) ctest --output-on-failure -L fuzz
 demo:
 	scripts/setup && build/draplane up --demo --data-dir ./draplane-data
 bench:
 	scripts/setup && scripts/bench
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-san

@@ -13,13 +13,4 @@ if(TARGET draplane_cel)
   set_tests_properties(cel_conformance PROPERTIES FIXTURES_REQUIRED cel_spec_data SKIP_RETURN_CODE 77
                        LABELS "unit;conformance;cel")
 endif()
-
-# libFuzzer run of the CEL engine (clang, ASan+UBSan), label "fuzz": not part of
-# the default CI run (`ctest -L fuzz` runs it; CEL_FUZZ_SECONDS bounds it).
-if(TARGET draplane_cel)
-  set(CEL_FUZZ_SECONDS 60 CACHE STRING "Seconds the cel_fuzz CTest fuzzes")
-  add_test(NAME cel_fuzz
-           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cel/run_fuzz.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}
-                   ${CEL_FUZZ_SECONDS})
-  set_tests_properties(cel_fuzz PROPERTIES LABELS "fuzz" SKIP_RETURN_CODE 77 TIMEOUT 900)
-endif()
+# The CEL engine's libFuzzer run is registered with the other fuzz targets (fuzz.cmake).

@@ -1,70 +1,14 @@
 #!/usr/bin/env bash
-# Builds one libFuzzer target of tests/fuzz with clang (ASan + UBSan) and fuzzes
-# it for a bounded time: first the regression inputs (each once crashed),
-# then new inputs, seeded from the project's test data and examples.
-# Usage: run_fuzz.sh TARGET SOURCE_DIR BUILD_DIR [SECONDS] [RSS_LIMIT_MB]
+# Fuzzes one libFuzzer target of tests/fuzz (built by CMake in the sanitizer
+# configuration: clang, ASan + UBSan) for a bounded time: first the regression
+# inputs (each once crashed), then new inputs, seeded from the project's test
+# data and examples.
+# Usage: run_fuzz.sh TARGET BINARY SOURCE_DIR BUILD_DIR [SECONDS] [RSS_LIMIT_MB]
 #   TARGET: json | yaml | protobuf | query | selectors
 #   $DRAPLANE_FUZZ_SECONDS, when set, overrides SECONDS (scripts/test, make fuzz).
-# Exit 77 (CTest skip) when clang or its libFuzzer runtime is missing.
 set -euo pipefail
-target="$1"; src="$2"; out="$3/fuzz"; secs="${DRAPLANE_FUZZ_SECONDS:-${4:-10}}"; rss="${5:-2048}"
-if ! command -v clang++ >/dev/null 2>&1; then
-  echo "clang++ not found: skipping the $target fuzz run (scripts/setup installs clang)"; exit 77
-fi
-mkdir -p "$out/obj" "$out/corpus/$target"
-if [ ! -f "$out/have_libfuzzer" ]; then
-  printf 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }\n' > "$out/probe.cc"
-  if ! clang++ -fsanitize=fuzzer "$out/probe.cc" -o "$out/probe" 2>/dev/null; then
-    echo "clang's libFuzzer runtime not found: skipping the $target fuzz run (libclang-rt-dev)"; exit 77
-  fi
-  touch "$out/have_libfuzzer"
-fi
-
-api=("$src"/src/api/*.cc)
-server_json=("$src/src/server/json_util.cc")
-# The resource registry with the default strategy for every kind (strategy_stubs.cc).
-registry=("$src/src/server/resources.cc" "$src/src/server/strategy.cc" "$src/tests/fuzz/strategy_stubs.cc")
-case "$target" in
-  json|yaml) sources=("${api[@]}" "${server_json[@]}") ;;
-  protobuf) sources=("${api[@]}" "${server_json[@]}" "$src/src/server/protobuf_body.cc"
-                     "$src/src/server/protobuf_wire.cc" "$src/src/server/api_util.cc" "$src/src/server/api_error.cc"
-                     "${registry[@]}") ;;
-  query|selectors) sources=("${api[@]}" "${server_json[@]}" "$src/src/server/selectors.cc" "$src/src/server/query_params.cc" "$src/src/server/event_conversion.cc" "$src/src/server/api_error.cc"
-                            "$src/src/server/api_util.cc" "${registry[@]}" "$src/src/server/query_string.cc") ;;
-  *) echo "unknown fuzz target $target"; exit 2 ;;
-esac
-sources+=("$src"/src/common/*.cc)
-
-# pointer-overflow is off: RapidJSON 1.1's internal stack adds to a null pointer
-# before its first allocation (stack.h), benign and outside the project.
-flags=(-std=c++20 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined
-       -fno-sanitize=pointer-overflow -I"$src/src")
-# Objects are shared by the targets; one is rebuilt when its source or any
-# header of the project is newer, all of them when the flags change.
-if [ "$(cat "$out/obj/flags" 2>/dev/null)" != "${flags[*]}" ]; then
-  rm -f "$out"/obj/*.o
-  printf '%s' "${flags[*]}" > "$out/obj/flags"
-fi
-newest_header=$(ls -t "$src"/src/*/*.h "$src"/src/*/internal/*.h 2>/dev/null | head -1 || true)
-objects=()
-stale=()
-for s in "${sources[@]}"; do
-  o="$out/obj/$(basename "$(dirname "$s")")_$(basename "$s" .cc).o"
-  objects+=("$o")
-  if [ ! -f "$o" ] || [ "$s" -nt "$o" ] || [ "$newest_header" -nt "$o" ]; then stale+=("$s"); fi
-done
-if [ ${#stale[@]} -gt 0 ]; then
-  printf '%s\n' "${stale[@]}" | xargs -P "${JOBS:-2}" -I{} sh -c \
-    's="$1"; shift; o="$0/obj/$(basename "$(dirname "$s")")_$(basename "$s" .cc).o"; clang++ "$@" -c "$s" -o "$o"' \
-    "$out" {} -fsanitize=fuzzer-no-link "${flags[@]}"
-fi
-bin="$out/fuzz_$target"
-main="$src/tests/fuzz/fuzz_$target.cc"
-newest=$(ls -t "$main" "${objects[@]}" | head -1 || true)
-if [ ! -x "$bin" ] || [ "$newest" -nt "$bin" ]; then
-  clang++ -fsanitize=fuzzer "${flags[@]}" "$main" "${objects[@]}" -lyaml-cpp $(pkg-config --libs fmt 2>/dev/null) \
-    -o "$bin"
-fi
+target="$1"; bin="$2"; src="$3"; out="$4/fuzz"; secs="${DRAPLANE_FUZZ_SECONDS:-${5:-10}}"; rss="${6:-2048}"
+mkdir -p "$out/corpus/$target"
 
 # Seeds: the test data and examples (JSON targets get them converted to JSON).
 seeds="$out/seeds/$target"
