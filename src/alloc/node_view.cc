@@ -162,6 +162,20 @@ void NodeView::refresh_allocations() {
   order_packing();
 }
 
+void NodeView::refresh_allocations(const std::set<std::string>& pool_ids) {
+  for (auto& p : pools_) {
+    if (p.foreign || p.invalid || p.incomplete || p.total.empty()) continue;
+    // "driver/pool" without building the string for every pool.
+    bool changed = false;
+    for (const auto& id : pool_ids) {
+      changed = changed || (id.size() == p.driver.size() + 1 + p.pool.size() && id.compare(0, p.driver.size(), p.driver) == 0 &&
+                            id[p.driver.size()] == '/' && id.compare(p.driver.size() + 1, std::string::npos, p.pool) == 0);
+    }
+    if (changed) count_consumption(*allocated_, p);
+  }
+  order_packing();
+}
+
 void NodeView::order_packing() {
   // Static preference per candidate (lower first), ties in upstream order:
   // shareable devices already shared, then devices of partly used counter

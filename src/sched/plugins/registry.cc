@@ -2,6 +2,7 @@
 #include "sched/plugins/dynamic_resources.h"
 #include "sched/plugins/gang_scheduling.h"
 #include "sched/plugins/plugins.h"
+#include "sched/scheduler.h"
 
 namespace draplane::sched::plugins {
 namespace {
@@ -35,8 +36,12 @@ void register_defaults(framework::Framework& fw) {
   fw.add(new_taint_toleration());
   fw.add(new_node_resources_fit(h));
   fw.add(std::make_unique<DynamicResources>(h));
-  // Scores: DynamicResources' decides, packing breaks its ties.
-  fw.add(new_device_packing(h));
+  // Scores: DynamicResources' decides, the placement policy (--policy) breaks its ties.
+  if (h.options != nullptr && h.options->node_policy) {
+    fw.add(new_placement_score(h, *h.options->node_policy));
+  } else {
+    fw.add(new_device_packing(h));
+  }
   fw.add(std::make_unique<GangScheduling>());
 }
 
