@@ -31,6 +31,7 @@
 // Thread-safety: scheduling thread only (framework.h).
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -61,14 +62,21 @@ int32_t milli_of(__int128 part, __int128 whole) {
   return static_cast<int32_t>(std::clamp<__int128>(m, 0, kMilli));
 }
 
-// A node's GPUs in the compact view, and what each device takes of its GPU.
-struct LiveNode {
-  NodeState state;
+// A node's GPUs in the compact view, and what each device takes of its GPU:
+// a function of the node's view alone, so nodes whose views hold the same
+// devices (pools visible from many nodes) share one.
+struct Gpus {
+  NodeState state;  // GPUs and model only
   struct DeviceShare {
     int32_t milli = kMilli;  // of its GPU, when allocated whole
     const api::Device* device = nullptr;
   };
   std::unordered_map<uint32_t, DeviceShare> devices;  // by Snapshot device identity (DeviceEntry::key)
+};
+
+struct LiveNode {
+  NodeState state;
+  std::shared_ptr<const Gpus> gpus;
   uint64_t epoch = 0;
   int pods = -1;
 };
@@ -84,12 +92,21 @@ class PlacementScore final : public framework::ScorePlugin, public framework::Re
     if (kind_ == PolicyKind::kRandom) return static_cast<int64_t>(rng_.below(uint64_t{1} << 40));
     const LiveNode* live = node_state(*n.node);
     if (live == nullptr) return 0;
-    Demand d = demand(cs.pod, fit, *live);
+    // Nodes with the same devices got the same allocation (DynamicResources'
+    // equivalence classes): one demand per pod and GPU set.
+    if (demand_pod_ != cs.pod_key) {
+      demand_pod_ = cs.pod_key;
+      demands_.clear();
+    }
+    auto [it, fresh] = demands_.try_emplace(live->gpus.get());
+    if (fresh || it->second.first != fit.results) it->second = {fit.results, demand(cs.pod, fit, *live)};
+    const Demand& d = it->second.second;
     double frag_now = memo_(live->state);
     return placement::score_node(kind_, live->state, d, memo_, frag_now);
   }
 
   framework::Status reserve(framework::CycleState& cs, const framework::NodeFit& fit, framework::Reservation&) override {
+    demands_.clear();  // the cycle ends: its allocations change what the next one sees
     if (!observed_.insert(cs.pod.metadata.uid.empty() ? cs.pod_key : cs.pod.metadata.uid).second) return {};
     if (observed_.size() > kMaxObserved) observed_.clear();
     const api::Node* node = h_.cache->node(fit.node);
@@ -99,7 +116,7 @@ class PlacementScore final : public framework::ScorePlugin, public framework::Re
     if (learner_.refresh_due()) relearn();
     return {};
   }
-  void unreserve(framework::CycleState&, const framework::NodeFit&, framework::Reservation&) override {}
+  void unreserve(framework::CycleState&, const framework::NodeFit&, framework::Reservation&) override { demands_.clear(); }
 
  private:
   void relearn() {
@@ -120,15 +137,38 @@ class PlacementScore final : public framework::ScorePlugin, public framework::Re
     uint64_t epoch = h_.cache->view_epoch(name);
     int pods = h_.cache->pods_on_node(name);
     if (live.epoch == epoch && live.pods == pods) return &live;
-    live = build(node, **view);
+    live.gpus = shared_gpus(name, epoch, **view);
+    live.state = live.gpus->state;
+    set_cpu_memory(node, live.state);
     live.epoch = epoch;
     live.pods = pods;
     return &live;
   }
 
-  LiveNode build(const api::Node& node, const alloc::NodeView& view) {
-    LiveNode live;
-    NodeState& s = live.state;
+  // The GPU part of the node's view, shared with the nodes whose views hold
+  // the same candidate devices (same snapshot devices in the same order):
+  // valid while the node that built it keeps its view epoch (an allocation in
+  // those pools changes every such node's epoch).
+  std::shared_ptr<const Gpus> shared_gpus(const std::string& name, uint64_t epoch, const alloc::NodeView& view) {
+    ViewSig& sig = sigs_[name];
+    if (sig.view != &view || sig.builds != h_.cache->view_builds()) {
+      sig.view = &view;
+      sig.builds = h_.cache->view_builds();
+      uint64_t hash = 1469598103934665603ULL ^ reinterpret_cast<uintptr_t>(&view.snapshot());
+      for (const alloc::Candidate& c : view.candidates()) hash = (hash ^ c.device) * 1099511628211ULL;
+      sig.hash = hash;
+    }
+    Shared& sh = shared_[sig.hash];
+    if (sh.gpus == nullptr || h_.cache->view_epoch(sh.node) != sh.epoch || sh.candidates != view.candidates().size()) {
+      sh.node = name;
+      sh.epoch = epoch;
+      sh.candidates = view.candidates().size();
+      sh.gpus = std::make_shared<const Gpus>(build(view));
+    }
+    return sh.gpus;
+  }
+
+  void set_cpu_memory(const api::Node& node, NodeState& s) const {
     ClusterCache::Requests used = h_.cache->requested(node.metadata.name);
     const auto& allocatable = node.status.allocatable;
     auto cpu = allocatable.find("cpu");
@@ -137,6 +177,11 @@ class PlacementScore final : public framework::ScorePlugin, public framework::Re
     s.mem_cap = mem != allocatable.end() ? mem->second.value() / kMiB : kUnstated;
     s.cpu_left = s.cpu_cap - used.cpu_milli;
     s.mem_left = s.mem_cap - used.memory / kMiB;
+  }
+
+  Gpus build(const alloc::NodeView& view) {
+    Gpus live;
+    NodeState& s = live.state;
 
     const alloc::Snapshot& snap = view.snapshot();
     std::vector<int32_t> gpus;  // milli left per GPU
@@ -194,7 +239,8 @@ class PlacementScore final : public framework::ScorePlugin, public framework::Re
   }
 
   // The pod's demand on the node whose allocation `fit` holds.
-  Demand demand(const api::Pod& pod, const framework::NodeFit& fit, const LiveNode& live) {
+  Demand demand(const api::Pod& pod, const framework::NodeFit& fit, const LiveNode& node) {
+    const Gpus& live = *node.gpus;
     Demand d;
     ClusterCache::Requests r = pod_requests(pod);
     d.cpu = r.cpu_milli;
@@ -231,6 +277,21 @@ class PlacementScore final : public framework::ScorePlugin, public framework::Re
   std::vector<placement::TypicalShape> shapes_;
   placement::FragmentationMemo memo_;
   std::unordered_map<std::string, LiveNode> nodes_;
+  struct ViewSig {
+    const alloc::NodeView* view = nullptr;
+    int64_t builds = -1;
+    uint64_t hash = 0;
+  };
+  std::unordered_map<std::string, ViewSig> sigs_;
+  struct Shared {
+    std::string node;
+    uint64_t epoch = 0;
+    size_t candidates = 0;
+    std::shared_ptr<const Gpus> gpus;
+  };
+  std::unordered_map<uint64_t, Shared> shared_;  // by ViewSig::hash
+  std::string demand_pod_;
+  std::unordered_map<const Gpus*, std::pair<std::vector<api::AllocationResult>, Demand>> demands_;
   std::unordered_set<std::string> observed_;
 };
 
