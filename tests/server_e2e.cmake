@@ -91,3 +91,6 @@ draplane_python_e2e(up_preempt_e2e up_preempt.py up 120)
 # kubectl scale, rolling update within maxSurge, rollout status/history/undo,
 # kubectl create deployment, delete with --cascade orphan/foreground/background.
 draplane_python_e2e(up_deployment_e2e up_deployment.py up 180)
+# --policy of `draplane scheduler` / `draplane up` (issue 26): unknown names
+# rejected naming the flag; best-fit moves a pod off the first node by name.
+draplane_python_e2e(up_policy_e2e up_policy.py up 120)

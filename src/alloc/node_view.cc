@@ -162,6 +162,45 @@ void NodeView::refresh_allocations() {
   order_packing();
 }
 
+namespace {
+
+// Per counter set of the pool: whether any of its counters is below its value
+// (what order_packing ranks a partitionable candidate by).
+std::vector<uint8_t> sets_used(const PoolView& p) {
+  std::vector<uint8_t> used(p.counter_set.empty() ? 0 : p.counter_set.back() + 1, 0);
+  for (size_t i = 0; i < p.counter_set.size(); ++i) used[p.counter_set[i]] |= p.available[i] < p.total[i];
+  return used;
+}
+
+}  // namespace
+
+void NodeView::refresh_allocations(const std::set<std::string>& pool_ids) {
+  std::vector<uint8_t> changed(pools_.size(), 0);
+  bool reorder = false;
+  for (size_t pi = 0; pi < pools_.size(); ++pi) {
+    PoolView& p = pools_[pi];
+    // "driver/pool" without building the string for every pool.
+    for (const auto& id : pool_ids) {
+      changed[pi] = changed[pi] || (id.size() == p.driver.size() + 1 + p.pool.size() &&
+                                    id.compare(0, p.driver.size(), p.driver) == 0 && id[p.driver.size()] == '/' &&
+                                    id.compare(p.driver.size() + 1, std::string::npos, p.pool) == 0);
+    }
+    if (!changed[pi] || p.foreign || p.invalid || p.incomplete || p.total.empty()) continue;
+    std::vector<uint8_t> before = sets_used(p);
+    count_consumption(*allocated_, p);
+    reorder = reorder || sets_used(p) != before;
+  }
+  // The packing order changes only when a candidate's rank does: a counter set
+  // becoming partly used or free, or a shareable device of a changed pool
+  // (its shares are not counters). Re-sorting every view on every allocation
+  // was most of a cycle with thousands of pools visible from every node.
+  for (const Candidate& c : candidates_) {
+    if (reorder) break;
+    reorder = changed[c.pool] && snapshot_->device(c.device).allowMultipleAllocations.value_or(false);
+  }
+  if (reorder) order_packing();
+}
+
 void NodeView::order_packing() {
   // Static preference per candidate (lower first), ties in upstream order:
   // shareable devices already shared, then devices of partly used counter

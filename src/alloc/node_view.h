@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -103,6 +104,10 @@ class NodeView {
   // (the candidates do not depend on it): cheaper than a rebuild.
   // Not thread-safe against concurrent readers of this view.
   void refresh_allocations();
+  // The same for an allocation change in the pools named "driver/pool" only:
+  // with thousands of pools visible from every node, recounting all of them
+  // in every view after each pod was most of a scheduling cycle.
+  void refresh_allocations(const std::set<std::string>& pool_ids);
 
   const Snapshot& snapshot() const { return *snapshot_; }
   const AllocatedState& allocated() const { return *allocated_; }

@@ -77,8 +77,26 @@ std::optional<uint32_t> Snapshot::find_key(std::string_view driver, std::string_
 }
 
 void Snapshot::evaluate_classes() {
+  // Classes with the same selectors match the same devices: evaluated once
+  // (scheduler_perf's extended-resource workload has 2,500 classes of one selector).
+  std::map<std::vector<std::string>, const ClassEntry*> by_selectors;
   for (auto& [name, entry] : classes_) {
     const auto& selectors = entry.cls.spec.selectors;
+    std::vector<std::string> exprs;
+    bool all_cel = true;
+    for (const auto& s : selectors) {
+      if (!s.cel) all_cel = false;
+      else exprs.push_back(s.cel->expression);
+    }
+    if (all_cel) {
+      auto [it, fresh] = by_selectors.try_emplace(exprs, &entry);
+      // Errors name the class: only an error-free match is shared.
+      if (!fresh && it->second->errors.empty()) {
+        entry.match = it->second->match;
+        continue;
+      }
+      if (!fresh) it->second = &entry;
+    }
     // Compile once per class; a compile error fails every device on which that
     // selector is reached (upstream compiles lazily, per evaluation).
     std::vector<std::shared_ptr<const cel::Program>> progs(selectors.size());

@@ -17,6 +17,7 @@
 // an error, not a figure.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,8 @@ namespace draplane::bench {
 struct Options {
   std::string workload;
   int nodes = 0;  // 0: the workload's default
+  int devices = 0;  // devices per node of the template workloads; 0: theirs (10)
+  std::string policy;  // inprocess: the scheduler's --policy ("": its default)
   std::string mode = "inprocess";  // inprocess | api | e2e
   std::string store = "sqlite";    // api / e2e: sqlite | memory
   double duration_s = 10;          // SteadyState variants
@@ -63,6 +66,19 @@ struct Report {
 };
 
 Result<Report> run(const Options& options);
+
+// Scale curves (`draplane bench --scale`): the workload of `base` (default
+// SteadyStateClusterResourceClaimTemplate/empty) at each node count with the
+// default devices per node, then at `base_nodes` nodes with each devices-per-node
+// count. `axis` says which sweep a point belongs to ("nodes" or "devices").
+struct ScalePoint {
+  std::string axis;
+  Report report;
+};
+Result<std::vector<ScalePoint>> run_scale(Options base, const std::vector<int>& nodes, const std::vector<int>& devices,
+                                          int base_nodes, const std::function<void(const ScalePoint&)>& progress);
+// axis,nodes,devices_per_node,devices,pods,cpu_ms_per_pod,allocator_calls_per_pod,pods_per_second,p50_ms,p99_ms,peak_rss_mb
+std::string scale_csv(const std::vector<ScalePoint>& points);
 
 // One line per workload: name, default nodes, summary, upstream config.
 std::string list_text();

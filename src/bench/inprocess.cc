@@ -14,6 +14,7 @@
 
 #include "api/codec.h"
 #include "controllers/claim_logic.h"
+#include "sched/policy_flag.h"
 #include "sched/scheduler.h"
 
 namespace draplane::bench {
@@ -39,8 +40,7 @@ class MemBinder final : public sched::Binder {
 
 class MemTarget final : public Target {
  public:
-  explicit MemTarget(Tracker& tracker) : tracker_(tracker), binder_(*this) {
-    sched::SchedulerOptions o;
+  MemTarget(Tracker& tracker, const sched::SchedulerOptions& o) : tracker_(tracker), binder_(*this) {
     sched_ = std::make_unique<sched::Scheduler>(binder_, clock_, o);
     thread_ = std::thread([this] { sched_->run(stop_); });
   }
@@ -239,6 +239,10 @@ Result<void> MemBinder::update_pod_status(const api::Pod& pod, const std::functi
 
 }  // namespace
 
-std::unique_ptr<Target> make_inprocess_target(Tracker& tracker) { return std::make_unique<MemTarget>(tracker); }
+Result<std::unique_ptr<Target>> make_inprocess_target(Tracker& tracker, const Options& options) {
+  sched::SchedulerOptions o;
+  if (!options.policy.empty()) RETURN_IF_ERROR(sched::apply_policy(options.policy, o));
+  return std::unique_ptr<Target>(std::make_unique<MemTarget>(tracker, o));
+}
 
 }  // namespace draplane::bench

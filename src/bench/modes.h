@@ -12,7 +12,8 @@
 namespace draplane::bench {
 
 // Starts the scheduler on its own thread over an in-memory store.
-std::unique_ptr<Target> make_inprocess_target(Tracker& tracker);
+// `options.policy`: the scheduler's --policy ("" its default).
+Result<std::unique_ptr<Target>> make_inprocess_target(Tracker& tracker, const Options& options);
 // Starts a `draplane server` (scheduler and claim controller, no nodes) in a
 // data dir and watches its pods.
 Result<std::unique_ptr<Target>> make_api_target(Tracker& tracker, const Options& options);

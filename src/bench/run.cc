@@ -172,13 +172,16 @@ Result<Report> run(const Options& options) {
   WorkloadParams params;
   params.nodes = options.nodes > 0 ? options.nodes : (*w)->default_nodes;
   params.duration_s = options.duration_s;
+  if (options.devices > 0) params.devices = options.devices;
   auto plan = (*w)->build(params);
   if (!plan.has_value()) return plan.error();
 
   Tracker tracker;
   std::unique_ptr<Target> target;
   if (options.mode == "inprocess") {
-    target = make_inprocess_target(tracker);
+    auto t = make_inprocess_target(tracker, options);
+    if (!t.has_value()) return t.error();
+    target = std::move(*t);
   } else {
     auto t = make_api_target(tracker, options);
     if (!t.has_value()) return t.error();

@@ -259,7 +259,7 @@ spec:
 // 5000pods_500nodes): 10 devices per node, init pods and measured pods
 // each half the devices, so the cluster ends full.
 Result<Plan> template_workload(const WorkloadParams& w, const char* tmpl_yaml, bool taint) {
-  auto p = base(w.nodes, 10);
+  auto p = base(w.nodes, w.devices);
   if (!p.has_value()) return p;
   if (taint) {
     auto rule = decode<api::DeviceTaintRule>(kTaintRule);
@@ -271,7 +271,7 @@ Result<Plan> template_workload(const WorkloadParams& w, const char* tmpl_yaml, b
     if (!t.has_value()) return t.error();
     p->cluster.push_back(*t);
   }
-  const int half = w.nodes * 10 / 2;
+  const int half = w.nodes * w.devices / 2;
   for (int i = 0; i < half; ++i) p->init_pods.push_back(template_pod("init", i));
   for (int i = 0; i < half; ++i) p->pods.push_back(template_pod("test", i));
   return p;
@@ -282,7 +282,7 @@ Result<Plan> template_workload(const WorkloadParams& w, const char* tmpl_yaml, b
 // rounds of 10 pods (created, bound, deleted) for the duration.
 Result<Plan> steady_workload(const WorkloadParams& w, const char* tmpl_yaml, int init_claims,
                              bool no_devices_class = false) {
-  auto p = base(w.nodes, 10);
+  auto p = base(w.nodes, w.devices);
   if (!p.has_value()) return p;
   if (no_devices_class) {
     auto cls = decode<api::DeviceClass>(kNoDevicesClass);
@@ -500,10 +500,10 @@ std::vector<Workload> make_workloads() {
                [](const WorkloadParams& w) { return steady_workload(w, kTemplate, 0); }});
   v.push_back({"SteadyStateClusterResourceClaimTemplate/half", "the same with half the devices allocated",
                cfg + " half_500nodes", 500,
-               [](const WorkloadParams& w) { return steady_workload(w, kTemplate, w.nodes * 10 / 2); }});
+               [](const WorkloadParams& w) { return steady_workload(w, kTemplate, w.nodes * w.devices / 2); }});
   v.push_back({"SteadyStateClusterResourceClaimTemplate/full", "the same with room for exactly 10 pods",
                cfg + " full_500nodes", 500,
-               [](const WorkloadParams& w) { return steady_workload(w, kTemplate, w.nodes * 10 - 10); }});
+               [](const WorkloadParams& w) { return steady_workload(w, kTemplate, w.nodes * w.devices - 10); }});
   v.push_back({"SteadyStateClusterResourceClaimTemplate/selectors",
                "empty cluster, claims with a CEL selector (templates/resourceclaimtemplate-with-selector.yaml)",
                "templates/resourceclaimtemplate-with-selector.yaml", 500,

@@ -42,6 +42,7 @@ struct Plan {
 
 struct WorkloadParams {
   int nodes = 500;
+  int devices = 10;  // per node, template and SteadyState workloads (scale curves)
   double duration_s = 10;  // SteadyState variants
 };
 

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "alloc/allocator.h"
+#include "sched/policy_flag.h"
 #include "api/codec.h"
 #include "client/resource_path.h"
 #include "common/split.h"
@@ -316,9 +317,8 @@ Result<void> LocalCluster::Impl::start_components() {
   if (options.scheduler) {
     ASSIGN_OR_RETURN(client::RestClient * watch, new_client(admin));
     ASSIGN_OR_RETURN(client::RestClient * write, new_client(admin));
-    ASSIGN_OR_RETURN(alloc::Policy policy, alloc::parse_policy(options.policy));
     sched::RunnerOptions ro;
-    ro.scheduler.policy = policy;
+    RETURN_IF_ERROR(sched::apply_policy(options.policy, ro.scheduler));
     ro.scheduler.bind_workers = 16;
     ro.logger = logger("scheduler", "scheduler");
     control_threads.emplace_back([this, watch, write, ro] {
@@ -410,7 +410,10 @@ Result<std::unique_ptr<LocalCluster>> LocalCluster::start(const LocalClusterOpti
     if (!valid_node_name(n.name)) return Status(Code::kInvalid, "node name \"" + n.name + "\" is not a DNS subdomain");
     if (!names.insert(n.name).second) return Status(Code::kInvalid, "duplicate node name " + n.name);
   }
-  if (options.scheduler) RETURN_IF_ERROR(alloc::parse_policy(options.policy));
+  if (options.scheduler) {
+    sched::SchedulerOptions check;
+    RETURN_IF_ERROR(sched::apply_policy(options.policy, check));
+  }
   if (options.event_ttl_s <= 0) return Status(Code::kInvalid, "--event-ttl must be positive");
   RETURN_IF_ERROR(c->impl_->start_server());
   if (Result<void> r = c->impl_->start_components(); !r.has_value()) {

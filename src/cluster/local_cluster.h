@@ -54,7 +54,7 @@ struct LocalClusterOptions {
   int compact_interval_s = 300;
   bool scheduler = true;
   bool controllers = true;
-  std::string policy = "packing";  // scheduler's device choice: packing | first-fit
+  std::string policy = "draplane";  // scheduler's placement policy (sched/policy_flag.h)
   std::vector<std::string> node_tokens;  // extra node identities to mint tokens for
   std::vector<SimNode> nodes;            // simulated nodes run in process
   int heartbeat_seconds = 10;

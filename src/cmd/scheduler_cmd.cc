@@ -1,4 +1,4 @@
-// `draplane scheduler --kubeconfig FILE [--name draplane] [--policy packing|first-fit]`:
+// `draplane scheduler --kubeconfig FILE [--name draplane] [--policy NAME]` (NAME as simulate --policy, or packing):
 // the DRA scheduler against any Kubernetes API server. Flags -> options ->
 // sched::run_scheduler; stops on SIGINT/SIGTERM.
 #include <spdlog/spdlog.h>
@@ -6,11 +6,11 @@
 #include <atomic>
 #include <iostream>
 
-#include "alloc/allocator.h"
 #include "client/kubeconfig.h"
 #include "client/rest_client.h"
 #include "cmd/commands.h"
 #include "cmd/component.h"
+#include "sched/policy_flag.h"
 #include "sched/runner.h"
 
 namespace draplane::cmd {
@@ -20,21 +20,21 @@ struct SchedulerFlags {
   std::string kubeconfig;
   std::string context;
   std::string name = "draplane";
-  std::string policy = "packing";
+  std::string policy = std::string(sched::kDefaultPolicy);
   int bind_workers = 16;
   bool only_named = false;
   bool verbose = false;
 };
 
 int run(const SchedulerFlags& f) {
+  sched::RunnerOptions o;
+  if (auto p = sched::apply_policy(f.policy, o.scheduler); !p.has_value()) {
+    std::cerr << "error: " << p.error().message() << "\n";
+    return 2;
+  }
   auto cfg = client::load_kubeconfig(f.kubeconfig, f.context);
   if (!cfg) {
     std::cerr << "error: " << cfg.error().message() << "\n";
-    return 2;
-  }
-  auto policy = alloc::parse_policy(f.policy);
-  if (!policy) {
-    std::cerr << "error: --policy: " << policy.error().message() << "\n";
     return 2;
   }
   auto watch_client = client::RestClient::create(*cfg);
@@ -45,10 +45,8 @@ int run(const SchedulerFlags& f) {
   }
   if (f.verbose) spdlog::set_level(spdlog::level::debug);
 
-  sched::RunnerOptions o;
   o.scheduler.name = f.name;
   o.scheduler.serve_default = !f.only_named;
-  o.scheduler.policy = *policy;
   o.scheduler.bind_workers = f.bind_workers;
   return run_until_stopped([&](const std::atomic<bool>& stop) {
     return sched::run_scheduler(**watch_client, **write_client, o, stop).status();
@@ -63,7 +61,7 @@ void add_scheduler(CLI::App& app, int& exit_code) {
   cmd->add_option("--kubeconfig", flags->kubeconfig, "kubeconfig file")->required();
   cmd->add_option("--context", flags->context, "kubeconfig context (default: current-context)");
   cmd->add_option("--name", flags->name, "spec.schedulerName served")->capture_default_str();
-  cmd->add_option("--policy", flags->policy, "device choice within a node: packing | first-fit")->capture_default_str();
+  cmd->add_option("--policy", flags->policy, "Placement policy, as draplane simulate --policy: draplane (default; the simulator's winner) | fgd | best-fit | gpu-packing | gpu-clustering | dot-product | random | first-fit (Kubernetes without scoring) | packing (fewest free devices left)")->capture_default_str();
   cmd->add_option("--bind-workers", flags->bind_workers,
                   "threads writing claim allocations and bindings while the next pods are scheduled (0: inline)")
       ->check(CLI::Range(0, 256))

@@ -62,7 +62,7 @@ void add_server(CLI::App& app, int& exit_code) {
   sub->add_flag("--insecure-http", flags->o.insecure_http, "Serve plain HTTP (tests and benchmarks only)");
   sub->add_flag("--log-requests", flags->o.log_requests, "Log one JSON line per request to stderr");
   add_request_limit_options(*sub, flags->o);
-  sub->add_option("--policy", flags->o.policy, "Scheduler's device choice within a node: packing | first-fit")
+  sub->add_option("--policy", flags->o.policy, "Placement policy, as draplane simulate --policy: draplane (default; the simulator's winner) | fgd | best-fit | gpu-packing | gpu-clustering | dot-product | random | first-fit (Kubernetes without scoring) | packing (fewest free devices left)")
       ->capture_default_str();
   add_event_ttl_option(*sub, flags->o.event_ttl_s);
   sub->add_flag("--no-scheduler", flags->no_scheduler, "Do not run the scheduler in this process");

@@ -14,6 +14,7 @@
 
 #include "cmd/commands.h"
 #include "common/split.h"
+#include "sim/density.h"
 #include "sim/manifest.h"
 #include "sim/plot.h"
 #include "sim/report.h"
@@ -39,6 +40,7 @@ struct SimulateFlags {
   bool verify = false;
   bool quiet = false;
   bool compare = false;
+  bool density = false;
   std::string csv;
   std::string plot;
 };
@@ -60,6 +62,18 @@ int run_simulate(const SimulateFlags& flags) {
       }
       policies.push_back(*p);
     }
+  }
+  if (flags.density) {
+    // The seeds' density question (sim/density.h); --policy picks the placement (one policy).
+    sim::DensityOptions o;
+    if (policies.size() == 1) o.policy = policies.front();
+    auto rows = sim::density(o);
+    if (!rows) {
+      std::cerr << "simulate --density: " << rows.error().message() << "\n";
+      return 1;
+    }
+    sim::write_density(std::cout, *rows, flags.json);
+    return 0;
   }
   if (!(flags.inflate > 0)) {
     std::cerr << "--inflate: must be greater than 0\n";
@@ -179,6 +193,8 @@ void add_simulate(CLI::App& app, int& exit_code) {
   sub->add_option("--max-tasks", flags->max_tasks, "stop after this many arrivals (0: all)");
   sub->add_flag("--compare", flags->compare,
                 "every policy, and a table of means and standard deviations over the seeds (use with --seeds 10)");
+  sub->add_flag("--density", flags->density,
+                "how many 10-16 GiB inference pods fit on 32 H100 80GB with whole GPUs, MIG, time-slicing and MPS");
   sub->add_flag("--json", flags->json, "print one JSON object per run instead of the table");
   sub->add_option("--csv", flags->csv, "write the curves (arrived % -> allocated, fragmented) to this CSV file");
   sub->add_option("--plot", flags->plot, "write the curves as a figure, FILE.svg or FILE.png (PNG needs a build with cairo), one curve per policy, mean over seeds");

@@ -160,7 +160,7 @@ void add_up(CLI::App& app, int& exit_code) {
                   "Simulated nodes: N (N nodes of 8x H100) or NAME=GPUS;NAME=GPUS (GPUS as agent --gpus, optionally "
                   "followed by agent flags ?mig=none&consumable-shares=4); "
                   "default: node-1=sim:8xH100;node-2=sim:8xH100;node-3=sim:4xA100-40GB");
-  sub->add_option("--policy", f->o.policy, "Scheduler's device choice within a node: packing | first-fit")
+  sub->add_option("--policy", f->o.policy, "Placement policy, as draplane simulate --policy: draplane (default; the simulator's winner) | fgd | best-fit | gpu-packing | gpu-clustering | dot-product | random | first-fit (Kubernetes without scoring) | packing (fewest free devices left)")
       ->capture_default_str();
   sub->add_option("--heartbeat", f->o.heartbeat_seconds, "Seconds between node heartbeats")->capture_default_str();
   add_event_ttl_option(*sub, f->o.event_ttl_s);

@@ -137,13 +137,20 @@ int ClusterCache::pods_on_node(const std::string& node) const {
   return it == active_on_node_.end() ? 0 : it->second;
 }
 
-int64_t ClusterCache::extended_in_use(const std::string& node, const std::string& resource) const {
+std::vector<const api::Pod*> ClusterCache::active_pods_on(const std::string& node) const {
+  std::vector<const api::Pod*> out;
   auto it = pods_by_node_.find(node);
-  if (it == pods_by_node_.end()) return 0;
-  int64_t sum = 0;
+  if (it == pods_by_node_.end()) return out;
   for (const auto& key : it->second) {
     const api::Pod* p = pod(key);
-    if (p == nullptr || !pod_is_active(*p)) continue;
+    if (p != nullptr && pod_is_active(*p)) out.push_back(p);
+  }
+  return out;
+}
+
+int64_t ClusterCache::extended_in_use(const std::string& node, const std::string& resource) const {
+  int64_t sum = 0;
+  for (const api::Pod* p : active_pods_on(node)) {
     for (const auto& c : p->spec.containers) {
       auto l = c.resources.limits.find(resource);
       if (l != c.resources.limits.end()) {
@@ -155,6 +162,25 @@ int64_t ClusterCache::extended_in_use(const std::string& node, const std::string
     }
   }
   return sum;
+}
+
+ClusterCache::Requests ClusterCache::requested(const std::string& node) const {
+  Requests sum;
+  for (const api::Pod* p : active_pods_on(node)) {
+    Requests r = pod_requests(*p);
+    sum.cpu_milli += r.cpu_milli;
+    sum.memory += r.memory;
+  }
+  return sum;
+}
+
+ClusterCache::Requests pod_requests(const api::Pod& pod) {
+  ClusterCache::Requests r;
+  for (const auto& c : pod.spec.containers) {
+    if (auto it = c.resources.requests.find("cpu"); it != c.resources.requests.end()) r.cpu_milli += it->second.milli_value();
+    if (auto it = c.resources.requests.find("memory"); it != c.resources.requests.end()) r.memory += it->second.value();
+  }
+  return r;
 }
 
 // ---------------------------------------------------------------- claims
@@ -233,7 +259,7 @@ void ClusterCache::invalidate_pools_of(const api::AllocationResult& allocation) 
     auto v = views_.find(n);
     if (v == views_.end()) continue;
     ++view_drops_[n];
-    v->second.view->refresh_allocations();
+    v->second.view->refresh_allocations(pools);
     v->second.free = count_free(*v->second.view);
   }
 }

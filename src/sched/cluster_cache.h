@@ -107,6 +107,13 @@ class ClusterCache {
   const std::set<std::string>* pods_naming_claim(const std::string& claim_key) const;
   // Sum of an extended resource's limits over the active pods on `node`.
   int64_t extended_in_use(const std::string& node, const std::string& resource) const;
+  // Sum of the CPU and memory requests of the active pods on `node` (what
+  // NodeResourcesFit counts; read by the placement policies' Score plugin).
+  struct Requests {
+    int64_t cpu_milli = 0;
+    int64_t memory = 0;  // bytes
+  };
+  Requests requested(const std::string& node) const;
 
   // The inventory as published; rebuilt here when stale.
   const alloc::Snapshot& snapshot();
@@ -150,6 +157,7 @@ class ClusterCache {
   void invalidate_pools_of(const api::AllocationResult& allocation);
   void drop_view(const std::string& node);
   void index_pod(const std::string& key, bool add);
+  std::vector<const api::Pod*> active_pods_on(const std::string& node) const;
 
   std::shared_ptr<cel::ProgramCache> programs_;
   std::map<std::string, api::Node> nodes_;
@@ -182,5 +190,8 @@ class ClusterCache {
   std::map<std::string, uint64_t> view_drops_;  // per node
   int64_t view_builds_ = 0;
 };
+
+// The CPU (milli) and memory (bytes) requests of a pod's containers.
+ClusterCache::Requests pod_requests(const api::Pod& pod);
 
 }  // namespace draplane::sched

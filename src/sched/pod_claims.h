@@ -49,6 +49,9 @@ struct ExtendedNeed {
   std::string container_name;
   std::string resource;
   int64_t count = 0;
+  // A DeviceClass serves it (class_for_extended), resolved once per cycle by
+  // DynamicResources' PreFilter: a per-node lookup scanned every class.
+  bool served_by_class = false;
 };
 
 // True for names Kubernetes treats as extended resources (a domain other than

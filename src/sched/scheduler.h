@@ -42,6 +42,7 @@
 #include "sched/cluster_cache.h"
 #include "sched/framework.h"
 #include "sched/queue.h"
+#include "placement/policy.h"
 
 namespace spdlog {
 class logger;
@@ -64,6 +65,11 @@ struct SchedulerOptions {
   // Device choice within a node: packing keeps whole devices and counter sets
   // free; first-fit gives the upstream allocator's exact answer.
   alloc::Policy policy = alloc::Policy::kPacking;
+  // Which of the nodes that fit (--policy, sched/policy_flag.h): one of the
+  // simulator's placement policies, scored by the PlacementScore plugin with
+  // the simulator's own code; nullopt: DevicePacking (the node left with the
+  // fewest free devices, the "packing" policy).
+  std::optional<placement::PolicyKind> node_policy = placement::PolicyKind::kDraplane;
   // Allocator search budget per (pod, node).
   int64_t max_steps = 200'000;
   SchedulingQueue::Options queue;
@@ -98,6 +104,7 @@ struct SchedulerStats {
   int64_t cycles = 0, bound = 0, unschedulable = 0, retries = 0, conflicts = 0;
   int64_t allocator_runs = 0;  // (pod, node) allocations tried
   int64_t shape_memo_hits = 0;  // (pod, node) failures known from another pod of the same claim shape
+  int64_t equivalent_node_hits = 0;  // (pod, node) answers reused from a node with the same devices
   // Time on the scheduling thread (profiling the whole system): applying
   // events, and scheduling cycles.
   double event_seconds = 0, cycle_seconds = 0;

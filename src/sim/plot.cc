@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace draplane::sim {
@@ -137,6 +138,71 @@ void draw_curves(Canvas& canvas, const std::vector<FillResult>& runs, const std:
     canvas.line(kPlotWidth - kRight + 14, ly, kPlotWidth - kRight + 38, ly, color, 2);
     canvas.text(kPlotWidth - kRight + 44, ly + 4, curves[i].policy, TextAlign::kStart, 12, false);
   }
+}
+
+void draw_chart(Canvas& canvas, const Chart& chart) {
+  double x_min = 0, x_max = 1, y_max = 0;
+  bool first = true;
+  auto tx = [&](double v) { return chart.log_x ? std::log10(std::max(v, 1e-12)) : v; };
+  for (const auto& s : chart.series) {
+    for (const auto& [px, py] : s.points) {
+      x_min = first ? tx(px) : std::min(x_min, tx(px));
+      x_max = first ? tx(px) : std::max(x_max, tx(px));
+      y_max = std::max(y_max, py);
+      first = false;
+    }
+  }
+  if (chart.log_x) {
+    x_min = std::floor(x_min);
+    x_max = std::max(std::ceil(x_max), x_min + 1);
+  } else {
+    x_min = 0;
+    if (x_max <= 0) x_max = 1;
+  }
+  // y from 0 to a round top: 1, 2 or 5 times a power of ten, 5 steps or fewer.
+  double step = std::pow(10, std::floor(std::log10(y_max > 0 ? y_max / 5 : 1)));
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    if (y_max / (step * m) <= 5) {
+      step *= m;
+      break;
+    }
+  }
+  const double y_top = std::max(step, std::ceil(y_max / step) * step);
+  const double plot_w = kPlotWidth - kLeft - kRight, plot_h = kPlotHeight - kTop - kBottom;
+  auto x = [&](double v) { return kLeft + plot_w * (tx(v) - x_min) / (x_max - x_min); };
+  auto y = [&](double v) { return kTop + plot_h * (1 - v / y_top); };
+
+  canvas.text(kLeft + plot_w / 2, 22, chart.title, TextAlign::kMiddle, 14, false);
+  for (double v = 0; v <= y_top + step / 2; v += step) {
+    canvas.line(kLeft, y(v), kLeft + plot_w, y(v), "#dddddd", 1);
+    canvas.text(kLeft - 6, y(v) + 4, fmt::format("{:g}", v), TextAlign::kEnd, 12, false);
+  }
+  if (chart.log_x) {
+    for (double e = x_min; e <= x_max + 1e-9; e += 1) {
+      double px = kLeft + plot_w * (e - x_min) / (x_max - x_min);
+      canvas.line(px, y(0), px, y(y_top), "#dddddd", 1);
+      canvas.text(px, y(0) + 16, fmt::format("{:g}", std::pow(10, e)), TextAlign::kMiddle, 12, false);
+    }
+  }
+  canvas.frame(kLeft, kTop, plot_w, plot_h);
+  canvas.text(kLeft + plot_w / 2, kPlotHeight - 12, chart.x_label, TextAlign::kMiddle, 12, false);
+  canvas.text(16, kTop + plot_h / 2, chart.y_label, TextAlign::kMiddle, 12, true);
+  for (size_t i = 0; i < chart.series.size(); ++i) {
+    const char* color = kColors[i % std::size(kColors)];
+    std::vector<std::pair<double, double>> pts;
+    for (const auto& [px, py] : chart.series[i].points) pts.emplace_back(x(px), y(py));
+    canvas.curve(pts, color, false, chart.series[i].name);
+    for (const auto& [px, py] : pts) canvas.line(px - 3, py, px + 3, py, color, 2);  // marks the measured points
+    double ly = kTop + 14 + 18.0 * static_cast<double>(i);
+    canvas.line(kPlotWidth - kRight + 14, ly, kPlotWidth - kRight + 38, ly, color, 2);
+    canvas.text(kPlotWidth - kRight + 44, ly + 4, chart.series[i].name, TextAlign::kStart, 12, false);
+  }
+}
+
+std::string chart_svg(const Chart& chart) {
+  SvgCanvas canvas;
+  draw_chart(canvas, chart);
+  return canvas.finish();
 }
 
 std::string curves_svg(const std::vector<FillResult>& runs, const std::string& title) {

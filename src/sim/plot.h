@@ -34,6 +34,22 @@ void draw_curves(Canvas& canvas, const std::vector<FillResult>& runs, const std:
 
 std::string curves_svg(const std::vector<FillResult>& runs, const std::string& title);
 
+// A general line chart (e.g. `draplane bench --scale`'s per-pod cost against
+// cluster size): one solid line per series, x on a log10 scale when log_x.
+struct Chart {
+  struct Series {
+    std::string name;
+    std::vector<std::pair<double, double>> points;  // (x, y), x > 0 with log_x
+  };
+  std::string title, x_label, y_label;
+  bool log_x = false;
+  std::vector<Series> series;
+};
+void draw_chart(Canvas& canvas, const Chart& chart);
+std::string chart_svg(const Chart& chart);
+// As write_curves_png, for a Chart.
+Result<void> write_chart_png(const Chart& chart, const std::string& path);
+
 // Whether this build can write PNG (cairo was found at configure time).
 bool png_supported();
 // Writes the figure as a kPlotWidth x kPlotHeight PNG; kInvalid naming the

@@ -77,12 +77,16 @@ class CairoCanvas : public Canvas {
 
 bool png_supported() { return true; }
 
-Result<void> write_curves_png(const std::vector<FillResult>& runs, const std::string& title, const std::string& path) {
+namespace {
+
+// Draws on a kPlotWidth x kPlotHeight image and writes it to `path` as PNG.
+template <class Draw>
+Result<void> write_png(const std::string& path, Draw draw) {
   std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)> surface(
       cairo_image_surface_create(CAIRO_FORMAT_RGB24, kPlotWidth, kPlotHeight), cairo_surface_destroy);
   std::unique_ptr<cairo_t, decltype(&cairo_destroy)> cr(cairo_create(surface.get()), cairo_destroy);
   CairoCanvas canvas(cr.get());
-  draw_curves(canvas, runs, title);
+  draw(canvas);
   cairo_surface_flush(surface.get());
   cairo_status_t status = cairo_surface_write_to_png(surface.get(), path.c_str());
   if (status != CAIRO_STATUS_SUCCESS) {
@@ -91,14 +95,32 @@ Result<void> write_curves_png(const std::vector<FillResult>& runs, const std::st
   return {};
 }
 
+}  // namespace
+
+Result<void> write_curves_png(const std::vector<FillResult>& runs, const std::string& title, const std::string& path) {
+  return write_png(path, [&](Canvas& canvas) { draw_curves(canvas, runs, title); });
+}
+
+Result<void> write_chart_png(const Chart& chart, const std::string& path) {
+  return write_png(path, [&](Canvas& canvas) { draw_chart(canvas, chart); });
+}
+
 #else
 
 bool png_supported() { return false; }
 
-Result<void> write_curves_png(const std::vector<FillResult>&, const std::string&, const std::string& path) {
+namespace {
+Status no_cairo(const std::string& path) {
   return Status{Code::kFailedPrecondition,
                 "cannot write " + path + ": this draplane was built without cairo (libcairo2-dev), so only SVG plots are available"};
 }
+}  // namespace
+
+Result<void> write_curves_png(const std::vector<FillResult>&, const std::string&, const std::string& path) {
+  return no_cairo(path);
+}
+
+Result<void> write_chart_png(const Chart&, const std::string& path) { return no_cairo(path); }
 
 #endif
 

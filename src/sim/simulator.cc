@@ -177,6 +177,7 @@ class Simulation {
     events.reserve(sequence.size());
     for (size_t i = 0; i < sequence.size(); ++i) {
       RETURN_IF_ERROR(arrive(sequence[i], r));
+      if (options_.stop_at_first_failure && r.failed > 0) break;
       events.push_back(snapshot());
       // Python's round(): half to even, as nearbyint in the default rounding mode.
       pct.push_back(capacity_ > 0 ? static_cast<int>(std::nearbyint(100.0 * static_cast<double>(arrived_) / capacity_)) : 0);

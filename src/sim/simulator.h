@@ -38,6 +38,8 @@ struct FillOptions {
   // The tasks once each in the trace's order, no shuffle and no copies
   // (hand-worked tests).
   bool in_trace_order = false;
+  // Stop at the first task that finds no room (how many fit; sim/density.h).
+  bool stop_at_first_failure = false;
   // Check after every placement that the simulator's view of each GPU equals
   // what the allocator's AllocatedState records, and that no node is
   // over-allocated (slow; tests).

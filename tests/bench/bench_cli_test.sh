@@ -31,6 +31,17 @@ if [ "$part" = inprocess ]; then
   expect_out_has "table" "measured pods  15 (15 bound, 0 unschedulable)"
   expect_out_has "table" "check          ok"
 
+  # Scale curves at a tiny size: CSV on stdout and in --csv, an SVG plot with both sweeps
+  # (a round is 10 pods of one device: at least 10 devices in every cluster).
+  run bench --scale --scale-nodes 2,3 --scale-devices 5,8 --scale-base-nodes 2 --duration 0.05 --timeout 60 \
+      --csv "$tmp/scale.csv" --plot "$tmp/scale.svg"
+  expect_rc "--scale" 0
+  expect_out_line "--scale" "axis,nodes,devices_per_node,devices,pods,cpu_ms_per_pod,allocator_calls_per_pod,pods_per_second,p50_ms,p99_ms,peak_rss_mb"
+  expect_out_has "--scale" "nodes,3,10,30,"
+  expect_out_has "--scale" "devices,2,8,16,"
+  [ "$(wc -l < "$tmp/scale.csv")" -eq 5 ] || bad "--scale --csv: a header and 4 points"
+  grep -q 'data-policy="devices/node grow"' "$tmp/scale.svg" || bad "--scale --plot: both sweeps drawn"
+
   run bench --workload Nope
   expect_rc "unknown workload" 2
   expect_err_has "unknown workload" 'unknown workload "Nope" (known: SchedulingWithResourceClaimTemplate,'

@@ -23,6 +23,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "alloc/node_view.h"
 #include "sched/framework.h"
 
 namespace draplane::sched::framework {
@@ -67,7 +68,10 @@ class DynamicResources final : public framework::PreFilterPlugin,
   void unreserve(framework::CycleState& state, const framework::NodeFit& fit, framework::Reservation& r) override;
 
   // A new cycle: shareIDs of consumable devices come from a fresh seed.
-  void next_cycle() { ++share_seed_; }
+  void next_cycle() {
+    ++share_seed_;
+    answers_.clear();
+  }
   // The pod's own remembered failures are void (it changed, was placed or left).
   void forget_pod(const std::string& pod_key) { memo_.erase(pod_memo_key(pod_key)); }
 
@@ -79,6 +83,30 @@ class DynamicResources final : public framework::PreFilterPlugin,
                                                              const std::vector<std::string>& names);
   static std::string render(const std::vector<framework::NodeFailures::Line>& lines,
                             const std::vector<std::string>& names);
+
+  // Node equivalence classes: nodes whose views offer exactly the same devices
+  // (same candidates and pools of one snapshot, none of them node-local, so no
+  // result names the node) get the same allocator answer for the same claims.
+  // Within one pod's Filter pass the first such node's answer is reused.
+  struct ViewKey {
+    const alloc::NodeView* view = nullptr;
+    int64_t builds = -1;  // ClusterCache::view_builds() when computed
+    uint64_t hash = 0;    // 0: the view has node-local devices (no class)
+  };
+  struct Answer {
+    const alloc::NodeView* view = nullptr;  // the node that computed it
+    std::string node;
+    uint64_t epoch = 0;  // its view epoch then: an allocation in its pools since voids the answer
+    bool error = false, fits = false, timed_out = false;
+    std::string message;  // error
+    std::vector<std::string> reasons;
+    int64_t score = 0;
+    std::vector<api::AllocationResult> results;
+  };
+  uint64_t equivalence_hash(const std::string& node, const alloc::NodeView& view);
+  static bool same_devices(const alloc::NodeView& a, const alloc::NodeView& b);
+  std::unordered_map<std::string, ViewKey> view_keys_;
+  std::unordered_map<std::string, Answer> answers_;  // by hash and extended mask; cleared per pod
 
   framework::Handle h_;
   uint64_t share_seed_ = 1;

@@ -30,7 +30,7 @@ class NodeResourcesFit final : public framework::FilterPlugin {
       auto it = n.node->status.allocatable.find(need.resource);
       const bool fits = it != n.node->status.allocatable.end()
                             ? h_.cache->extended_in_use(name, need.resource) + need.count <= it->second.value()
-                            : class_for_extended(h_.cache->classes(), need.resource) != nullptr;
+                            : need.served_by_class;
       if (!fits) return framework::Status::unschedulable("Insufficient " + need.resource);
     }
     return {};

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "placement/policy.h"
 #include "sched/framework.h"
 
 namespace draplane::sched::plugins {
@@ -28,9 +29,12 @@ std::unique_ptr<framework::Plugin> new_taint_toleration();
 std::unique_ptr<framework::Plugin> new_node_resources_fit(framework::Handle handle);
 // Score, after DynamicResources': the node left with the fewest free devices.
 std::unique_ptr<framework::Plugin> new_device_packing(framework::Handle handle);
+// Score, after DynamicResources': the simulator's placement policy `kind`
+// (placement_score.cc); also learns the pods' shapes at Reserve.
+std::unique_ptr<framework::Plugin> new_placement_score(framework::Handle handle, placement::PolicyKind kind);
 
 // Registers the default plugins on `fw`, in order (DynamicResources and
-// GangScheduling included).
+// GangScheduling included); the node score is the options' node_policy.
 void register_defaults(framework::Framework& fw);
 
 }  // namespace draplane::sched::plugins

@@ -4,6 +4,7 @@
 #include "sched/plugins/plugins.h"
 #include "sched/plugins/preemption.h"
 #include "sched/plugins/queues.h"
+#include "sched/scheduler.h"
 
 namespace draplane::sched::plugins {
 namespace {
@@ -39,8 +40,12 @@ void register_defaults(framework::Framework& fw) {
   fw.add(new_taint_toleration());
   fw.add(new_node_resources_fit(h));
   fw.add(std::make_unique<DynamicResources>(h));
-  // Scores: DynamicResources' decides, packing breaks its ties.
-  fw.add(new_device_packing(h));
+  // Scores: DynamicResources' decides, the placement policy (--policy) breaks its ties.
+  if (h.options != nullptr && h.options->node_policy) {
+    fw.add(new_placement_score(h, *h.options->node_policy));
+  } else {
+    fw.add(new_device_packing(h));
+  }
   fw.add(std::make_unique<GangScheduling>());
   // PostFilter: evicts lower-priority pods to make room (and holds nominations).
   fw.add(std::make_unique<DefaultPreemption>(fw));

@@ -1,11 +1,11 @@
-#include "sim/policy.h"
+#include "placement/policy.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "sim/draplane_policy.h"
+#include "placement/draplane_policy.h"
 
-namespace draplane::sim {
+namespace draplane::placement {
 namespace {
 
 constexpr int64_t kMaxScore = 100;
@@ -202,4 +202,4 @@ std::vector<int> choose_gpus(PolicyKind kind, const NodeState& node, const Deman
   return {gpu};
 }
 
-}  // namespace draplane::sim
+}  // namespace draplane::placement

@@ -1,8 +1,8 @@
-#include "sim/draplane_policy.h"
+#include "placement/draplane_policy.h"
 
 #include <cmath>
 
-namespace draplane::sim {
+namespace draplane::placement {
 
 void ShapeLearner::observe(const Demand& d) {
   demands_.push_back(d);
@@ -19,7 +19,7 @@ bool ShapeLearner::refresh_due() const {
   return seen_ % 1024 == 0;
 }
 
-std::vector<TypicalShape> ShapeLearner::shapes() const { return typical_shapes(demands_, 1.0); }
+std::vector<TypicalShape> ShapeLearner::shapes(double coverage) const { return typical_shapes(demands_, coverage); }
 
 double ShapeLearner::cpu_per_milli() const {
   return gpu_milli_ > 0 ? static_cast<double>(gpu_cpu_) / static_cast<double>(gpu_milli_) : 0;
@@ -65,4 +65,4 @@ int64_t draplane_score(const NodeState& node, const Demand& d, FragmentationMemo
   return decrease(frag_now, memo(after_whole(node, d)));
 }
 
-}  // namespace draplane::sim
+}  // namespace draplane::placement
