@@ -117,11 +117,16 @@ std::string holder(FakeLeaseServer& s) {
   return d["spec"].HasMember("holderIdentity") ? d["spec"]["holderIdentity"].GetString() : "";
 }
 
-TEST(LeaderElectionTest, TwoCandidatesOneLeads) {
+// Candidates a and b on one Lease endpoint and one fake clock.
+class LeaderElectionTwoCandidates : public ::testing::Test {
+ protected:
   FakeLeaseServer server;
-  FakeClient ca(server), cb(server);
-  auto clock = std::make_shared<common::FakeClock>();
-  LeaderElector a(ca, config("a", clock)), b(cb, config("b", clock));
+  FakeClient ca{server}, cb{server};
+  std::shared_ptr<common::FakeClock> clock = std::make_shared<common::FakeClock>();
+  LeaderElector a{ca, config("a", clock)}, b{cb, config("b", clock)};
+};
+
+TEST_F(LeaderElectionTwoCandidates, OneLeads) {
   EXPECT_TRUE(a.try_acquire_or_renew());
   EXPECT_FALSE(b.try_acquire_or_renew());
   EXPECT_TRUE(a.is_leader());
@@ -140,11 +145,7 @@ TEST(LeaderElectionTest, TwoCandidatesOneLeads) {
   EXPECT_STREQ(lease["spec"]["renewTime"].GetString(), "2026-01-01T00:00:02.000000Z");
 }
 
-TEST(LeaderElectionTest, StandbyTakesOverOnlyAfterTheLeaseDurationOnItsOwnClock) {
-  FakeLeaseServer server;
-  FakeClient ca(server), cb(server);
-  auto clock = std::make_shared<common::FakeClock>();
-  LeaderElector a(ca, config("a", clock)), b(cb, config("b", clock));
+TEST_F(LeaderElectionTwoCandidates, StandbyTakesOverOnlyAfterTheLeaseDurationOnItsOwnClock) {
   ASSERT_TRUE(a.try_acquire_or_renew());
   EXPECT_FALSE(b.try_acquire_or_renew());  // b sees the record now
   // The leader stops renewing; the record stays as it was.
@@ -160,11 +161,7 @@ TEST(LeaderElectionTest, StandbyTakesOverOnlyAfterTheLeaseDurationOnItsOwnClock)
   EXPECT_EQ(a.leader(), "b");
 }
 
-TEST(LeaderElectionTest, RenewalsSeenByTheStandbyRestartItsWait) {
-  FakeLeaseServer server;
-  FakeClient ca(server), cb(server);
-  auto clock = std::make_shared<common::FakeClock>();
-  LeaderElector a(ca, config("a", clock)), b(cb, config("b", clock));
+TEST_F(LeaderElectionTwoCandidates, RenewalsSeenByTheStandbyRestartItsWait) {
   ASSERT_TRUE(a.try_acquire_or_renew());
   EXPECT_FALSE(b.try_acquire_or_renew());
   clock->advance(10s);
@@ -175,11 +172,7 @@ TEST(LeaderElectionTest, RenewalsSeenByTheStandbyRestartItsWait) {
   EXPECT_EQ(holder(server), "a");
 }
 
-TEST(LeaderElectionTest, ReleaseLetsTheStandbyTakeOverAtOnce) {
-  FakeLeaseServer server;
-  FakeClient ca(server), cb(server);
-  auto clock = std::make_shared<common::FakeClock>();
-  LeaderElector a(ca, config("a", clock)), b(cb, config("b", clock));
+TEST_F(LeaderElectionTwoCandidates, ReleaseLetsTheStandbyTakeOverAtOnce) {
   ASSERT_TRUE(a.try_acquire_or_renew());
   EXPECT_FALSE(b.try_acquire_or_renew());
   EXPECT_TRUE(a.release());
@@ -192,11 +185,9 @@ TEST(LeaderElectionTest, ReleaseLetsTheStandbyTakeOverAtOnce) {
   EXPECT_EQ(server.lease()["spec"]["leaseTransitions"].GetInt(), 1);
 }
 
-TEST(LeaderElectionTest, TheLoserOfAWriteRaceDoesNotLead) {
-  FakeLeaseServer server;
-  FakeClient ca(server), cb(server), cc(server);
-  auto clock = std::make_shared<common::FakeClock>();
-  LeaderElector a(ca, config("a", clock)), b(cb, config("b", clock)), c(cc, config("c", clock));
+TEST_F(LeaderElectionTwoCandidates, TheLoserOfAWriteRaceDoesNotLead) {
+  FakeClient cc(server);
+  LeaderElector c(cc, config("c", clock));
   ASSERT_TRUE(c.try_acquire_or_renew());
   EXPECT_FALSE(a.try_acquire_or_renew());
   EXPECT_FALSE(b.try_acquire_or_renew());

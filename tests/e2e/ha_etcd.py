@@ -26,19 +26,13 @@ import time
 import urllib.error
 import urllib.request
 
+from up_cluster import UpCluster
+
 BIN = sys.argv[1]
-FAILURES = []
 PODS = 12  # two nodes of 8 GPUs: every pod fits
 # Short election durations keep the takeover quick (the defaults are 15s/10s/2s).
 ELECTION = ['--leader-elect-lease-duration', '3s', '--leader-elect-renew-deadline', '2s',
             '--leader-elect-retry-period', '500ms']
-
-
-def check(cond, what):
-    print(('ok   ' if cond else 'FAIL ') + what, flush=True)
-    if not cond:
-        FAILURES.append(what)
-    return cond
 
 
 def free_ports(n):
@@ -51,15 +45,9 @@ def free_ports(n):
     return ports
 
 
-def wait(pred, timeout, what):
-    end = time.time() + timeout
-    while time.time() < end:
-        got = pred()
-        if got:
-            return got
-        time.sleep(0.2)
-    check(False, 'timed out after %d s: %s' % (timeout, what))
-    return None
+# The shared harness's check/wait (no `draplane up` is started).
+CHECKS = UpCluster(BIN, nodes='')
+check, wait, FAILURES = CHECKS.check, CHECKS.wait, CHECKS.failures
 
 
 class Api:
