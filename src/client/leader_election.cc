@@ -146,13 +146,19 @@ std::string LeaderElector::leader() const {
 }
 
 void LeaderElector::observe(const LeaderElectionRecord& record) {
-  std::lock_guard<std::mutex> l(mu_);
-  if (record.holder_identity != observed_.holder_identity && config_.logger) {
+  bool new_leader = false;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    new_leader = record.holder_identity != observed_.holder_identity;
+    observed_ = record;
+    observed_time_ = config_.clock->now();
+  }
+  if (!new_leader) return;
+  if (config_.logger) {
     config_.logger->info("new leader of lease {}/{}: \"{}\"", config_.lease_namespace, config_.lease_name,
                          record.holder_identity);
   }
-  observed_ = record;
-  observed_time_ = config_.clock->now();
+  if (config_.on_new_leader) config_.on_new_leader(record.holder_identity);
 }
 
 bool LeaderElector::try_acquire_or_renew() {
@@ -308,6 +314,7 @@ Status LeaderElector::run(const std::atomic<bool>& stop, const LeadingFn& leadin
   // take over once it runs out on its clock.
   stop_leading.store(true);
   body.join();
+  if (config_.on_stopped_leading) config_.on_stopped_leading();
   if (lost) {
     if (config_.logger) {
       config_.logger->error("failed to renew lease {}/{} within {} ms: {}", config_.lease_namespace,

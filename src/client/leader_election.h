@@ -61,6 +61,11 @@ struct LeaderElectionConfig {
   bool release_on_cancel = true;
   std::shared_ptr<const common::Clock> clock;  // real_clock() when null
   std::shared_ptr<spdlog::logger> logger;      // none when null
+  // client-go's OnStoppedLeading (after the leading function has returned) and
+  // OnNewLeader (the Lease shows another holder, "" once released); optional.
+  // OnStartedLeading is run()'s leading function.
+  std::function<void()> on_stopped_leading;
+  std::function<void(const std::string& identity)> on_new_leader;
 };
 
 // client-go's checks: every duration positive, lease duration above the renew

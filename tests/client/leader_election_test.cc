@@ -310,5 +310,25 @@ TEST(LeaderElectionTest, RunLeadingErrorReleasesTheLease) {
   EXPECT_EQ(holder(server), "");
 }
 
+TEST(LeaderElectionTest, CallbacksSeeNewLeadersAndTheEndOfLeading) {
+  FakeLeaseServer server;
+  FakeClient client(server);
+  std::vector<std::string> leaders;
+  int stopped = 0;
+  LeaderElectionConfig c = fast("a");
+  c.on_new_leader = [&](const std::string& id) { leaders.push_back(id); };
+  c.on_stopped_leading = [&] { ++stopped; };
+  LeaderElector e(client, c);
+  std::atomic<bool> stop{false};
+  Status st = e.run(stop, [&](const std::atomic<bool>&) {
+    EXPECT_EQ(stopped, 0);
+    stop = true;
+    return Status();
+  });
+  EXPECT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(stopped, 1);
+  EXPECT_EQ(leaders, (std::vector<std::string>{"a", ""}));  // acquired, then released
+}
+
 }  // namespace
 }  // namespace draplane::client
