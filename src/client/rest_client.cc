@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/cloexec.h"
+#include "common/split.h"
 
 namespace draplane::client {
 namespace {
@@ -154,6 +155,20 @@ class BeastRestClient final : public RestClient {
 
   Result<Response> request(std::string_view method, std::string_view target, std::string_view body,
                            std::string_view content_type) override {
+    bool connect_failed = false;
+    return request_tracked(method, target, body, content_type, connect_failed);
+  }
+
+  Result<void> watch(std::string_view target, const std::function<bool(std::string_view)>& on_event,
+                     const std::atomic<bool>* stop, int poll_ms) override {
+    bool connect_failed = false;
+    return watch_tracked(target, on_event, stop, poll_ms, connect_failed);
+  }
+
+  // As request() and watch(); `connect_failed` tells whether the server could
+  // not be reached at all (nothing was sent), so another one may be tried.
+  Result<Response> request_tracked(std::string_view method, std::string_view target, std::string_view body,
+                                   std::string_view content_type, bool& connect_failed) {
     // A kept-alive connection may have been closed by the server: retry once on a
     // fresh connection when the failure happened on a reused one.
     for (int attempt = 0; attempt < 2; ++attempt) {
@@ -162,7 +177,10 @@ class BeastRestClient final : public RestClient {
       if (!conn) {
         conn = std::make_unique<Connection>(ep_, tls_.get());
         auto st = conn->connect();
-        if (!st) return st.error();
+        if (!st) {
+          connect_failed = true;
+          return st.error();
+        }
       }
       auto req = make_request(method, target, body, content_type);
       bool keep = true;
@@ -194,10 +212,13 @@ class BeastRestClient final : public RestClient {
     return Status(Code::kUnavailable, "request failed");
   }
 
-  Result<void> watch(std::string_view target, const std::function<bool(std::string_view)>& on_event,
-                     const std::atomic<bool>* stop, int poll_ms) override {
+  Result<void> watch_tracked(std::string_view target, const std::function<bool(std::string_view)>& on_event,
+                             const std::atomic<bool>* stop, int poll_ms, bool& connect_failed) {
     Connection conn(ep_, tls_.get());
-    RETURN_IF_ERROR(conn.connect());
+    if (auto st = conn.connect(); !st) {
+      connect_failed = true;
+      return st.error();
+    }
     auto req = make_request("GET", target, {}, {});
     return conn.with_stream([&](auto& stream) -> Result<void> {
       beast::error_code ec;
@@ -317,9 +338,78 @@ class BeastRestClient final : public RestClient {
   std::vector<std::unique_ptr<Connection>> idle_;
 };
 
+// Several API servers of one cluster: each call goes to the server that
+// answered last; one that cannot be connected to is skipped for the next. A
+// request that fails after it was sent is not resent elsewhere (it may have
+// been applied: the caller decides), but the next call starts at the next
+// server.
+class FailoverRestClient final : public RestClient {
+ public:
+  explicit FailoverRestClient(std::vector<std::unique_ptr<BeastRestClient>> servers) : servers_(std::move(servers)) {}
+
+  Result<Response> request(std::string_view method, std::string_view target, std::string_view body,
+                           std::string_view content_type) override {
+    return over_servers<Response>([&](BeastRestClient& c, bool& connect_failed) {
+      return c.request_tracked(method, target, body, content_type, connect_failed);
+    });
+  }
+
+  Result<void> watch(std::string_view target, const std::function<bool(std::string_view)>& on_event,
+                     const std::atomic<bool>* stop, int poll_ms) override {
+    return over_servers<void>([&](BeastRestClient& c, bool& connect_failed) {
+      return c.watch_tracked(target, on_event, stop, poll_ms, connect_failed);
+    });
+  }
+
+ private:
+  template <typename T, typename F>
+  Result<T> over_servers(F&& call) {
+    const size_t n = servers_.size();
+    const size_t first = current_.load();
+    Result<T> last = Status(Code::kUnavailable, "no API server");
+    for (size_t i = 0; i < n; ++i) {
+      const size_t at = (first + i) % n;
+      bool connect_failed = false;
+      last = call(*servers_[at], connect_failed);
+      if (connect_failed) continue;
+      // A transport error after connecting: the next call tries the next one.
+      size_t expected = first;
+      current_.compare_exchange_strong(expected, last.has_value() ? at : (at + 1) % n);
+      return last;
+    }
+    current_.store((first + 1) % n);
+    return last;
+  }
+
+  std::vector<std::unique_ptr<BeastRestClient>> servers_;
+  std::atomic<size_t> current_{0};
+};
+
+Result<std::unique_ptr<BeastRestClient>> create_one(const KubeConfig& config);
+
 }  // namespace
 
 Result<std::unique_ptr<RestClient>> RestClient::create(const KubeConfig& config) {
+  if (config.server.find(',') == std::string::npos) {
+    ASSIGN_OR_RETURN(auto one, create_one(config));
+    return std::unique_ptr<RestClient>(std::move(one));
+  }
+  std::vector<std::unique_ptr<BeastRestClient>> servers;
+  for (std::string_view url : common::split(config.server, ',')) {
+    if (url.empty()) continue;
+    KubeConfig c = config;
+    c.server = std::string(url);
+    ASSIGN_OR_RETURN(auto one, create_one(c));
+    servers.push_back(std::move(one));
+  }
+  if (servers.empty()) return invalid_error("no server URL in \"" + config.server + "\"");
+  if (servers.size() == 1) return std::unique_ptr<RestClient>(std::move(servers.front()));
+  return std::unique_ptr<RestClient>(new FailoverRestClient(std::move(servers)));
+}
+
+namespace {
+
+Result<std::unique_ptr<BeastRestClient>> create_one(const KubeConfig& config) {
   ASSIGN_OR_RETURN(Endpoint ep, parse_server(config.server));
   std::unique_ptr<ssl::context> tls;
   if (ep.tls) {
@@ -343,8 +433,10 @@ Result<std::unique_ptr<RestClient>> RestClient::create(const KubeConfig& config)
       if (ec) return invalid_error("kubeconfig: client key: " + ec.message());
     }
   }
-  return std::unique_ptr<RestClient>(new BeastRestClient(std::move(ep), std::move(tls), config.token));
+  return std::make_unique<BeastRestClient>(std::move(ep), std::move(tls), config.token);
 }
+
+}  // namespace
 
 Status status_from_response(const Response& r) {
   std::string reason, message;

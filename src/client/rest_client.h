@@ -33,7 +33,10 @@ struct Response {
 class RestClient {
  public:
   // Validates the server URL (http:// or https://host[:port]) and the TLS material;
-  // connects lazily on the first request.
+  // connects lazily on the first request. Several comma-separated URLs name
+  // API servers of one cluster: a server that cannot be connected to is skipped
+  // for the next one, and a request that failed in transit is not resent but
+  // the next one goes to the next server.
   static Result<std::unique_ptr<RestClient>> create(const KubeConfig& config);
   virtual ~RestClient() = default;
 

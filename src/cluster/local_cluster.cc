@@ -11,6 +11,8 @@
 #include <condition_variable>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <map>
 #include <mutex>
 #include <set>
@@ -223,9 +225,53 @@ struct LocalCluster::Impl {
     return clients.back().get();
   }
 
+  // Runs `body` until stop_control; with leader election only while this
+  // process holds the Lease `name`, campaigning again after a loss.
+  Status leader_elected(client::RestClient& rest, const std::string& name, std::shared_ptr<spdlog::logger> log,
+                        const client::LeaderElector::LeadingFn& body) {
+    if (!options.leader_elect.value_or(options.store.rfind("etcd://", 0) == 0)) return body(stop_control);
+    client::LeaderElectionConfig c = options.leader_election;
+    c.lease_name = name;
+    c.logger = std::move(log);
+    return client::run_leader_elected(rest, c, body, stop_control, true);
+  }
+
+  Result<server::PkiFiles> serving_pki(const std::string& host, const std::string& advertise);
   Result<void> start_server();
   Result<void> start_components();
 };
+
+// The data dir's PKI (created on first start), with the files named by
+// --tls-cert-file/--tls-private-key-file and --client-ca-file in place of its
+// own: servers of one cluster share one CA and serving certificate.
+Result<server::PkiFiles> LocalCluster::Impl::serving_pki(const std::string& host, const std::string& advertise) {
+  if (options.tls_cert_file.empty() != options.tls_private_key_file.empty()) {
+    return Status(Code::kInvalid, "--tls-cert-file and --tls-private-key-file must be given together");
+  }
+  server::PkiFiles pki;
+  if (options.tls_cert_file.empty() || options.client_ca_file.empty()) {
+    ASSIGN_OR_RETURN(pki, server::ensure_pki(dir + "/pki", {host, advertise}));
+  }
+  if (!options.tls_cert_file.empty()) {
+    for (const auto& [flag, path] : {std::pair{"--tls-cert-file", options.tls_cert_file},
+                                     std::pair{"--tls-private-key-file", options.tls_private_key_file}}) {
+      if (::access(path.c_str(), R_OK) != 0) return Status(Code::kInvalid, std::string(flag) + ": cannot read " + path);
+    }
+    pki.server_cert = options.tls_cert_file;
+    pki.server_key = options.tls_private_key_file;
+  }
+  if (!options.client_ca_file.empty()) {
+    std::ifstream in(options.client_ca_file);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!in || text.str().find("-----BEGIN CERTIFICATE-----") == std::string::npos) {
+      return Status(Code::kInvalid, "--client-ca-file: " + options.client_ca_file + " holds no PEM certificate");
+    }
+    pki.ca_cert = options.client_ca_file;
+    pki.ca_pem = text.str();
+  }
+  return pki;
+}
 
 Result<void> LocalCluster::Impl::start_server() {
   size_t colon = options.listen.rfind(':');
@@ -263,12 +309,14 @@ Result<void> LocalCluster::Impl::start_server() {
                   "--store must be sqlite, memory or etcd://HOST:PORT[,HOST:PORT...], got \"" + options.store + "\"");
   }
   std::string advertise = options.advertise.empty() ? (host == "0.0.0.0" ? "127.0.0.1" : host) : options.advertise;
-  ASSIGN_OR_RETURN(server::PkiFiles pki, server::ensure_pki(dir + "/pki", {host, advertise}));
+  ASSIGN_OR_RETURN(server::PkiFiles pki, serving_pki(host, advertise));
   ca_pem = pki.ca_pem;
   std::vector<std::string> node_names = options.node_tokens;
   for (const auto& n : options.nodes) node_names.push_back(n.name);
-  ASSIGN_OR_RETURN(server::TokenTable t, server::TokenTable::ensure(dir, node_names));
-  tokens = std::move(t);
+  const std::string token_file = options.token_auth_file.empty() ? dir + "/tokens.csv" : options.token_auth_file;
+  auto t = server::TokenTable::ensure_file(token_file, node_names);
+  if (!t.has_value()) return Status(t.error().code(), "--token-auth-file " + token_file + ": " + t.error().message());
+  tokens = std::move(t).value();
 
   server::ApiServerOptions ao;
   ao.new_uid = server::new_object_uid;
@@ -321,20 +369,26 @@ Result<void> LocalCluster::Impl::start_components() {
     RETURN_IF_ERROR(sched::apply_policy(options.policy, ro.scheduler));
     ro.scheduler.bind_workers = 16;
     ro.logger = logger("scheduler", "scheduler");
-    control_threads.emplace_back([this, watch, write, ro] {
-      auto r = sched::run_scheduler(*watch, *write, ro, stop_control);
-      if (!r.has_value()) {
-        ro.logger->error("scheduler stopped: {}", r.error().to_string());
-        fail("scheduler", r.error().to_string());
+    ASSIGN_OR_RETURN(client::RestClient * lease, new_client(admin));
+    control_threads.emplace_back([this, watch, write, ro, lease] {
+      Status st = leader_elected(*lease, "draplane-scheduler", ro.logger, [&](const std::atomic<bool>& stop) {
+        return sched::run_scheduler(*watch, *write, ro, stop).status();
+      });
+      if (!st.ok()) {
+        ro.logger->error("scheduler stopped: {}", st.to_string());
+        fail("scheduler", st.to_string());
       }
     });
   }
   if (options.controllers) {
     ASSIGN_OR_RETURN(client::RestClient * rest, new_client(admin));
+    ASSIGN_OR_RETURN(client::RestClient * lease, new_client(admin));
     controllers::ControllerOptions co;
     co.logger = logger("controllers", "controllers");
-    control_threads.emplace_back([this, rest, co] {
-      Status st = controllers::run_controllers(*rest, co, stop_control);
+    control_threads.emplace_back([this, rest, co, lease] {
+      Status st = leader_elected(*lease, "draplane-controllers", co.logger, [&](const std::atomic<bool>& stop) {
+        return controllers::run_controllers(*rest, co, stop);
+      });
       if (!st.ok()) {
         co.logger->error("controllers stopped: {}", st.to_string());
         fail("controllers", st.to_string());
@@ -413,6 +467,11 @@ Result<std::unique_ptr<LocalCluster>> LocalCluster::start(const LocalClusterOpti
   if (options.scheduler) {
     sched::SchedulerOptions check;
     RETURN_IF_ERROR(sched::apply_policy(options.policy, check));
+  }
+  client::LeaderElectionConfig election = options.leader_election;
+  election.lease_name = "draplane-scheduler";
+  if (Status st = client::validate_leader_election(election); !st.ok()) {
+    return Status(Code::kInvalid, "leader election: " + st.message());
   }
   if (options.event_ttl_s <= 0) return Status(Code::kInvalid, "--event-ttl must be positive");
   RETURN_IF_ERROR(c->impl_->start_server());

@@ -15,10 +15,12 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "client/kubeconfig.h"
+#include "client/leader_election.h"
 #include "common/result.h"
 #include "node/slices.h"
 
@@ -52,8 +54,18 @@ struct LocalClusterOptions {
   int max_mutating_requests_inflight = 200;
   std::string request_timeout = "1m0s";  // a Go duration: 1m0s, 30s, 500ms
   int compact_interval_s = 300;
+  // kube-apiserver's --tls-cert-file and --tls-private-key-file (the serving
+  // certificate), --client-ca-file (the cluster CA, written into the kubeconfig)
+  // and --token-auth-file; "" takes <data-dir>/pki/server.crt, server.key,
+  // ca.crt and <data-dir>/tokens.csv (created on first start).
+  std::string tls_cert_file, tls_private_key_file, client_ca_file, token_auth_file;
   bool scheduler = true;
   bool controllers = true;
+  // The scheduler and controllers run here act only while they hold their
+  // Lease (kube-system/draplane-scheduler, draplane-controllers), so that
+  // servers of one etcd cluster run one of each. nullopt: on with an etcd store.
+  std::optional<bool> leader_elect;
+  client::LeaderElectionConfig leader_election;  // durations and namespace
   std::string policy = "draplane";  // scheduler's placement policy (sched/policy_flag.h)
   std::vector<std::string> node_tokens;  // extra node identities to mint tokens for
   std::vector<SimNode> nodes;            // simulated nodes run in process

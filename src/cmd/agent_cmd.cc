@@ -1,4 +1,4 @@
-// `draplane agent --node NAME (--server URL [--token T] | --kubeconfig FILE)
+// `draplane agent --node NAME (--server URL[,URL...] [--token T] | --kubeconfig FILE)
 //  [--gpus sim:8xH100|nvml|FILE] [--state-dir DIR] [--mig dynamic|none]
 //  [--consumable-shares disabled|unlimited|memory|N]`: the node agent (GPU driver
 // gpu.nvidia.com + kubelet) for one node. Flags -> options -> node::run_agent;
@@ -26,7 +26,7 @@ namespace {
 
 struct AgentFlags {
   std::string node;
-  std::string server;
+  std::vector<std::string> servers;  // --server, repeated or comma-separated
   std::string kubeconfig;
   std::string context;
   std::string token;
@@ -107,11 +107,15 @@ int run(const AgentFlags& f) {
       return 2;
     }
     cfg = *k;
-  } else if (f.server.empty()) {
+  } else if (f.servers.empty()) {
     std::cerr << "error: one of --server or --kubeconfig is required\n";
     return 2;
   }
-  if (!f.server.empty()) cfg.server = f.server;
+  if (!f.servers.empty()) {
+    // Several API servers of one cluster: the client fails over between them.
+    cfg.server.clear();
+    for (const auto& s : f.servers) cfg.server += (cfg.server.empty() ? "" : ",") + s;
+  }
   if (!f.token.empty()) cfg.token = f.token;
   if (f.insecure) cfg.insecure_skip_tls_verify = true;
   if (!f.ca_file.empty()) {
@@ -155,7 +159,9 @@ void add_agent(CLI::App& app, int& exit_code) {
   auto f = std::make_shared<AgentFlags>();
   auto* sub = app.add_subcommand("agent", "Run the node agent: GPU driver gpu.nvidia.com and kubelet for one node");
   sub->add_option("--node", f->node, "Node name (required)");
-  sub->add_option("--server", f->server, "API server URL (overrides the kubeconfig's)");
+  sub->add_option("--server", f->servers,
+                  "API server URL (overrides the kubeconfig's); repeated or comma-separated, the agent fails over "
+                  "between the servers of one cluster");
   sub->add_option("--kubeconfig", f->kubeconfig, "Kubeconfig file");
   sub->add_option("--context", f->context, "Kubeconfig context");
   sub->add_option("--token", f->token, "Bearer token (e.g. the node's token from tokens.csv)");

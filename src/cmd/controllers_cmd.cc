@@ -12,6 +12,7 @@
 #include "client/rest_client.h"
 #include "cmd/commands.h"
 #include "cmd/component.h"
+#include "cmd/leader_elect_flags.h"
 #include "controllers/claim_controller.h"
 
 namespace draplane::cmd {
@@ -22,6 +23,8 @@ struct ControllerFlags {
   std::string context;
   int workers = 8;
   bool verbose = false;
+  std::string master;
+  LeaderElectFlags elect;
 };
 
 int run(const ControllerFlags& f) {
@@ -30,15 +33,24 @@ int run(const ControllerFlags& f) {
     std::cerr << "error: --kubeconfig: " << cfg.error().message() << "\n";
     return 2;
   }
+  if (!f.master.empty()) cfg->server = f.master;
   auto rest = client::RestClient::create(*cfg);
-  if (!rest.has_value()) {
+  auto lease_client = client::RestClient::create(*cfg);
+  if (!rest.has_value() || !lease_client.has_value()) {
     std::cerr << "error: " << rest.error().message() << "\n";
     return 2;
   }
   controllers::ControllerOptions o;
   o.workers = std::max(1, f.workers);
   o.logger = stderr_logger("controllers", f.verbose);
-  return run_until_stopped([&](const std::atomic<bool>& stop) { return controllers::run_controllers(**rest, o, stop); });
+  auto control = [&](const std::atomic<bool>& stop) { return controllers::run_controllers(**rest, o, stop); };
+  if (!f.elect.enabled) return run_until_stopped(control);
+  client::LeaderElectionConfig election = f.elect.config;
+  election.logger = stderr_logger("leader-election", f.verbose);
+  // A lost lease ends the process (exit 1), as kube-controller-manager's does.
+  return run_until_stopped([&](const std::atomic<bool>& stop) {
+    return client::run_leader_elected(**lease_client, election, control, stop, false);
+  });
 }
 
 }  // namespace
@@ -50,6 +62,9 @@ void add_controllers(CLI::App& app, int& exit_code) {
   sub->add_option("--context", f->context, "Kubeconfig context");
   sub->add_option("--workers", f->workers, "Concurrent syncs")->capture_default_str();
   sub->add_flag("-v,--verbose", f->verbose, "Debug logging");
+  sub->add_option("--master", f->master,
+                  "API server URL, overriding the kubeconfig's; several comma-separated URLs fail over");
+  add_leader_elect_options(*sub, f->elect, "draplane-controllers");
   sub->callback([f, &exit_code] { exit_code = run(*f); });
 }
 

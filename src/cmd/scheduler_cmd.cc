@@ -10,6 +10,7 @@
 #include "client/rest_client.h"
 #include "cmd/commands.h"
 #include "cmd/component.h"
+#include "cmd/leader_elect_flags.h"
 #include "sched/policy_flag.h"
 #include "sched/runner.h"
 
@@ -24,6 +25,8 @@ struct SchedulerFlags {
   int bind_workers = 16;
   bool only_named = false;
   bool verbose = false;
+  std::string master;
+  LeaderElectFlags elect;
 };
 
 int run(const SchedulerFlags& f) {
@@ -37,6 +40,7 @@ int run(const SchedulerFlags& f) {
     std::cerr << "error: " << cfg.error().message() << "\n";
     return 2;
   }
+  if (!f.master.empty()) cfg->server = f.master;
   auto watch_client = client::RestClient::create(*cfg);
   auto write_client = client::RestClient::create(*cfg);
   if (!watch_client || !write_client) {
@@ -48,8 +52,21 @@ int run(const SchedulerFlags& f) {
   o.scheduler.name = f.name;
   o.scheduler.serve_default = !f.only_named;
   o.scheduler.bind_workers = f.bind_workers;
-  return run_until_stopped([&](const std::atomic<bool>& stop) {
+  auto schedule = [&](const std::atomic<bool>& stop) {
     return sched::run_scheduler(**watch_client, **write_client, o, stop).status();
+  };
+  if (!f.elect.enabled) return run_until_stopped(schedule);
+  auto lease_client = client::RestClient::create(*cfg);
+  if (!lease_client) {
+    std::cerr << "error: " << lease_client.error().message() << "\n";
+    return 2;
+  }
+  client::LeaderElectionConfig election = f.elect.config;
+  election.logger = stderr_logger("leader-election", f.verbose);
+  // A lost lease ends the process (exit 1), as kube-scheduler's does: its
+  // supervisor restarts it as a standby.
+  return run_until_stopped([&](const std::atomic<bool>& stop) {
+    return client::run_leader_elected(**lease_client, election, schedule, stop, false);
   });
 }
 
@@ -69,6 +86,9 @@ void add_scheduler(CLI::App& app, int& exit_code) {
   cmd->add_flag("--only-named", flags->only_named,
                 "serve only pods naming this scheduler (not \"\" or default-scheduler)");
   cmd->add_flag("-v,--verbose", flags->verbose, "debug logging");
+  cmd->add_option("--master", flags->master,
+                  "API server URL, overriding the kubeconfig's; several comma-separated URLs fail over");
+  add_leader_elect_options(*cmd, flags->elect, "draplane-scheduler");
   cmd->callback([flags, &exit_code] { exit_code = run(*flags); });
 }
 

@@ -7,6 +7,7 @@
 #include "cluster/local_cluster.h"
 #include "cmd/cluster_flags.h"
 #include "cmd/commands.h"
+#include "cmd/leader_elect_flags.h"
 #include "cmd/signals.h"
 #include "common/split.h"
 
@@ -18,6 +19,7 @@ struct ServerFlags {
   std::string nodes;
   bool no_scheduler = false;
   bool no_controllers = false;
+  LeaderElectFlags elect;
 };
 
 int run_server(ServerFlags f) {
@@ -27,6 +29,8 @@ int run_server(ServerFlags f) {
   }
   f.o.scheduler = !f.no_scheduler;
   f.o.controllers = !f.no_controllers;
+  if (f.elect.given()) f.o.leader_elect = f.elect.enabled;
+  f.o.leader_election = f.elect.config;
   auto c = cluster::LocalCluster::start(f.o);
   if (!c.has_value()) {
     std::cerr << "error: " << c.error().message() << "\n";
@@ -67,6 +71,17 @@ void add_server(CLI::App& app, int& exit_code) {
   add_event_ttl_option(*sub, flags->o.event_ttl_s);
   sub->add_flag("--no-scheduler", flags->no_scheduler, "Do not run the scheduler in this process");
   sub->add_flag("--no-controllers", flags->no_controllers, "Do not run the resource-claim controller in this process");
+  sub->add_option("--tls-cert-file", flags->o.tls_cert_file,
+                  "Serving certificate (PEM; default <data-dir>/pki/server.crt, created on first start)");
+  sub->add_option("--tls-private-key-file", flags->o.tls_private_key_file,
+                  "Private key of --tls-cert-file (default <data-dir>/pki/server.key)");
+  sub->add_option("--client-ca-file", flags->o.client_ca_file,
+                  "The cluster CA, written into the kubeconfig (default <data-dir>/pki/ca.crt)");
+  sub->add_option("--token-auth-file", flags->o.token_auth_file,
+                  "Static bearer tokens: token,user,uid,\"group1,group2\" per line (default <data-dir>/tokens.csv)");
+  // The embedded scheduler's and controllers' Leases: draplane-scheduler and
+  // draplane-controllers (on by default with an etcd store).
+  add_leader_elect_options(*sub, flags->elect, "");
   sub->add_flag("-v,--verbose", flags->o.verbose, "Debug level in the component logs (<data-dir>/logs)");
   sub->callback([flags, &exit_code] { exit_code = run_server(*flags); });
 }

@@ -32,8 +32,11 @@ const Identity* TokenTable::find(const std::string& token) const {
 }
 
 Result<TokenTable> TokenTable::ensure(const std::string& dir, const std::vector<std::string>& nodes) {
+  return ensure_file(dir + "/tokens.csv", nodes);
+}
+
+Result<TokenTable> TokenTable::ensure_file(const std::string& path, const std::vector<std::string>& nodes) {
   TokenTable t;
-  std::string path = dir + "/tokens.csv";
   std::ifstream in(path);
   std::string line;
   std::vector<std::string> lines;

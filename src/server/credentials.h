@@ -29,6 +29,8 @@ class TokenTable {
   // Loads <dir>/tokens.csv, adding an admin token and tokens for `nodes` that
   // are missing, and writes the file back (mode 0600).
   static Result<TokenTable> ensure(const std::string& dir, const std::vector<std::string>& nodes);
+  // The same for a token file named explicitly (kube-apiserver's --token-auth-file).
+  static Result<TokenTable> ensure_file(const std::string& path, const std::vector<std::string>& nodes);
 
  private:
   std::map<std::string, Identity> tokens_;

@@ -95,7 +95,9 @@ help_has "server" --data-dir --listen --store
 help_has "agent" --node --server --gpus
 help_has "agent inject-xid" --node --gpu --xid --gpu-lost --recover --state-dir --data-dir
 help_has "up" --data-dir --listen --demo
-help_has "scheduler" --kubeconfig --policy
+help_has "scheduler" --kubeconfig --policy --master --leader-elect --leader-elect-lease-duration --leader-elect-resource-name
+help_has "controllers" --kubeconfig --master --leader-elect --leader-elect-renew-deadline --leader-elect-resource-namespace
+help_has "server" --tls-cert-file --tls-private-key-file --client-ca-file --token-auth-file --leader-elect --no-scheduler
 run cel eval --help
 expect_out_line "cel eval --help" "Usage: $bin cel eval [OPTIONS] EXPR"
 run allocate --help

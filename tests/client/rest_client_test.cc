@@ -203,6 +203,42 @@ TEST(RestClient, ConnectionRefusedIsUnavailable) {
   EXPECT_EQ(r.error().code(), Code::kUnavailable);
 }
 
+// Several comma-separated servers: one that refuses connections is skipped,
+// for requests and for watches; once it is gone for good the next calls go
+// straight to the one that answered.
+TEST(RestClient, SeveralServersFailOverOnConnectionErrors) {
+  FakeServer server;
+  KubeConfig cfg;
+  cfg.server = "http://127.0.0.1:1," + server.url();
+  auto client = RestClient::create(cfg);
+  ASSERT_TRUE(client.has_value()) << client.error().to_string();
+  for (int i = 0; i < 2; ++i) {
+    auto body = (*client)->get("/api/v1/namespaces/default");
+    ASSERT_TRUE(body.has_value()) << body.error().to_string();
+    EXPECT_EQ(*body, "{\"kind\":\"Namespace\"}");
+  }
+  EXPECT_EQ(server.connections(), 1);
+  // The fake serves one connection at a time: close the kept-alive one first.
+  client = RestClient::create(cfg);
+  ASSERT_TRUE(client.has_value());
+  std::vector<std::string> events;
+  auto w = (*client)->watch("/api/v1/pods?watch=1", [&](std::string_view e) {
+    events.emplace_back(e);
+    return true;
+  }, nullptr);
+  ASSERT_TRUE(w.has_value()) << w.error().to_string();
+  EXPECT_EQ(events.size(), 3u);
+  // All servers down: the last connection error.
+  cfg.server = "http://127.0.0.1:1,http://127.0.0.1:2";
+  auto none = RestClient::create(cfg);
+  ASSERT_TRUE(none.has_value());
+  auto r = (*none)->get("/healthz");
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code(), Code::kUnavailable);
+  cfg.server = "http://127.0.0.1:1,ftp://x";
+  EXPECT_EQ(RestClient::create(cfg).error().code(), Code::kInvalid);
+}
+
 TEST(RestClient, BadServerUrl) {
   KubeConfig cfg;
   cfg.server = "ftp://x";

@@ -233,3 +233,66 @@ TEST(LocalCluster, NodeSlicesComeBackAfterAnAdminDeletesThem) {
 
 }  // namespace
 }  // namespace draplane::cluster
+
+namespace draplane::cluster {
+namespace {
+
+std::string lease_holder(client::RestClient& rest, const std::string& name) {
+  auto got = rest.get("/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/" + name);
+  if (!got.has_value()) return "<" + got.error().message() + ">";
+  rapidjson::Document d;
+  d.Parse(got->c_str());
+  const auto& spec = d["spec"];
+  return spec.HasMember("holderIdentity") ? spec["holderIdentity"].GetString() : "";
+}
+
+// With leader election on, the embedded scheduler and controllers take their
+// Leases (the API server accepts client-go's record); a second server started
+// on the first one's certificate, CA and token files serves its clients.
+TEST(LocalCluster, LeaderElectedComponentsAndASecondServerOnTheSameFiles) {
+  std::string dir = (fs::temp_directory_path() / ("draplane-lc-le-" + std::to_string(::getpid()))).string();
+  fs::remove_all(dir);
+  LocalClusterOptions o;
+  o.data_dir = dir;
+  o.listen = "127.0.0.1:0";
+  o.store = "memory";
+  o.leader_elect = true;
+  auto c = LocalCluster::start(o);
+  ASSERT_TRUE(c.has_value()) << c.error().to_string();
+  auto rest = client::RestClient::create((*c)->admin_config());
+  ASSERT_TRUE(rest.has_value());
+  for (const char* name : {"draplane-scheduler", "draplane-controllers"}) {
+    std::string holder;
+    for (int i = 0; i < 500 && (holder.empty() || holder[0] == '<'); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      holder = lease_holder(**rest, name);
+    }
+    EXPECT_NE(holder.find('_'), std::string::npos) << name << ": " << holder;
+  }
+  // A second server on the same data dir's files named by flags: the clients of
+  // the first (CA, admin token) work against it.
+  LocalClusterOptions o2 = o;
+  o2.data_dir = dir + "-2";
+  o2.tls_cert_file = dir + "/pki/server.crt";
+  o2.tls_private_key_file = dir + "/pki/server.key";
+  o2.client_ca_file = dir + "/pki/ca.crt";
+  o2.token_auth_file = dir + "/tokens.csv";
+  o2.scheduler = o2.controllers = false;
+  auto c2 = LocalCluster::start(o2);
+  ASSERT_TRUE(c2.has_value()) << c2.error().to_string();
+  client::KubeConfig cfg = (*c)->admin_config();
+  cfg.server = (*c2)->url();
+  auto rest2 = client::RestClient::create(cfg);
+  ASSERT_TRUE(rest2.has_value());
+  EXPECT_TRUE((*rest2)->get("/api/v1/namespaces").has_value());
+  o2.tls_private_key_file.clear();
+  EXPECT_EQ(LocalCluster::start(o2).error().message(),
+            "--tls-cert-file and --tls-private-key-file must be given together");
+  (*c2)->stop();
+  (*c)->stop();
+  fs::remove_all(dir);
+  fs::remove_all(dir + "-2");
+}
+
+}  // namespace
+}  // namespace draplane::cluster
