@@ -32,6 +32,14 @@ class Binder {
   // has a resourceVersion) or to the current pod, retried on conflicts with
   // the current pod by the implementation.
   virtual Result<void> update_pod_status(const api::Pod& pod, const std::function<void(api::Pod&)>& mutate) = 0;
+  // Read-modify-write of a PodGroup's status (its PodGroupInitiallyScheduled
+  // condition), as update_pod_status. Not supported by default (tests and
+  // simulation without PodGroups).
+  virtual Result<void> update_pod_group_status(const api::PodGroup& group,
+                                               const std::function<void(api::PodGroup&)>& mutate) {
+    (void)group, (void)mutate;
+    return Status(Code::kFailedPrecondition, "this binder writes no PodGroup status");
+  }
   // An Event about `pod` (kube-scheduler's Scheduled, FailedScheduling), from
   // any thread. Must only enqueue: the scheduling cycle calls it. No-op by
   // default (tests, simulation).

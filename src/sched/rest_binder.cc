@@ -79,6 +79,30 @@ Result<void> RestBinder::update_pod_status(const api::Pod& pod, const std::funct
   return last;
 }
 
+Result<void> RestBinder::update_pod_group_status(const api::PodGroup& group,
+                                                 const std::function<void(api::PodGroup&)>& mutate) {
+  const client::Path path =
+      client::resources::kPodGroups.ns(group.metadata.namespace_).name(group.metadata.name);
+  Status last;
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    // The cache's copy first (its resourceVersion guards the write), then the current one.
+    api::PodGroup g;
+    if (attempt == 0 && !group.metadata.resourceVersion.empty()) {
+      g = group;
+    } else {
+      ASSIGN_OR_RETURN(std::string current, client_.get(path));
+      ASSIGN_OR_RETURN(g, api::decode_as<api::PodGroup>(current));
+    }
+    mutate(g);
+    g.typeMeta = {"scheduling.k8s.io/v1beta1", "PodGroup"};
+    auto r = client_.put(path.sub("status"), api::to_json(g));
+    if (r.has_value()) return {};
+    last = r.error();
+    if (last.code() != Code::kConflict) break;
+  }
+  return last;
+}
+
 void RestBinder::record_event(const api::Pod& pod, const char* type, const char* reason, const char* action,
                               const std::string& message) {
   if (recorder_ == nullptr) return;
