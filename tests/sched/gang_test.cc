@@ -264,6 +264,14 @@ api::Pod group_member(const std::string& group, const std::string& name) {
   return p;
 }
 
+// Pods of PodGroup `group`, each with its own one-GPU claim.
+void add_members(Harness& h, const std::string& group, std::initializer_list<const char*> names) {
+  for (const char* n : names) {
+    h.add(claim(n));
+    h.add(group_member(group, n));
+  }
+}
+
 // The PodGroup's PodGroupInitiallyScheduled condition: "status reason: message".
 std::string group_condition(Harness& h, const std::string& name) {
   for (const auto& c : h.api.pod_groups.at("default/" + name).status.conditions) {
@@ -310,16 +318,12 @@ TEST(Gang, PodGroupConditionStaysTrueOnceScheduled) {
   Harness h;
   one_node(h, 2);
   h.add(pod_group("train", 2));
-  for (const char* n : {"w0", "w1"}) {
-    h.add(claim(n));
-    h.add(group_member("train", n));
-  }
+  add_members(h, "train", {"w0", "w1"});
   h.run();
   ASSERT_EQ(group_condition(h, "train"), "True Scheduled: 2 of 2 pods (minCount) placed");
   const int writes = h.api.pod_group_status_writes;
   // A later member that does not fit leaves the terminal condition alone.
-  h.add(claim("w2"));
-  h.add(group_member("train", "w2"));
+  add_members(h, "train", {"w2"});
   h.run();
   EXPECT_EQ(h.pod("w2").spec.nodeName, "");
   EXPECT_EQ(group_condition(h, "train"), "True Scheduled: 2 of 2 pods (minCount) placed");
@@ -330,10 +334,7 @@ TEST(Gang, PodsWaitForTheirPodGroupThenFollowItsPolicy) {
   Harness h;
   one_node(h, 1);
   // The members come first (a controller may create the PodGroup after them).
-  for (const char* n : {"w0", "w1"}) {
-    h.add(claim(n));
-    h.add(group_member("train", n));
-  }
+  add_members(h, "train", {"w0", "w1"});
   h.run();
   EXPECT_EQ(h.pod("w0").spec.nodeName, "");
   EXPECT_NE(h.condition_message("w0").find("waiting for PodGroup default/train"), std::string::npos)
@@ -351,16 +352,12 @@ TEST(Gang, PodGroupGangWaitsForMinCountPods) {
   Harness h;
   one_node(h, 4);
   h.add(pod_group("train", 3));
-  for (const char* n : {"w0", "w1"}) {
-    h.add(claim(n));
-    h.add(group_member("train", n));
-  }
+  add_members(h, "train", {"w0", "w1"});
   h.run();
   EXPECT_EQ(h.pod("w0").spec.nodeName, "");
   EXPECT_EQ(group_condition(h, "train"),
             "False Unschedulable: PodGroup default/train: 2 of 3 pods (spec.schedulingPolicy.gang.minCount) exist");
-  h.add(claim("w2"));
-  h.add(group_member("train", "w2"));
+  add_members(h, "train", {"w2"});
   h.run();
   for (const char* n : {"w0", "w1", "w2"}) EXPECT_EQ(h.pod(n).spec.nodeName, "n1") << n;
 }
