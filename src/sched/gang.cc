@@ -20,8 +20,8 @@ namespace {
 
 // What the pending members' claims still need, in words a person can act on:
 // "needs 8 devices of class gpu.nvidia.com (each claim's devices with the same
-// gpu.nvidia.com/clique); 7 free". Empty when they need no devices.
-std::string shortfall(const std::vector<std::string>& members, ClusterCache& cache) {
+// gpu.nvidia.com/clique)". Empty when they need no devices.
+std::string shortfall(const std::vector<std::string>& members, const ClusterCache& cache) {
   std::map<std::string, int64_t> by_class;
   std::set<std::string> matched;
   std::set<std::string> seen;
@@ -53,9 +53,9 @@ std::string shortfall(const std::vector<std::string>& members, ClusterCache& cac
     for (const auto& a : matched) attrs += (attrs.empty() ? "" : ", ") + a;
     need += " (each claim's devices with the same " + attrs + ")";
   }
-  int free = 0;
-  for (const auto& [name, node] : cache.nodes()) free += cache.free_devices(name);
-  return "needs " + need + "; " + std::to_string(free) + " free";
+  // How many of them are free is the first failure's per-node explanation
+  // (free devices counted here would include other classes' devices).
+  return "needs " + need;
 }
 
 }  // namespace
