@@ -146,6 +146,17 @@ void seven_free_gpus(Harness& h) {
   ASSERT_FALSE(h.pod("other").spec.nodeName.empty());
 }
 
+// Members w0..w<n-1> are unbound, hold no device and wait for a cluster change.
+void expect_all_waiting(Harness& h, int n) {
+  for (int i = 0; i < n; ++i) {
+    const std::string name = "w" + std::to_string(i);
+    SCOPED_TRACE(name);
+    EXPECT_EQ(h.pod(name).spec.nodeName, "");
+    EXPECT_FALSE(h.claim(name).status.allocation);
+    EXPECT_TRUE(h.sched.queue().is_unschedulable("default/" + name));
+  }
+}
+
 TEST(Gang, EightPodsOnSevenFreeGpusHoldNothingThenRun) {
   Harness h;
   seven_free_gpus(h);
@@ -156,13 +167,7 @@ TEST(Gang, EightPodsOnSevenFreeGpusHoldNothingThenRun) {
     h.add(member("train", n, 8));
   }
   h.run();
-  for (int i = 0; i < 8; ++i) {
-    const std::string n = "w" + std::to_string(i);
-    SCOPED_TRACE(n);
-    EXPECT_EQ(h.pod(n).spec.nodeName, "");
-    EXPECT_FALSE(h.claim(n).status.allocation);
-    EXPECT_TRUE(h.sched.queue().is_unschedulable("default/" + n));
-  }
+  expect_all_waiting(h, 8);
   EXPECT_EQ(h.api.status_writes, writes) << "no member's claim was written";
   EXPECT_EQ(h.sched.cache().free_devices("n1") + h.sched.cache().free_devices("n2"), 7) << "nothing held";
   EXPECT_NE(h.condition_message("w0").find("gang default/train: only 7 of 8 pods fit"), std::string::npos)
@@ -291,12 +296,7 @@ TEST(Gang, PodGroupOfEightOnSevenFreeGpusHoldsNothingThenRuns) {
     h.add(group_member("train", n));
   }
   h.run();
-  for (int i = 0; i < 8; ++i) {
-    const std::string n = "w" + std::to_string(i);
-    SCOPED_TRACE(n);
-    EXPECT_EQ(h.pod(n).spec.nodeName, "");
-    EXPECT_FALSE(h.claim(n).status.allocation);
-  }
+  expect_all_waiting(h, 8);
   EXPECT_EQ(h.api.status_writes, writes) << "no member's claim was written";
   EXPECT_EQ(h.sched.cache().free_devices("n1") + h.sched.cache().free_devices("n2"), 7) << "nothing held";
   const std::string cond = group_condition(h, "train");
