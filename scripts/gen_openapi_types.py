@@ -12,7 +12,8 @@ rendered from it by openapi_schema.cc and server-side apply's field schema is
 derived from it (field_schema.cc).
 
 Usage: gen_openapi_types.py API_GIT_DIR APIMACHINERY_GIT_DIR REF > src/server/openapi_types.json
-(each GIT_DIR a clone or bare mirror; REF a branch such as release-1.36).
+(each GIT_DIR a clone or bare mirror; REF a branch such as release-1.36; the
+packages of PACKAGE_REFS are read at their own ref).
 """
 import json
 import re
@@ -31,6 +32,7 @@ PACKAGES = {
     "apps/v1": (API, "apps/v1", "io.k8s.api.apps.v1."),
     "batch/v1": (API, "batch/v1", "io.k8s.api.batch.v1."),
     "scheduling/v1": (API, "scheduling/v1", "io.k8s.api.scheduling.v1."),
+    "scheduling/v1beta1": (API, "scheduling/v1beta1", "io.k8s.api.scheduling.v1beta1."),
     "events/v1": (API, "events/v1", "io.k8s.api.events.v1."),
     "meta/v1": (MACH, "pkg/apis/meta/v1", "io.k8s.apimachinery.pkg.apis.meta.v1."),
 }
@@ -65,6 +67,7 @@ ROOTS = {
                 "DaemonSet", "DaemonSetList"],
     "batch/v1": ["Job", "JobList"],
     "scheduling/v1": ["PriorityClass", "PriorityClassList"],
+    "scheduling/v1beta1": ["Workload", "WorkloadList", "PodGroup", "PodGroupList"],
     "events/v1": ["Event", "EventList"],
     "meta/v1": ["Status", "DeleteOptions", "Patch", "WatchEvent", "APIResourceList"],
 }
@@ -89,6 +92,11 @@ LATER_TYPES = {
     "resource/v1": ("master", ["DeviceTaintRule", "DeviceTaintRuleList", "DeviceTaintRuleSpec",
                                "DeviceTaintSelector", "DeviceTaintRuleStatus"]),
 }
+
+
+# Packages read whole from a later ref: Workload and PodGroup are
+# scheduling.k8s.io/v1beta1 from 1.37 (no release branch in the mirrors yet).
+PACKAGE_REFS = {"scheduling/v1beta1": "master"}
 
 
 def git_show(gitdir, path, ref=None):
@@ -193,7 +201,7 @@ class Pkg:
             i += 1
 
 
-pkgs = {k: Pkg(k) for k in PACKAGES}
+pkgs = {k: Pkg(k, PACKAGE_REFS.get(k)) for k in PACKAGES}
 out_types = {}  # full name -> dict
 queue = []
 

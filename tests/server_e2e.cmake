@@ -87,6 +87,10 @@ draplane_python_e2e(up_gang_e2e up_gang.py up 180)
 # high-priority pod evicts a low-priority one (DisruptionTarget, graceful delete,
 # claim deallocated), is nominated, then bound; preemptionPolicy Never does not.
 draplane_python_e2e(up_preempt_e2e up_preempt.py up 120)
+# The same gang through the Workload API (scheduling.k8s.io/v1beta1 Workload and
+# PodGroup, pods with spec.schedulingGroup): the PodGroup's condition says why,
+# then True; and a Job with spec.scheduling gets its Workload and PodGroup.
+draplane_python_e2e(up_workload_e2e up_workload.py up 180)
 # Deployments (issue 28) on one node of 8 H100s: a claim template per replica,
 # kubectl scale, rolling update within maxSurge, rollout status/history/undo,
 # kubectl create deployment, delete with --cascade orphan/foreground/background.

@@ -270,6 +270,8 @@ template Result<ConfigMap> decode_as<ConfigMap>(std::string_view);
 template Result<Secret> decode_as<Secret>(std::string_view);
 template Result<Node> decode_as<Node>(std::string_view);
 template Result<Namespace> decode_as<Namespace>(std::string_view);
+template Result<Workload> decode_as<Workload>(std::string_view);
+template Result<PodGroup> decode_as<PodGroup>(std::string_view);
 template Result<DeviceTaintRule> decode_as<DeviceTaintRule>(std::string_view);
 template Result<Deployment> decode_as<Deployment>(std::string_view);
 template Result<ReplicaSet> decode_as<ReplicaSet>(std::string_view);

@@ -131,7 +131,7 @@ size_t written(const NestedField<F...>&, const T&) {
 template <typename Table, typename T>
 [[gnu::always_inline]] inline void write_members(J& o, const Table& table, const T& v) {
   o.members.reserve(o.members.size() +
-                    std::apply([&](const auto&... f) { return (written(f, v) + ...); }, table));
+                    std::apply([&](const auto&... f) { return (size_t{0} + ... + written(f, v)); }, table));
   std::apply(
       [&](const auto&... f) __attribute__((always_inline)) { (write_field(o, f, v), ...); }, table);
 }

@@ -181,6 +181,9 @@ void apply_defaults(Object& object, const DefaultOptions& options) {
           apply_defaults(obj.spec.template_.spec);
         } else if constexpr (std::is_same_v<T, PriorityClass>) {
           if (!obj.preemptionPolicy) obj.preemptionPolicy = kPreemptLowerPriority;  // SetDefaults_PriorityClass
+        } else if constexpr (std::is_same_v<T, PodGroup>) {
+          // +default={"single": {}}
+          if (!obj.spec.disruptionMode) obj.spec.disruptionMode = DisruptionMode{SingleDisruptionMode{}, {}};
         } else if constexpr (std::is_same_v<T, PersistentVolumeClaim>) {
           if (!obj.spec.volumeMode) obj.spec.volumeMode = "Filesystem";
           if (obj.status.phase.empty()) obj.status.phase = "Pending";

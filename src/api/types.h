@@ -500,6 +500,12 @@ struct Affinity {
   bool operator==(const Affinity&) const = default;
 };
 
+// spec.schedulingGroup (1.36+, gate GenericWorkload): names the PodGroup.
+struct PodSchedulingGroup {
+  std::optional<std::string> podGroupName;
+  bool operator==(const PodSchedulingGroup&) const = default;
+};
+
 struct PodSpec {
   std::vector<Container> initContainers;
   std::vector<Container> containers;
@@ -514,6 +520,7 @@ struct PodSpec {
   std::vector<Toleration> tolerations;
   std::vector<PodResourceClaim> resourceClaims;
   std::optional<int64_t> terminationGracePeriodSeconds;
+  std::optional<PodSchedulingGroup> schedulingGroup;  // the PodGroup (gang) the pod belongs to; immutable
   RawJson extra;  // volumes, serviceAccountName, securityContext, ...
   bool operator==(const PodSpec&) const = default;
 };
@@ -718,6 +725,118 @@ struct PersistentVolumeClaim {
   bool operator==(const PersistentVolumeClaim&) const = default;
 };
 
+// ---------------------------------------------------------------- scheduling.k8s.io/v1beta1
+
+// Workload and PodGroup (KEP-4671, Kubernetes 1.37, gate GenericWorkload; SPEC
+// §6): the gang-scheduling objects. The feature-gated members kube-apiserver
+// forbids with their gates off (compositePodGroupTemplates,
+// schedulingConstraints, preemptionPolicy, parentCompositePodGroupName) are not
+// modelled. Validation: api/workload.h.
+
+struct TypedLocalObjectReference {
+  std::string apiGroup;
+  std::string kind;
+  std::string name;
+  bool operator==(const TypedLocalObjectReference&) const = default;
+};
+
+struct BasicSchedulingPolicy {
+  bool operator==(const BasicSchedulingPolicy&) const = default;
+};
+
+struct GangSchedulingPolicy {
+  int32_t minCount = 0;
+  bool operator==(const GangSchedulingPolicy&) const = default;
+};
+
+// A union: exactly one member is set.
+struct PodGroupSchedulingPolicy {
+  std::optional<BasicSchedulingPolicy> basic;
+  std::optional<GangSchedulingPolicy> gang;
+  bool operator==(const PodGroupSchedulingPolicy&) const = default;
+};
+
+// A claim shared by the pods of a group (KEP-5729): exactly one of the names.
+struct PodGroupResourceClaim {
+  std::string name;
+  std::optional<std::string> resourceClaimName;
+  std::optional<std::string> resourceClaimTemplateName;
+  bool operator==(const PodGroupResourceClaim&) const = default;
+};
+
+struct SingleDisruptionMode {
+  bool operator==(const SingleDisruptionMode&) const = default;
+};
+struct AllDisruptionMode {
+  bool operator==(const AllDisruptionMode&) const = default;
+};
+// A union: exactly one member is set; a PodGroup's defaults to single.
+struct DisruptionMode {
+  std::optional<SingleDisruptionMode> single;
+  std::optional<AllDisruptionMode> all;
+  bool operator==(const DisruptionMode&) const = default;
+};
+
+struct PodGroupTemplate {
+  std::string name;
+  PodGroupSchedulingPolicy schedulingPolicy;
+  std::vector<PodGroupResourceClaim> resourceClaims;
+  std::optional<DisruptionMode> disruptionMode;
+  std::string priorityClassName;
+  std::optional<int32_t> priority;
+  bool operator==(const PodGroupTemplate&) const = default;
+};
+
+struct WorkloadSpec {
+  std::optional<TypedLocalObjectReference> controllerRef;
+  std::vector<PodGroupTemplate> podGroupTemplates;
+  bool operator==(const WorkloadSpec&) const = default;
+};
+
+struct Workload {
+  TypeMeta typeMeta;
+  ObjectMeta metadata;
+  WorkloadSpec spec;
+  bool operator==(const Workload&) const = default;
+};
+
+// The Workload and template a PodGroup was made from.
+struct WorkloadReference {
+  std::string workloadName;
+  std::string templateName;
+  bool operator==(const WorkloadReference&) const = default;
+};
+
+struct PodGroupSpec {
+  std::optional<WorkloadReference> workloadRef;
+  PodGroupSchedulingPolicy schedulingPolicy;
+  std::vector<PodGroupResourceClaim> resourceClaims;
+  std::optional<DisruptionMode> disruptionMode;
+  std::string priorityClassName;
+  std::optional<int32_t> priority;
+  bool operator==(const PodGroupSpec&) const = default;
+};
+
+struct PodGroupResourceClaimStatus {
+  std::string name;
+  std::optional<std::string> resourceClaimName;
+  bool operator==(const PodGroupResourceClaimStatus&) const = default;
+};
+
+struct PodGroupStatus {
+  std::vector<Condition> conditions;
+  std::vector<PodGroupResourceClaimStatus> resourceClaimStatuses;
+  bool operator==(const PodGroupStatus&) const = default;
+};
+
+struct PodGroup {
+  TypeMeta typeMeta;
+  ObjectMeta metadata;
+  PodGroupSpec spec;
+  PodGroupStatus status;
+  bool operator==(const PodGroup&) const = default;
+};
+
 // ---------------------------------------------------------------- apps/v1, batch/v1 workloads
 // Deployment, ReplicaSet and Job: stored, defaulted and validated as
 // kube-apiserver does; their controllers are separate. Members draplane does
@@ -826,6 +945,25 @@ struct ReplicaSet {
   bool operator==(const ReplicaSet&) const = default;
 };
 
+// Job.spec.scheduling (KEP-5547, 1.37): the Job controller compiles it into a
+// Workload and a PodGroup and creates the Job's pods in that PodGroup. A gang
+// without minCount takes the Job's parallelism.
+struct JobGangSchedulingPolicy {
+  std::optional<int32_t> minCount;
+  bool operator==(const JobGangSchedulingPolicy&) const = default;
+};
+struct JobSchedulingPolicy {
+  std::optional<BasicSchedulingPolicy> basic;
+  std::optional<JobGangSchedulingPolicy> gang;
+  bool operator==(const JobSchedulingPolicy&) const = default;
+};
+struct JobSchedulingConfiguration {
+  std::optional<JobSchedulingPolicy> schedulingPolicy;
+  std::optional<DisruptionMode> disruptionMode;
+  std::vector<PodGroupResourceClaim> resourceClaims;
+  bool operator==(const JobSchedulingConfiguration&) const = default;
+};
+
 struct JobSpec {
   std::optional<int32_t> parallelism;
   std::optional<int32_t> completions;
@@ -839,6 +977,7 @@ struct JobSpec {
   std::optional<int32_t> ttlSecondsAfterFinished;
   std::optional<std::string> completionMode;  // NonIndexed | Indexed
   std::optional<bool> suspend;
+  std::optional<JobSchedulingConfiguration> scheduling;  // 1.37, gate WorkloadWithJob (KEP-5547)
   RawJson extra;  // successPolicy, maxFailedIndexes, podReplacementPolicy, managedBy
   bool operator==(const JobSpec&) const = default;
 };
@@ -892,7 +1031,8 @@ inline constexpr int32_t kSystemCriticalPriority = 2 * kHighestUserDefinablePrio
 // KindName).
 using Object = std::variant<DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate,
                             Pod, Node, Namespace, DeviceTaintRule, ConfigMap, Secret, ServiceAccount,
-                            Service, PersistentVolumeClaim, Deployment, ReplicaSet, Job, PriorityClass>;
+                            Service, PersistentVolumeClaim, Deployment, ReplicaSet, Job, PriorityClass,
+                            Workload, PodGroup>;
 
 // Well-known strings.
 inline constexpr const char* kGroup = "resource.k8s.io";

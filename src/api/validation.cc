@@ -3,6 +3,7 @@
 
 #include "api/validation_core.h"
 #include "api/validation_kinds.h"
+#include "api/workload.h"
 
 namespace draplane::api {
 namespace {
@@ -39,6 +40,8 @@ FieldErrorList validate(const Object& object, const ValidationOptions& options) 
                         [&](const ReplicaSet& o) { return validate_replica_set(o); },
                         [&](const Job& o) { return validate_job(o); },
                         [&](const PriorityClass& o) { return validate_priority_class(o); },
+                        [&](const Workload& o) { return validate_workload(o); },
+                        [&](const PodGroup& o) { return validate_pod_group(o); },
                     },
                     object);
 }
@@ -96,8 +99,20 @@ FieldErrorList validate_update(const Object& old_object, const Object& new_objec
   if (const auto* n = std::get_if<PriorityClass>(&new_object)) {
     return validate_priority_class_update(*n, std::get<PriorityClass>(old_object));
   }
+  if (const auto* n = std::get_if<Workload>(&new_object)) {
+    return validate_workload_update(*n, std::get<Workload>(old_object));
+  }
+  if (const auto* n = std::get_if<PodGroup>(&new_object)) {
+    return validate_pod_group_update(*n, std::get<PodGroup>(old_object));
+  }
   // Core kinds: metadata rules plus the create-time checks of the new object.
   errs = validate(new_object, options);
+  if (const auto* n = std::get_if<Pod>(&new_object)) {
+    // spec.schedulingGroup is immutable (the gang a pod joined does not change).
+    if (n->spec.schedulingGroup != std::get<Pod>(old_object).spec.schedulingGroup) {
+      errs.push_back(field_invalid(FieldPath("spec").child("schedulingGroup"), BadValue::null(), "field is immutable"));
+    }
+  }
   const ObjectMeta& nm = std::visit([](const auto& o) -> const ObjectMeta& { return o.metadata; }, new_object);
   const ObjectMeta& om = std::visit([](const auto& o) -> const ObjectMeta& { return o.metadata; }, old_object);
   append_errors(errs, meta_update(nm, om));

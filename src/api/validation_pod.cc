@@ -126,6 +126,17 @@ FieldErrorList validate_pod_spec(const PodSpec& spec, const std::string* pod_nam
   if (spec.preemptionPolicy) {
     append_errors(errs, validate_preemption_policy(*spec.preemptionPolicy, sp.child("preemptionPolicy")));
   }
+  if (spec.schedulingGroup) {
+    // The PodGroup's name (a DNS subdomain); it need not exist yet.
+    const FieldPath name = sp.child("schedulingGroup").child("podGroupName");
+    if (!spec.schedulingGroup->podGroupName || spec.schedulingGroup->podGroupName->empty()) {
+      errs.push_back(field_required(name));
+    } else {
+      for (const auto& msg : vcore::dns1123_subdomain_errors(*spec.schedulingGroup->podGroupName)) {
+        errs.push_back(field_invalid(name, *spec.schedulingGroup->podGroupName, msg));
+      }
+    }
+  }
   return errs;
 }
 

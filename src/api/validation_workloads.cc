@@ -7,6 +7,7 @@
 
 #include "api/validation_core.h"
 #include "api/validation_kinds.h"
+#include "api/workload.h"
 
 namespace draplane::api {
 namespace {
@@ -244,6 +245,7 @@ FieldErrorList validate_job(const Job& j) {
   } else if (!s.podFailurePolicy.empty() && rp != "Never") {
     errs.push_back(field_invalid(rp_path, rp, "only \"Never\" is supported when podFailurePolicy is specified"));
   }
+  if (s.scheduling) append_errors(errs, validate_job_scheduling(*s.scheduling, spec.child("scheduling")));
   return errs;
 }
 
@@ -267,6 +269,7 @@ FieldErrorList validate_job_update(const Job& j, const Job& old) {
     errs.push_back(field_invalid(spec.child("template"), BadValue::raw("core.PodTemplateSpec{...}"),
                                  "field is immutable"));
   }
+  append_errors(errs, validate_job_scheduling_update(j.spec.scheduling, old.spec.scheduling, spec.child("scheduling")));
   return errs;
 }
 

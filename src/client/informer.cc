@@ -100,6 +100,7 @@ template Result<api::ResourceClaim> decode_json_object<api::ResourceClaim>(const
 template Result<api::ResourceClaimTemplate> decode_json_object<api::ResourceClaimTemplate>(const std::string&);
 template Result<api::DeviceTaintRule> decode_json_object<api::DeviceTaintRule>(const std::string&);
 template Result<api::Deployment> decode_json_object<api::Deployment>(const std::string&);
+template Result<api::PodGroup> decode_json_object<api::PodGroup>(const std::string&);
 template Result<api::ReplicaSet> decode_json_object<api::ReplicaSet>(const std::string&);
 
 namespace {

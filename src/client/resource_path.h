@@ -55,6 +55,8 @@ inline constexpr ResourcePath kResourceClaims{"resource.k8s.io", "v1", "resource
 inline constexpr ResourcePath kResourceClaimTemplates{"resource.k8s.io", "v1", "resourceclaimtemplates"};
 inline constexpr ResourcePath kResourceSlices{"resource.k8s.io", "v1", "resourceslices"};
 inline constexpr ResourcePath kDeviceTaintRules{"resource.k8s.io", "v1", "devicetaintrules"};
+inline constexpr ResourcePath kWorkloads{"scheduling.k8s.io", "v1beta1", "workloads"};
+inline constexpr ResourcePath kPodGroups{"scheduling.k8s.io", "v1beta1", "podgroups"};
 }  // namespace resources
 
 }  // namespace draplane::client

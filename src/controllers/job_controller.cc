@@ -17,7 +17,9 @@ namespace draplane::controllers {
 namespace {
 
 constexpr client::ResourcePath kJobs{"batch", "v1", "jobs"};
+using client::resources::kPodGroups;
 using client::resources::kPods;
+using client::resources::kWorkloads;
 // Pods created but not yet in the cache are waited for at most this long.
 constexpr auto kExpectationTimeout = std::chrono::seconds(30);
 constexpr size_t kUidMemo = 4096;
@@ -449,7 +451,30 @@ bool JobController::awaiting_created_pods(Sync& s) {
   return true;
 }
 
+Result<void> JobController::ensure_pod_group(Sync& s) {
+  if (!s.job.spec.scheduling) return {};
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (grouped_uids_.count(s.job.metadata.uid)) return {};
+  }
+  // Workload, then PodGroup, then pods (KEP-5547's order): the scheduler
+  // holds a pod whose PodGroup is missing. An existing one (409) is kept.
+  const std::string& ns = s.job.metadata.namespace_;
+  for (auto [path, body] : {std::pair{kWorkloads.ns(ns).str(), api::to_json(api::Object(workload_for_job(s.job)))},
+                            std::pair{kPodGroups.ns(ns).str(), api::to_json(api::Object(pod_group_for_job(s.job)))}}) {
+    auto r = rest_.post(path, body);
+    if (!r.has_value() && r.error().code() != Code::kAlreadyExists && r.error().code() != Code::kConflict) {
+      event(s.job, "Warning", "FailedCreate", "Error creating the Job's scheduling objects: " + r.error().message());
+      return r.error();
+    }
+  }
+  std::lock_guard<std::mutex> l(mu_);
+  grouped_uids_.insert(s.job.metadata.uid);
+  return {};
+}
+
 Result<void> JobController::manage_pods(Sync& s) {
+  RETURN_IF_ERROR(ensure_pod_group(s));
   api::JobStatus& st = s.job.status;
   std::vector<const api::Pod*> running;
   for (const auto& p : s.pods) {

@@ -83,6 +83,8 @@ class JobController {
   // True (and a requeue in a second) while pods this controller created are not in its cache yet.
   bool awaiting_created_pods(Sync& s);
   Result<void> manage_pods(Sync& s);
+  // Creates the Job's Workload and PodGroup (spec.scheduling) before its first pods.
+  Result<void> ensure_pod_group(Sync& s);
   Result<void> finish(Sync& s);
   void event(const api::Job& job, const char* type, const char* reason, const std::string& message);
 
@@ -104,6 +106,8 @@ class JobController {
   // (finalizer removed); the newest few thousand are kept.
   std::set<std::string> deleted_uids_;
   std::set<std::string> released_uids_;
+  // UIDs of Jobs whose Workload and PodGroup exist (created, or found existing).
+  std::set<std::string> grouped_uids_;
 };
 
 }  // namespace draplane::controllers

@@ -195,7 +195,61 @@ api::Pod pod_from_job(const api::Job& job, std::optional<int> index, int index_f
   }
   api::OwnerReference ref{"batch/v1", "Job", job.metadata.name, job.metadata.uid, true, true};
   pod.metadata.ownerReferences = {ref};
+  if (job.spec.scheduling) pod.spec.schedulingGroup = api::PodSchedulingGroup{job.metadata.name};
   return pod;
+}
+
+namespace {
+
+api::PodGroupSchedulingPolicy job_policy(const api::Job& job) {
+  api::PodGroupSchedulingPolicy p;
+  const auto& sp = job.spec.scheduling ? job.spec.scheduling->schedulingPolicy : std::nullopt;
+  if (sp && sp->gang) {
+    p.gang = api::GangSchedulingPolicy{sp->gang->minCount.value_or(job.spec.parallelism.value_or(1))};
+  } else {
+    p.basic = api::BasicSchedulingPolicy{};
+  }
+  return p;
+}
+
+// Namespace, name and the Job as controlling owner (deleted with it).
+api::ObjectMeta owned_by_job(const api::Job& job) {
+  api::ObjectMeta m;
+  m.name = job.metadata.name;
+  m.namespace_ = job.metadata.namespace_;
+  m.ownerReferences = {api::OwnerReference{"batch/v1", "Job", job.metadata.name, job.metadata.uid, true, true}};
+  return m;
+}
+
+}  // namespace
+
+api::Workload workload_for_job(const api::Job& job) {
+  api::Workload w;
+  w.typeMeta = {"scheduling.k8s.io/v1beta1", "Workload"};
+  w.metadata = owned_by_job(job);
+  w.spec.controllerRef = api::TypedLocalObjectReference{"batch", "Job", job.metadata.name};
+  api::PodGroupTemplate t;
+  t.name = kJobPodGroupTemplate;
+  t.schedulingPolicy = job_policy(job);
+  if (job.spec.scheduling) {
+    t.disruptionMode = job.spec.scheduling->disruptionMode;
+    t.resourceClaims = job.spec.scheduling->resourceClaims;
+  }
+  w.spec.podGroupTemplates.push_back(std::move(t));
+  return w;
+}
+
+api::PodGroup pod_group_for_job(const api::Job& job) {
+  api::PodGroup g;
+  g.typeMeta = {"scheduling.k8s.io/v1beta1", "PodGroup"};
+  g.metadata = owned_by_job(job);
+  g.spec.workloadRef = api::WorkloadReference{job.metadata.name, kJobPodGroupTemplate};
+  g.spec.schedulingPolicy = job_policy(job);
+  if (job.spec.scheduling) {
+    g.spec.disruptionMode = job.spec.scheduling->disruptionMode;
+    g.spec.resourceClaims = job.spec.scheduling->resourceClaims;
+  }
+  return g;
 }
 
 FailureVerdict match_pod_failure_policy(const api::Job& job, const api::Pod& pod) {

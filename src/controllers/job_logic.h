@@ -45,6 +45,15 @@ int index_failure_count(const api::Pod& pod);
 // annotations of the Job are copied to the pod.
 api::Pod pod_from_job(const api::Job& job, std::optional<int> index, int index_failures);
 
+// Workload API integration (KEP-5547, Job.spec.scheduling): a Job with
+// spec.scheduling gets a Workload (one pod group template, kJobPodGroupTemplate)
+// and a PodGroup, both named after the Job and owned by it, and its pods are
+// created with spec.schedulingGroup.podGroupName naming that PodGroup. A gang
+// without minCount takes the Job's parallelism; no policy is basic.
+inline constexpr const char* kJobPodGroupTemplate = "job";
+api::Workload workload_for_job(const api::Job& job);
+api::PodGroup pod_group_for_job(const api::Job& job);
+
 // What a podFailurePolicy rule says about a failed pod.
 enum class FailureAction { kCount, kIgnore, kFailJob, kFailIndex };
 struct FailureVerdict {

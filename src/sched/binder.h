@@ -38,6 +38,14 @@ class Binder {
     return Status(Code::kFailedPrecondition, "pod " + pod.metadata.namespace_ + "/" + pod.metadata.name +
                                                  ": this binder does not delete pods");
   }
+  // Read-modify-write of a PodGroup's status (its PodGroupInitiallyScheduled
+  // condition), as update_pod_status. Not supported by default (tests and
+  // simulation without PodGroups).
+  virtual Result<void> update_pod_group_status(const api::PodGroup& group,
+                                               const std::function<void(api::PodGroup&)>& mutate) {
+    (void)group, (void)mutate;
+    return Status(Code::kFailedPrecondition, "this binder writes no PodGroup status");
+  }
   // An Event about `pod` (kube-scheduler's Scheduled, FailedScheduling), from
   // any thread. Must only enqueue: the scheduling cycle calls it. No-op by
   // default (tests, simulation).

@@ -71,6 +71,9 @@ class ClusterCache {
   void delete_rule(const std::string& name);
   void upsert_template(api::ResourceClaimTemplate tmpl);
   void delete_template(const std::string& key);
+  // PodGroups (the Workload API's gangs), by "namespace/name".
+  void upsert_pod_group(api::PodGroup group) { pod_groups_[object_key(group.metadata)] = std::move(group); }
+  void delete_pod_group(const std::string& key) { pod_groups_.erase(key); }
 
   // ---- assume cache
   // Makes `claim` (as written or about to be written) the cache's view of it
@@ -98,6 +101,10 @@ class ClusterCache {
   const api::ResourceClaim* claim(const std::string& key) const;
   const std::map<std::string, api::DeviceClass>& classes() const { return classes_; }
   const api::ResourceClaimTemplate* claim_template(const std::string& key) const;
+  const api::PodGroup* pod_group(const std::string& key) const {
+    auto it = pod_groups_.find(key);
+    return it == pod_groups_.end() ? nullptr : &it->second;
+  }
   // Node a pod is bound to: spec.nodeName, or an assumed binding; "" when none.
   std::string bound_node(const std::string& pod_key) const;
   // Active pods bound (or assumed bound) to `node`.
@@ -175,6 +182,7 @@ class ClusterCache {
   std::map<std::string, api::DeviceClass> classes_;
   std::map<std::string, api::DeviceTaintRule> rules_;
   std::map<std::string, api::ResourceClaimTemplate> templates_;
+  std::map<std::string, api::PodGroup> pod_groups_;
 
   // Allocation currently counted in allocated_, per claim key.
   std::map<std::string, api::AllocationResult> counted_;

@@ -107,7 +107,7 @@ CycleResult Scheduler::cycle(const std::string& key, Clock::TimePoint now) {
     queue_.remove(key);
     return CycleResult{Outcome::kSkipped, key, "", ""};
   }
-  if (auto g = gang_of(cs.pod)) return schedule_group(key, g->name, g->min_member);
+  if (auto r = gang_cycle(key, cs.pod, now)) return *r;
   if (wait_for_in_flight_claim(cs)) return CycleResult{Outcome::kSkipped, key, "", "a claim's write is in flight"};
   NodeFit best;
   std::string msg;

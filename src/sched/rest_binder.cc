@@ -52,31 +52,51 @@ Result<void> RestBinder::bind(const api::Pod& pod, const std::string& node) {
   return {};
 }
 
-Result<void> RestBinder::update_pod_status(const api::Pod& pod, const std::function<void(api::Pod&)>& mutate) {
+namespace {
+
+// Read-modify-write of an object's status at `path`, retried on conflicts.
+// First the caller's copy (the scheduler's cache): its resourceVersion guards
+// the update, so an object that changed meanwhile (a pod bound, say) is
+// refused and read afresh; the GET a write costs otherwise was a tenth of a
+// busy cluster's requests (Unschedulable conditions of waiting pods). An
+// object replaced under the same name (another uid) is not written.
+template <typename T>
+Result<void> write_status(client::RestClient& client, const client::Path& path, const T& cached,
+                          api::TypeMeta type, const std::function<void(T&)>& mutate) {
+  const std::string what = type.kind == "Pod" ? "pod" : type.kind;
   Status last;
   for (int attempt = 0; attempt < 4; ++attempt) {
-    // First the caller's copy (the scheduler's cache): its resourceVersion
-    // guards the update, so a pod that changed meanwhile (bound, say) is
-    // refused and read afresh; the GET a write costs otherwise was a tenth of
-    // a busy cluster's requests (Unschedulable conditions of waiting pods).
-    api::Pod p;
-    if (attempt == 0 && !pod.metadata.resourceVersion.empty()) {
-      p = pod;
+    T obj;
+    if (attempt == 0 && !cached.metadata.resourceVersion.empty()) {
+      obj = cached;
     } else {
-      ASSIGN_OR_RETURN(std::string current, client_.get(pod_path(pod)));
-      ASSIGN_OR_RETURN(p, api::decode_as<api::Pod>(current));
+      ASSIGN_OR_RETURN(std::string current, client.get(path));
+      ASSIGN_OR_RETURN(obj, api::decode_as<T>(current));
     }
-    if (!pod.metadata.uid.empty() && p.metadata.uid != pod.metadata.uid) {
-      return not_found_error("pod " + pod.metadata.namespace_ + "/" + pod.metadata.name + " was replaced");
+    if (!cached.metadata.uid.empty() && obj.metadata.uid != cached.metadata.uid) {
+      return not_found_error(what + " " + cached.metadata.namespace_ + "/" + cached.metadata.name +
+                             " was replaced");
     }
-    mutate(p);
-    p.typeMeta = {"v1", "Pod"};
-    auto r = client_.put(pod_path(pod).sub("status"), api::to_json(p));
+    mutate(obj);
+    obj.typeMeta = type;
+    auto r = client.put(path.sub("status"), api::to_json(obj));
     if (r.has_value()) return {};
     last = r.error();
     if (last.code() != Code::kConflict) break;
   }
   return last;
+}
+
+}  // namespace
+
+Result<void> RestBinder::update_pod_status(const api::Pod& pod, const std::function<void(api::Pod&)>& mutate) {
+  return write_status<api::Pod>(client_, pod_path(pod), pod, {"v1", "Pod"}, mutate);
+}
+
+Result<void> RestBinder::update_pod_group_status(const api::PodGroup& group,
+                                                 const std::function<void(api::PodGroup&)>& mutate) {
+  const client::Path path = client::resources::kPodGroups.ns(group.metadata.namespace_).name(group.metadata.name);
+  return write_status<api::PodGroup>(client_, path, group, {"scheduling.k8s.io/v1beta1", "PodGroup"}, mutate);
 }
 
 Result<void> RestBinder::delete_pod(const api::Pod& pod) {

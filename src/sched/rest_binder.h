@@ -28,6 +28,8 @@ class RestBinder final : public Binder {
   Result<void> bind(const api::Pod& pod, const std::string& node) override;
   Result<void> update_pod_status(const api::Pod& pod, const std::function<void(api::Pod&)>& mutate) override;
   Result<void> delete_pod(const api::Pod& pod) override;
+  Result<void> update_pod_group_status(const api::PodGroup& group,
+                                       const std::function<void(api::PodGroup&)>& mutate) override;
   void record_event(const api::Pod& pod, const char* type, const char* reason, const char* action,
                     const std::string& message) override;
 

@@ -96,6 +96,8 @@ Result<void> run_scheduler(client::RestClient& client, client::RestClient& binde
                                               kDeviceTaintRules.all().str());
   auto claims = informer<api::ResourceClaim>(client, scheduler, api::kResourceV1, "ResourceClaim",
                                              kResourceClaims.all().str());
+  auto groups = informer<api::PodGroup>(client, scheduler, "scheduling.k8s.io/v1beta1", "PodGroup",
+                                        kPodGroups.all().str());
   auto pods = informer<api::Pod>(client, scheduler, "v1", "Pod", kPods.all().str());
   auto queues = queue_informer(client, scheduler);
   queues->start();
@@ -105,6 +107,7 @@ Result<void> run_scheduler(client::RestClient& client, client::RestClient& binde
   slices->start();
   rules->start();
   claims->start();
+  groups->start();
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.sync_timeout_ms);
   auto synced_by_deadline = [&](const auto& inf) {
     while (!inf->synced()) {
@@ -114,7 +117,7 @@ Result<void> run_scheduler(client::RestClient& client, client::RestClient& binde
     return true;
   };
   bool synced = synced_by_deadline(nodes) && synced_by_deadline(classes) && synced_by_deadline(slices) &&
-                synced_by_deadline(rules) && synced_by_deadline(claims);
+                synced_by_deadline(rules) && synced_by_deadline(claims) && synced_by_deadline(groups);
   if (synced) {
     pods->start();
     synced = synced_by_deadline(pods);
@@ -143,6 +146,7 @@ Result<void> run_scheduler(client::RestClient& client, client::RestClient& binde
   }
   queues->stop();
   pods->stop();
+  groups->stop();
   claims->stop();
   rules->stop();
   slices->stop();

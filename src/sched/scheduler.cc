@@ -299,6 +299,18 @@ void Scheduler::handle(const Event& event) {
         } else if constexpr (std::is_same_v<T, api::ResourceClaimTemplate>) {
           if (del) cache_.delete_template(key);
           else cache_.upsert_template(obj);
+        } else if constexpr (std::is_same_v<T, api::PodGroup>) {
+          // A new PodGroup or a changed policy (minCount may change) concerns
+          // its waiting members; a status write (ours) does not.
+          const api::PodGroup* old = cache_.pod_group(key);
+          const bool wake = !del && (old == nullptr || !(old->spec == obj.spec));
+          if (del) {
+            cache_.delete_pod_group(key);
+            group_condition_written_.erase(key);
+          } else {
+            cache_.upsert_pod_group(obj);
+          }
+          if (wake) queue_.move_all(now);
         }
       },
       event.object);

@@ -49,6 +49,7 @@ class logger;
 }
 
 namespace draplane::sched {
+struct GangSpec;
 namespace plugins {
 class DynamicResources;
 class GangScheduling;
@@ -174,9 +175,15 @@ class Scheduler {
   // No node fits: PostFilter (preemption), then the pod is parked with `message`.
   CycleResult unschedulable(CycleState& cs, const std::string& message, const framework::NodeStatusMap& statuses,
                             Clock::TimePoint now);
+  // The cycle of a pod in a gang (gang.cc), or nullopt when it is in none
+  // (or in a PodGroup of the basic policy). A pod whose PodGroup is missing waits.
+  std::optional<CycleResult> gang_cycle(const std::string& key, const api::Pod& pod, Clock::TimePoint now);
   // A gang's cycle (gang.cc): its members through Reserve and Permit against
   // one cache state; bound together or not at all.
-  CycleResult schedule_group(const std::string& key, const std::string& gang, int min_member);
+  CycleResult schedule_group(const std::string& key, const GangSpec& gang);
+  // The PodGroup's PodGroupInitiallyScheduled condition (a no-op for
+  // annotation gangs, or once it is True).
+  void set_pod_group_condition(const std::string& ns, const GangSpec& gang, bool scheduled, const std::string& message);
   // Reserve: the plugins assume the claims and the pod is assumed bound; writes nothing.
   bool reserve(CycleState& cs, const NodeFit& fit, Reservation& r);
   void unreserve(CycleState& cs, const NodeFit& fit, Reservation& r);
@@ -273,6 +280,8 @@ class Scheduler {
     std::string message;
   };
   std::map<std::string, ConditionWritten> condition_written_;
+  // Each PodGroup's condition as last written ("status\nreason\nmessage").
+  std::map<std::string, std::string> group_condition_written_;
 
   std::mutex mu_;
   std::condition_variable cv_;

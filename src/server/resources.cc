@@ -54,6 +54,8 @@ const std::vector<ResourceInfo>& all_resources() {
       {"batch", "v1", "jobs", "job", "Job", true, {}, {"status"}, &job_strategy()},
       {"coordination.k8s.io", "v1", "leases", "lease", "Lease", true, {}, {}, &lease_strategy()},
       {"scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass", false, {"pc"}, {}, &priority_class_strategy()},
+      {"scheduling.k8s.io", "v1beta1", "workloads", "workload", "Workload", true, {}, {}, &workload_strategy()},
+      {"scheduling.k8s.io", "v1beta1", "podgroups", "podgroup", "PodGroup", true, {}, {"status"}, &pod_group_strategy()},
       {"scheduling.run.ai", "v2", "queues", "queue", "Queue", false, {}, {"status"}, &queue_strategy()},
   };
   return kResources;

@@ -36,5 +36,8 @@ std::string label_selector_text(const JsonValue& obj);
 const Strategy& lease_strategy();
 const Strategy& priority_class_strategy();
 const Strategy& queue_strategy();
+// scheduling.k8s.io/v1beta1 Workload and PodGroup (pod_group_strategies.cc).
+const Strategy& workload_strategy();
+const Strategy& pod_group_strategy();
 
 }  // namespace draplane::server

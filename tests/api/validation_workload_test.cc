@@ -1,9 +1,11 @@
-// Workload and PodGroup validation (scheduling.k8s.io/v1beta1): create, spec
-// immutability, PodGroup status.
+// Workload and PodGroup validation (scheduling.k8s.io/v1beta1, 1.37): create,
+// update rules (immutable members, templates neither added nor removed, gang
+// minCount mutable), PodGroup status; the Pod's spec.schedulingGroup.
 #include <gtest/gtest.h>
 
 #include <functional>
 
+#include "api/validation.h"
 #include "api/workload.h"
 #include "field_error_lines.h"
 
@@ -30,7 +32,7 @@ Workload workload() {
 
 PodGroup pod_group() {
   auto g = in_default<PodGroup>("train-workers-0");
-  g.spec.podGroupTemplateRef = PodGroupTemplateReference{WorkloadPodGroupTemplateReference{"train", "workers"}};
+  g.spec.workloadRef = WorkloadReference{"train", "workers"};
   g.spec.schedulingPolicy.gang = GangSchedulingPolicy{8};
   return g;
 }
@@ -47,7 +49,7 @@ TEST(ValidateWorkload, Create) {
       {"namespace required", [](Workload& w) { w.metadata.namespace_.clear(); },
        {"metadata.namespace: Required value"}},
       {"no templates", [](Workload& w) { w.spec.podGroupTemplates.clear(); },
-       {"spec.podGroupTemplates: Required value: must have at least one item"}},
+       {"spec: Invalid value: \"\": must specify one of: `podGroupTemplates`, `compositePodGroupTemplates`"}},
       {"nine templates",
        [](Workload& w) {
          for (int i = 1; i < 9; ++i) {
@@ -65,12 +67,26 @@ TEST(ValidateWorkload, Create) {
        {"spec.podGroupTemplates[0].schedulingPolicy: Invalid value: \"\": must specify one of: `basic`, `gang`"}},
       {"two policies",
        [](Workload& w) { w.spec.podGroupTemplates[0].schedulingPolicy.basic = BasicSchedulingPolicy{}; },
-       {"spec.podGroupTemplates[0].schedulingPolicy: Invalid value: \"{`basic`, `gang`}\": exactly one of `basic`, "
-        "`gang` is required, but multiple fields are set"}},
+       {"spec.podGroupTemplates[0].schedulingPolicy: Invalid value: \"{`basic`, `gang`}\": must specify exactly one "
+        "of: `basic`, `gang`"}},
       {"minCount 0", [](Workload& w) { w.spec.podGroupTemplates[0].schedulingPolicy.gang->minCount = 0; },
        {"spec.podGroupTemplates[0].schedulingPolicy.gang.minCount: Required value"}},
       {"minCount negative", [](Workload& w) { w.spec.podGroupTemplates[0].schedulingPolicy.gang->minCount = -1; },
-       {"spec.podGroupTemplates[0].schedulingPolicy.gang.minCount: Invalid value: -1: must be greater than zero"}},
+       {"spec.podGroupTemplates[0].schedulingPolicy.gang.minCount: Invalid value: -1: must be greater than or equal to 1"}},
+      {"claim without a source",
+       [](Workload& w) { w.spec.podGroupTemplates[0].resourceClaims.push_back(PodGroupResourceClaim{"gpus", {}, {}}); },
+       {"spec.podGroupTemplates[0].resourceClaims[0]: Invalid value: \"\": must specify one of: `resourceClaimName`, "
+        "`resourceClaimTemplateName`"}},
+      {"five claims",
+       [](Workload& w) {
+         for (int i = 0; i < 5; ++i) {
+           w.spec.podGroupTemplates[0].resourceClaims.push_back(
+               PodGroupResourceClaim{"c" + std::to_string(i), "claim", {}});
+         }
+       },
+       {"spec.podGroupTemplates[0].resourceClaims: Too many: 5: must have at most 4 items"}},
+      {"priority over the user maximum", [](Workload& w) { w.spec.podGroupTemplates[0].priority = 1'000'000'001; },
+       {"spec.podGroupTemplates[0].priority: Invalid value: 1000000001: must be less than or equal to 1000000000"}},
       {"controllerRef without kind and name",
        [](Workload& w) { w.spec.controllerRef = TypedLocalObjectReference{"batch", "", ""}; },
        {"spec.controllerRef.kind: Required value", "spec.controllerRef.name: Required value"}},
@@ -85,40 +101,56 @@ TEST(ValidateWorkload, Create) {
   }
 }
 
-TEST(ValidateWorkload, SpecIsImmutable) {
+TEST(ValidateWorkload, Update) {
   Workload old = workload();
   old.metadata.resourceVersion = "1";
   Workload w = old;
+  // gang.minCount may change (workload scaling).
   w.spec.podGroupTemplates[0].schedulingPolicy.gang->minCount = 4;
+  EXPECT_EQ(lines(validate_workload_update(w, old)), Lines{});
+  // The gang may not be cleared, nor basic set.
+  w = old;
+  w.spec.podGroupTemplates[0].schedulingPolicy = {BasicSchedulingPolicy{}, {}};
   EXPECT_EQ(lines(validate_workload_update(w, old)),
-            (Lines{"spec.podGroupTemplates: Invalid value: []scheduling.PodGroupTemplate{...}: field is immutable"}));
-  // A controllerRef may be set once.
+            (Lines{"spec.podGroupTemplates[0].schedulingPolicy.basic: Invalid value: null: field is immutable",
+                   "spec.podGroupTemplates[0].schedulingPolicy.gang: Invalid value: null: field cannot be cleared once "
+                   "set"}));
+  // Templates may be neither added nor removed.
+  w = old;
+  w.spec.podGroupTemplates[0].name = "launcher";
+  EXPECT_EQ(lines(validate_workload_update(w, old)),
+            (Lines{"spec.podGroupTemplates[0]: Forbidden: item may not be added",
+                   "spec.podGroupTemplates: Forbidden: item may not be removed"}));
+  // controllerRef is immutable (set or changed).
   w = old;
   w.spec.controllerRef = TypedLocalObjectReference{"batch", "Job", "train"};
-  EXPECT_EQ(lines(validate_workload_update(w, old)), Lines{});
-  Workload changed = w;
-  changed.spec.controllerRef->name = "other";
-  EXPECT_EQ(lines(validate_workload_update(changed, w)),
-            (Lines{"spec.controllerRef: Invalid value: scheduling.TypedLocalObjectReference{...}: field is immutable"}));
+  EXPECT_EQ(lines(validate_workload_update(w, old)),
+            (Lines{"spec.controllerRef: Invalid value: null: field is immutable"}));
 }
 
 TEST(ValidatePodGroup, CreateUpdateAndStatus) {
   EXPECT_EQ(lines(validate_pod_group(pod_group())), Lines{});
   PodGroup g = pod_group();
-  g.spec.podGroupTemplateRef->workload->podGroupTemplateName = "Workers!";
+  g.spec.workloadRef->templateName = "Workers!";
   g.spec.schedulingPolicy.gang->minCount = 0;
   Lines got = lines(validate_pod_group(g));
   ASSERT_EQ(got.size(), 2u);
-  EXPECT_EQ(got[0].rfind("spec.podGroupTemplateRef.workload.podGroupTemplateName: Invalid value: \"Workers!\"", 0), 0u)
-      << got[0];
+  EXPECT_EQ(got[0].rfind("spec.workloadRef.templateName: Invalid value: \"Workers!\"", 0), 0u) << got[0];
   EXPECT_EQ(got[1], "spec.schedulingPolicy.gang.minCount: Required value");
+  g = pod_group();
+  g.spec.workloadRef->workloadName.clear();
+  EXPECT_EQ(lines(validate_pod_group(g)), (Lines{"spec.workloadRef.workloadName: Required value"}));
 
   PodGroup old = pod_group();
   old.metadata.resourceVersion = "1";
   PodGroup up = old;
   up.spec.schedulingPolicy.gang->minCount = 2;
+  EXPECT_EQ(lines(validate_pod_group_update(up, old)), Lines{});
+  up.spec.workloadRef->templateName = "other";
+  up.spec.priority = 5;
   EXPECT_EQ(lines(validate_pod_group_update(up, old)),
-            (Lines{"spec.schedulingPolicy: Invalid value: scheduling.PodGroupSchedulingPolicy{...}: field is immutable"}));
+            (Lines{"spec.workloadRef: Invalid value: null: field is immutable",
+                   "spec.priority: Invalid value: null: field is immutable"}));
 
   PodGroup st = old;
   st.status.conditions.push_back(Condition{kPodGroupInitiallyScheduled, "False", 0, "2026-12-06T10:00:00Z",
@@ -127,6 +159,29 @@ TEST(ValidatePodGroup, CreateUpdateAndStatus) {
   st.status.conditions.push_back(st.status.conditions[0]);
   EXPECT_EQ(lines(validate_pod_group_status_update(st, old)),
             (Lines{"status.conditions[1].type: Duplicate value: \"PodGroupInitiallyScheduled\""}));
+}
+
+TEST(ValidatePod, SchedulingGroup) {
+  Pod p = in_default<Pod>("w0");
+  Container c;
+  c.name = "c";
+  c.image = "busybox";
+  p.spec.containers.push_back(c);
+  p.spec.schedulingGroup = PodSchedulingGroup{"train-workers-0"};
+  EXPECT_EQ(lines(validate(Object{p})), Lines{});
+  Pod bad = p;
+  bad.spec.schedulingGroup->podGroupName = "Train";
+  Lines got = lines(validate(Object{bad}));
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].rfind("spec.schedulingGroup.podGroupName: Invalid value: \"Train\"", 0), 0u) << got[0];
+  bad.spec.schedulingGroup->podGroupName.reset();
+  EXPECT_EQ(lines(validate(Object{bad})), (Lines{"spec.schedulingGroup.podGroupName: Required value"}));
+  // Immutable: the gang a pod joined does not change.
+  p.metadata.resourceVersion = "1";
+  Pod moved = p;
+  moved.spec.schedulingGroup->podGroupName = "other";
+  EXPECT_EQ(lines(validate_update(Object{p}, Object{moved})),
+            (Lines{"spec.schedulingGroup: Invalid value: null: field is immutable"}));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "api/codec.h"
+#include "api/validation.h"
 #include "controllers/job_logic.h"
 #include "fake_api.h"
 
@@ -139,6 +140,48 @@ TEST(JobController, IndexedJobRunsEachIndexOnceAndCompletes) {
   EXPECT_FALSE(j.status.completionTime.empty());
   EXPECT_EQ(h.pods().size(), 3u);
   for (const auto& p : h.pods()) EXPECT_TRUE(p.metadata.finalizers.empty()) << p.metadata.name;
+}
+
+TEST(JobController, SchedulingGangMakesWorkloadAndPodGroupBeforeThePods) {
+  Harness h;
+  h.api.put_object("jobs", job_json(R"("completions":3,"parallelism":3,"completionMode":"Indexed",
+                                       "scheduling":{"schedulingPolicy":{"gang":{}}})"));
+  h.start();
+  ASSERT_TRUE(h.sync_until([&] { return h.pods().size() == 3; }));
+  auto w = api::decode_as<api::Workload>(h.api.object("workloads", "default", "j").value_or("{}"));
+  ASSERT_TRUE(w.has_value()) << w.error().message();
+  EXPECT_EQ(w->spec.controllerRef, (api::TypedLocalObjectReference{"batch", "Job", "j"}));
+  ASSERT_EQ(w->spec.podGroupTemplates.size(), 1u);
+  EXPECT_EQ(w->spec.podGroupTemplates[0].schedulingPolicy.gang, api::GangSchedulingPolicy{3}) << "parallelism";
+  auto g = api::decode_as<api::PodGroup>(h.api.object("podgroups", "default", "j").value_or("{}"));
+  ASSERT_TRUE(g.has_value()) << g.error().message();
+  EXPECT_EQ(g->spec.workloadRef, (api::WorkloadReference{"j", kJobPodGroupTemplate}));
+  EXPECT_EQ(g->spec.schedulingPolicy.gang, api::GangSchedulingPolicy{3});
+  ASSERT_EQ(g->metadata.ownerReferences.size(), 1u);
+  EXPECT_EQ(g->metadata.ownerReferences[0].kind, "Job");
+  EXPECT_TRUE(api::validate(api::Object(*w)).empty());
+  EXPECT_TRUE(api::validate(api::Object(*g)).empty());
+  for (const auto& p : h.pods()) {
+    ASSERT_TRUE(p.spec.schedulingGroup) << p.metadata.name;
+    EXPECT_EQ(p.spec.schedulingGroup->podGroupName, "j");
+  }
+  // Workload, then PodGroup, then the pods.
+  std::vector<std::string> posts;
+  for (const auto& r : h.api.requests()) {
+    if (r.rfind("POST ", 0) == 0) posts.push_back(r);
+  }
+  ASSERT_GE(posts.size(), 3u);
+  EXPECT_NE(posts[0].find("/workloads"), std::string::npos) << posts[0];
+  EXPECT_NE(posts[1].find("/podgroups"), std::string::npos) << posts[1];
+}
+
+TEST(JobController, JobWithoutSchedulingMakesNoPodGroup) {
+  Harness h;
+  h.api.put_object("jobs", job_json(R"("completions":1,"parallelism":1)"));
+  h.start();
+  ASSERT_TRUE(h.sync_until([&] { return h.pods().size() == 1; }));
+  EXPECT_FALSE(h.pods()[0].spec.schedulingGroup);
+  EXPECT_TRUE(h.api.objects("podgroups").empty());
 }
 
 TEST(JobController, BackoffLimitFailsTheJobAfterLimitPlusOneFailures) {

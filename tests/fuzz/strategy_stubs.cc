@@ -29,5 +29,7 @@ const Strategy& daemon_set_strategy() { return default_strategy(); }
 const Strategy& lease_strategy() { return default_strategy(); }
 const Strategy& priority_class_strategy() { return default_strategy(); }
 const Strategy& queue_strategy() { return default_strategy(); }
+const Strategy& workload_strategy() { return default_strategy(); }
+const Strategy& pod_group_strategy() { return default_strategy(); }
 
 }  // namespace draplane::server

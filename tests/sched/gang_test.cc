@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "harness.h"
+#include "api/workload.h"
 #include "sched/gang.h"
 
 namespace draplane::sched {
@@ -56,7 +57,8 @@ TEST(Gang, AllOrNothing) {
   }
   EXPECT_EQ(h.api.status_writes, 0);
   EXPECT_EQ(h.condition_message("w1"),
-            "Unschedulable: gang default/train: only 2 of 3 pods fit; pod default/w2: 0/2 nodes are available: "
+            "Unschedulable: gang default/train: only 2 of 3 pods fit (needs 6 devices of class gpu.nvidia.com); pod "
+            "default/w2: 0/2 nodes are available: "
             "2 cannot allocate all claims. 2 node(s): claim default/w2: request gpu: 2 devices needed; 2 match "
             "class gpu.nvidia.com, 2 are in use; only 0 usable.");
   // Devices were not kept: an ordinary pod can use them.
@@ -131,8 +133,8 @@ void finish(Harness& h, const std::string& name) {
   h.add(c);
 }
 
-TEST(Gang, EightPodsOnSevenFreeGpusHoldNothingThenRun) {
-  Harness h;
+// Two nodes of 4 GPUs with pod "other" holding one: 7 free.
+void seven_free_gpus(Harness& h) {
   h.add(gpu_class());
   for (const char* n : {"n1", "n2"}) {
     h.add(node(n));
@@ -142,6 +144,22 @@ TEST(Gang, EightPodsOnSevenFreeGpusHoldNothingThenRun) {
   h.add(pod("other", {"other"}));
   h.run();
   ASSERT_FALSE(h.pod("other").spec.nodeName.empty());
+}
+
+// Members w0..w<n-1> are unbound, hold no device and wait for a cluster change.
+void expect_all_waiting(Harness& h, int n) {
+  for (int i = 0; i < n; ++i) {
+    const std::string name = "w" + std::to_string(i);
+    SCOPED_TRACE(name);
+    EXPECT_EQ(h.pod(name).spec.nodeName, "");
+    EXPECT_FALSE(h.claim(name).status.allocation);
+    EXPECT_TRUE(h.sched.queue().is_unschedulable("default/" + name));
+  }
+}
+
+TEST(Gang, EightPodsOnSevenFreeGpusHoldNothingThenRun) {
+  Harness h;
+  seven_free_gpus(h);
   const int writes = h.api.status_writes;
   for (int i = 0; i < 8; ++i) {
     const std::string n = "w" + std::to_string(i);
@@ -149,13 +167,7 @@ TEST(Gang, EightPodsOnSevenFreeGpusHoldNothingThenRun) {
     h.add(member("train", n, 8));
   }
   h.run();
-  for (int i = 0; i < 8; ++i) {
-    const std::string n = "w" + std::to_string(i);
-    SCOPED_TRACE(n);
-    EXPECT_EQ(h.pod(n).spec.nodeName, "");
-    EXPECT_FALSE(h.claim(n).status.allocation);
-    EXPECT_TRUE(h.sched.queue().is_unschedulable("default/" + n));
-  }
+  expect_all_waiting(h, 8);
   EXPECT_EQ(h.api.status_writes, writes) << "no member's claim was written";
   EXPECT_EQ(h.sched.cache().free_devices("n1") + h.sched.cache().free_devices("n2"), 7) << "nothing held";
   EXPECT_NE(h.condition_message("w0").find("gang default/train: only 7 of 8 pods fit"), std::string::npos)
@@ -237,6 +249,117 @@ TEST(Gang, PartlyPlacedGangIsCompletedNotDuplicated) {
   h.run();
   // The third completes the gang; it does not wait for three new pods.
   EXPECT_EQ(h.pod("w2").spec.nodeName, "n1") << h.condition_message("w2");
+}
+
+// ---------------------------------------------------------------- the Workload API's PodGroups
+
+api::PodGroup pod_group(const std::string& name, int min_count) {
+  api::PodGroup g;
+  g.metadata.name = name;
+  g.metadata.namespace_ = "default";
+  g.metadata.generation = 1;
+  if (min_count > 0) g.spec.schedulingPolicy.gang = api::GangSchedulingPolicy{min_count};
+  else g.spec.schedulingPolicy.basic = api::BasicSchedulingPolicy{};
+  return g;
+}
+
+api::Pod group_member(const std::string& group, const std::string& name) {
+  api::Pod p = pod(name, {name});
+  p.spec.schedulingGroup = api::PodSchedulingGroup{group};
+  return p;
+}
+
+// Pods of PodGroup `group`, each with its own one-GPU claim.
+void add_members(Harness& h, const std::string& group, std::initializer_list<const char*> names) {
+  for (const char* n : names) {
+    h.add(claim(n));
+    h.add(group_member(group, n));
+  }
+}
+
+// The PodGroup's PodGroupInitiallyScheduled condition: "status reason: message".
+std::string group_condition(Harness& h, const std::string& name) {
+  for (const auto& c : h.api.pod_groups.at("default/" + name).status.conditions) {
+    if (c.type == api::kPodGroupInitiallyScheduled) return c.status + " " + c.reason + ": " + c.message;
+  }
+  return "";
+}
+
+TEST(Gang, PodGroupOfEightOnSevenFreeGpusHoldsNothingThenRuns) {
+  Harness h;
+  seven_free_gpus(h);
+  const int writes = h.api.status_writes;
+  h.add(pod_group("train", 8));
+  for (int i = 0; i < 8; ++i) {
+    const std::string n = "w" + std::to_string(i);
+    h.add(claim(n));
+    h.add(group_member("train", n));
+  }
+  h.run();
+  expect_all_waiting(h, 8);
+  EXPECT_EQ(h.api.status_writes, writes) << "no member's claim was written";
+  EXPECT_EQ(h.sched.cache().free_devices("n1") + h.sched.cache().free_devices("n2"), 7) << "nothing held";
+  const std::string cond = group_condition(h, "train");
+  EXPECT_EQ(cond.rfind("False Unschedulable: PodGroup default/train: only 7 of 8 pods fit (needs 8 devices of class "
+                       "gpu.nvidia.com); pod default/w",
+                       0),
+            0u)
+      << cond;
+  // The eighth GPU frees: the whole gang runs, and the condition says so for good.
+  finish(h, "other");
+  h.clock.advance(std::chrono::seconds(2));
+  h.run();
+  for (int i = 0; i < 8; ++i) EXPECT_FALSE(h.pod("w" + std::to_string(i)).spec.nodeName.empty()) << i;
+  EXPECT_EQ(group_condition(h, "train"), "True Scheduled: 8 of 8 pods (minCount) placed");
+  EXPECT_EQ(h.api.pod_groups.at("default/train").status.conditions.at(0).observedGeneration, 1);
+}
+
+TEST(Gang, PodGroupConditionStaysTrueOnceScheduled) {
+  Harness h;
+  one_node(h, 2);
+  h.add(pod_group("train", 2));
+  add_members(h, "train", {"w0", "w1"});
+  h.run();
+  ASSERT_EQ(group_condition(h, "train"), "True Scheduled: 2 of 2 pods (minCount) placed");
+  const int writes = h.api.pod_group_status_writes;
+  // A later member that does not fit leaves the terminal condition alone.
+  add_members(h, "train", {"w2"});
+  h.run();
+  EXPECT_EQ(h.pod("w2").spec.nodeName, "");
+  EXPECT_EQ(group_condition(h, "train"), "True Scheduled: 2 of 2 pods (minCount) placed");
+  EXPECT_EQ(h.api.pod_group_status_writes, writes);
+}
+
+TEST(Gang, PodsWaitForTheirPodGroupThenFollowItsPolicy) {
+  Harness h;
+  one_node(h, 1);
+  // The members come first (a controller may create the PodGroup after them).
+  add_members(h, "train", {"w0", "w1"});
+  h.run();
+  EXPECT_EQ(h.pod("w0").spec.nodeName, "");
+  EXPECT_NE(h.condition_message("w0").find("waiting for PodGroup default/train"), std::string::npos)
+      << h.condition_message("w0");
+  // A basic PodGroup: no gang, so one pod runs on the one GPU although two cannot.
+  h.add(pod_group("train", 0));
+  h.run();
+  int bound = 0;
+  for (const char* n : {"w0", "w1"}) bound += h.pod(n).spec.nodeName.empty() ? 0 : 1;
+  EXPECT_EQ(bound, 1);
+  EXPECT_EQ(group_condition(h, "train"), "") << "basic groups get no gang condition";
+}
+
+TEST(Gang, PodGroupGangWaitsForMinCountPods) {
+  Harness h;
+  one_node(h, 4);
+  h.add(pod_group("train", 3));
+  add_members(h, "train", {"w0", "w1"});
+  h.run();
+  EXPECT_EQ(h.pod("w0").spec.nodeName, "");
+  EXPECT_EQ(group_condition(h, "train"),
+            "False Unschedulable: PodGroup default/train: 2 of 3 pods (spec.schedulingPolicy.gang.minCount) exist");
+  add_members(h, "train", {"w2"});
+  h.run();
+  for (const char* n : {"w0", "w1", "w2"}) EXPECT_EQ(h.pod(n).spec.nodeName, "n1") << n;
 }
 
 }  // namespace

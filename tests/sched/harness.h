@@ -118,6 +118,19 @@ class FakeApi : public Binder {
     events.push_back(Event{Event::Op::kUpsert, it->second});
     return {};
   }
+  std::map<std::string, api::PodGroup> pod_groups;
+  int pod_group_status_writes = 0;
+  Result<void> update_pod_group_status(const api::PodGroup& group,
+                                       const std::function<void(api::PodGroup&)>& mutate) override {
+    std::lock_guard<std::recursive_mutex> l(mu);
+    auto it = pod_groups.find(object_key(group.metadata));
+    if (it == pod_groups.end()) return not_found_error("podgroups \"" + group.metadata.name + "\" not found");
+    ++pod_group_status_writes;
+    mutate(it->second);
+    it->second.metadata.resourceVersion = std::to_string(++rv);
+    events.push_back(Event{Event::Op::kUpsert, it->second});
+    return {};
+  }
   // Events the scheduler recorded: "<type> <reason> <action> <ns>/<pod>: <message>".
   std::vector<std::string> recorded;
   void record_event(const api::Pod& pod, const char* type, const char* reason, const char* action,
@@ -147,6 +160,7 @@ struct Harness {
       if (obj.metadata.uid.empty()) obj.metadata.uid = "uid-" + obj.metadata.name;
       api.claims[object_key(obj.metadata)] = obj;
     }
+    if constexpr (std::is_same_v<T, api::PodGroup>) api.pod_groups[object_key(obj.metadata)] = obj;
     sched.handle(Event{Event::Op::kUpsert, obj});
   }
   // Delivers pending watch events.

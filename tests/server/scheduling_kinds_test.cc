@@ -1,6 +1,8 @@
 // scheduling.k8s.io PriorityClass with priority admission (the pure decisions,
 // then through the ApiServer: built-in classes at bootstrap, pods resolved on
-// create, one default, typed validation) and KAI Scheduler's Queue.
+// create, one default, typed validation), KAI Scheduler's Queue, and the
+// v1beta1 Workload and PodGroup (typed, validated, PodGroup status only through
+// /status, its table; the Pod's immutable spec.schedulingGroup).
 #include "server/priority_admission.h"
 
 #include <gtest/gtest.h>
@@ -234,6 +236,86 @@ TEST_F(SchedulingKindsTest, QueueValidation) {
                  R"("spec":{"resources":{"gpu":{"quota":0.5,"limit":-1,"overQuotaWeight":1}}}})")
                 .code,
             201);
+}
+
+// ---------------------------------------------------------------- Workload, PodGroup
+
+constexpr const char* kWorkloads = "/apis/scheduling.k8s.io/v1beta1/namespaces/default/workloads";
+constexpr const char* kPodGroups = "/apis/scheduling.k8s.io/v1beta1/namespaces/default/podgroups";
+
+constexpr const char* kWorkload =
+    R"({"apiVersion":"scheduling.k8s.io/v1beta1","kind":"Workload","metadata":{"name":"train"},)"
+    R"("spec":{"controllerRef":{"apiGroup":"batch","kind":"Job","name":"train"},)"
+    R"("podGroupTemplates":[{"name":"workers","schedulingPolicy":{"gang":{"minCount":8}}}]}})";
+constexpr const char* kPodGroup =
+    R"({"apiVersion":"scheduling.k8s.io/v1beta1","kind":"PodGroup","metadata":{"name":"train-workers"},)"
+    R"("spec":{"workloadRef":{"workloadName":"train","templateName":"workers"},)"
+    R"("schedulingPolicy":{"gang":{"minCount":8}}},)"
+    R"("status":{"conditions":[{"type":"PodGroupInitiallyScheduled","status":"True","reason":"Scheduled",)"
+    R"("message":"set by a client","lastTransitionTime":"2026-12-07T00:00:00Z"}]}})";
+
+TEST_F(SchedulingKindsTest, WorkloadAndPodGroupAreServed) {
+  Response r = call("POST", kWorkloads, kWorkload);
+  ASSERT_EQ(r.code, 201) << r.body;
+  r = call("POST", kPodGroups, kPodGroup);
+  ASSERT_EQ(r.code, 201) << r.body;
+  auto o = parse_json(r.body);
+  EXPECT_EQ(find(*o, {"status", "conditions"}), nullptr) << "status is dropped on create: " << r.body;
+  EXPECT_NE(find(*o, {"spec", "disruptionMode", "single"}), nullptr) << "disruptionMode defaults to single";
+
+  // The scheduler's condition, through /status; the spec stays.
+  r = call("PUT", std::string(kPodGroups) + "/train-workers/status",
+           R"({"apiVersion":"scheduling.k8s.io/v1beta1","kind":"PodGroup","metadata":{"name":"train-workers"},)"
+           R"("spec":{"schedulingPolicy":{"basic":{}}},)"
+           R"("status":{"conditions":[{"type":"PodGroupInitiallyScheduled","status":"False","reason":"Unschedulable",)"
+           R"("message":"needs 8 devices of class gpu.nvidia.com; 7 free","lastTransitionTime":"2026-12-07T00:00:00Z"}]}})");
+  ASSERT_EQ(r.code, 200) << r.body;
+  o = parse_json(r.body);
+  EXPECT_NE(find(*o, {"spec", "schedulingPolicy", "gang"}), nullptr) << r.body;
+
+  r = call("GET", kPodGroups, "", "application/json;as=Table;v=v1;g=meta.k8s.io");
+  ASSERT_EQ(r.code, 200) << r.body;
+  auto t = parse_json(r.body);
+  std::vector<std::string> cols;
+  for (const auto& c : find(*t, {"columnDefinitions"})->GetArray()) cols.push_back(get_string(c, {"name"}));
+  EXPECT_EQ(cols, (std::vector<std::string>{"Name", "Policy", "Min-Count", "Scheduled", "Age", "Reason", "Message"}));
+  const JsonValue& row = (*find(*t, {"rows"}))[0]["cells"];
+  EXPECT_EQ(std::string(row[1].GetString()), "Gang");
+  EXPECT_EQ(std::string(row[2].GetString()), "8");
+  EXPECT_EQ(std::string(row[3].GetString()), "False");
+  EXPECT_EQ(std::string(row[5].GetString()), "Unschedulable");
+}
+
+TEST_F(SchedulingKindsTest, ValidationWithFieldPaths) {
+  Response r = call("POST", kPodGroups,
+                    R"({"apiVersion":"scheduling.k8s.io/v1beta1","kind":"PodGroup","metadata":{"name":"g"},)"
+                    R"("spec":{"schedulingPolicy":{"basic":{},"gang":{"minCount":0}}}})");
+  EXPECT_EQ(r.code, 422);
+  EXPECT_NE(r.body.find("spec.schedulingPolicy: Invalid value: \\\"{`basic`, `gang`}\\\": must specify exactly one of: "
+                        "`basic`, `gang`"),
+            std::string::npos)
+      << r.body;
+  EXPECT_NE(r.body.find("spec.schedulingPolicy.gang.minCount: Required value"), std::string::npos) << r.body;
+  // Immutable on update: workloadRef; minCount may change.
+  ASSERT_EQ(call("POST", kPodGroups, kPodGroup).code, 201);
+  r = call("PATCH", std::string(kPodGroups) + "/train-workers", R"({"spec":{"schedulingPolicy":{"gang":{"minCount":4}}}})");
+  EXPECT_EQ(r.code, 200) << r.body;
+  r = call("PATCH", std::string(kPodGroups) + "/train-workers", R"({"spec":{"workloadRef":{"templateName":"other"}}})");
+  EXPECT_EQ(r.code, 422);
+  EXPECT_NE(r.body.find("spec.workloadRef: Invalid value: null: field is immutable"), std::string::npos) << r.body;
+}
+
+TEST_F(SchedulingKindsTest, PodSchedulingGroupIsImmutable) {
+  Response r = call("POST", kPods,
+                    R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"w0"},"spec":{)"
+                    R"("schedulingGroup":{"podGroupName":"train-workers"},)"
+                    R"("containers":[{"name":"main","image":"busybox"}]}})");
+  ASSERT_EQ(r.code, 201) << r.body;
+  auto o = parse_json(r.body);
+  EXPECT_EQ(get_string(*o, {"spec", "schedulingGroup", "podGroupName"}), "train-workers");
+  r = call("PATCH", std::string(kPods) + "/w0", R"({"spec":{"schedulingGroup":{"podGroupName":"other"}}})");
+  EXPECT_EQ(r.code, 422);
+  EXPECT_NE(r.body.find("spec.schedulingGroup: Invalid value: null: field is immutable"), std::string::npos) << r.body;
 }
 
 }  // namespace

@@ -346,6 +346,15 @@ std::vector<Scenario> scenarios() {
                    {"admin", R"({"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"high"},
                      "value":1000,"description":"d"})"},
                }});
+  s.push_back({"pod group", "scheduling.k8s.io", "PodGroup", "scheduling.k8s.io/v1beta1", "",
+               {
+                   {"job-controller", R"({"apiVersion":"scheduling.k8s.io/v1beta1","kind":"PodGroup",
+                     "metadata":{"name":"g","namespace":"default"},"spec":{"workloadRef":{"workloadName":"w",
+                     "templateName":"t"},"schedulingPolicy":{"gang":{"minCount":4}}}})"},
+                   {"scaler", R"({"apiVersion":"scheduling.k8s.io/v1beta1","kind":"PodGroup",
+                     "metadata":{"name":"g","namespace":"default","labels":{"a":"1"}},
+                     "spec":{"schedulingPolicy":{"gang":{"minCount":2}}}})", false, true},
+               }});
   s.push_back({"unknown kind", "example.com", "Widget", "example.com/v1", "",
                {
                    {"a", R"({"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","labels":{"a":"1"},

@@ -52,7 +52,7 @@ TEST(StrategyRegistry, EveryServedResourceHasItsKindsStrategy) {
                                           "ResourceClaimTemplate", "ResourceSlice", "DeviceTaintRule", "Lease",
                                           "PriorityClass", "ConfigMap", "Secret", "ServiceAccount", "Service",
                                           "PersistentVolumeClaim", "Deployment", "ReplicaSet", "Job", "StatefulSet",
-                                          "DaemonSet", "Queue"}));
+                                          "DaemonSet", "Queue", "Workload", "PodGroup"}));
 }
 
 // to_table writes one cell per column: a strategy whose two lists drift apart

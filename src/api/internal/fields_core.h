@@ -68,6 +68,11 @@ struct FieldTable<Affinity> {
 };
 
 template <>
+struct FieldTable<PodSchedulingGroup> {
+  static constexpr auto fields = std::tuple(omitempty("podGroupName", &PodSchedulingGroup::podGroupName));
+};
+
+template <>
 struct FieldTable<PodSpec> {
   using T = PodSpec;
   static constexpr auto fields = std::tuple(
@@ -78,7 +83,8 @@ struct FieldTable<PodSpec> {
       omitempty("affinity", &T::affinity), omitempty("schedulerName", &T::schedulerName),
       omitempty("tolerations", &T::tolerations),
       omitempty("priorityClassName", &T::priorityClassName), omitempty("priority", &T::priority),
-      omitempty("preemptionPolicy", &T::preemptionPolicy), omitempty("resourceClaims", &T::resourceClaims));
+      omitempty("preemptionPolicy", &T::preemptionPolicy), omitempty("resourceClaims", &T::resourceClaims),
+      omitempty("schedulingGroup", &T::schedulingGroup));
 };
 
 template <>
@@ -369,6 +375,133 @@ struct FieldTable<ReplicaSet> {
   static constexpr auto fields = object_fields<T>(always("spec", &T::spec), always("status", &T::status));
 };
 
+// ---------------------------------------------------------------- Workload, PodGroup
+
+template <>
+struct FieldTable<TypedLocalObjectReference> {
+  using T = TypedLocalObjectReference;
+  static constexpr auto fields =
+      std::tuple(omitempty("apiGroup", &T::apiGroup), always("kind", &T::kind), always("name", &T::name));
+};
+
+template <>
+struct FieldTable<BasicSchedulingPolicy> {
+  static constexpr auto fields = std::tuple();
+};
+
+template <>
+struct FieldTable<GangSchedulingPolicy> {
+  static constexpr auto fields = std::tuple(always("minCount", &GangSchedulingPolicy::minCount));
+};
+
+template <>
+struct FieldTable<PodGroupSchedulingPolicy> {
+  using T = PodGroupSchedulingPolicy;
+  static constexpr auto fields = std::tuple(omitempty("basic", &T::basic), omitempty("gang", &T::gang));
+};
+
+template <>
+struct FieldTable<PodGroupResourceClaim> {
+  using T = PodGroupResourceClaim;
+  static constexpr auto fields =
+      std::tuple(always("name", &T::name), omitempty("resourceClaimName", &T::resourceClaimName),
+                 omitempty("resourceClaimTemplateName", &T::resourceClaimTemplateName));
+};
+
+template <>
+struct FieldTable<SingleDisruptionMode> {
+  static constexpr auto fields = std::tuple();
+};
+
+template <>
+struct FieldTable<AllDisruptionMode> {
+  static constexpr auto fields = std::tuple();
+};
+
+template <>
+struct FieldTable<DisruptionMode> {
+  using T = DisruptionMode;
+  static constexpr auto fields = std::tuple(omitempty("single", &T::single), omitempty("all", &T::all));
+};
+
+template <>
+struct FieldTable<PodGroupTemplate> {
+  using T = PodGroupTemplate;
+  static constexpr auto fields =
+      std::tuple(always("name", &T::name), always("schedulingPolicy", &T::schedulingPolicy),
+                 omitempty("resourceClaims", &T::resourceClaims), omitempty("disruptionMode", &T::disruptionMode),
+                 omitempty("priorityClassName", &T::priorityClassName), omitempty("priority", &T::priority));
+};
+
+template <>
+struct FieldTable<WorkloadSpec> {
+  using T = WorkloadSpec;
+  static constexpr auto fields =
+      std::tuple(omitempty("controllerRef", &T::controllerRef), always("podGroupTemplates", &T::podGroupTemplates));
+};
+
+template <>
+struct FieldTable<Workload> {
+  using T = Workload;
+  static constexpr KindName kind{"Workload", "scheduling.k8s.io/v1beta1"};
+  static constexpr auto fields = object_fields<T>(always("spec", &T::spec));
+};
+
+template <>
+struct FieldTable<WorkloadReference> {
+  using T = WorkloadReference;
+  static constexpr auto fields = std::tuple(always("workloadName", &T::workloadName), always("templateName", &T::templateName));
+};
+
+template <>
+struct FieldTable<PodGroupSpec> {
+  using T = PodGroupSpec;
+  static constexpr auto fields =
+      std::tuple(omitempty("workloadRef", &T::workloadRef), always("schedulingPolicy", &T::schedulingPolicy),
+                 omitempty("resourceClaims", &T::resourceClaims), omitempty("disruptionMode", &T::disruptionMode),
+                 omitempty("priorityClassName", &T::priorityClassName), omitempty("priority", &T::priority));
+};
+
+template <>
+struct FieldTable<PodGroupResourceClaimStatus> {
+  using T = PodGroupResourceClaimStatus;
+  static constexpr auto fields = std::tuple(always("name", &T::name), omitempty("resourceClaimName", &T::resourceClaimName));
+};
+
+template <>
+struct FieldTable<PodGroupStatus> {
+  using T = PodGroupStatus;
+  static constexpr auto fields = std::tuple(omitempty("conditions", &T::conditions),
+                                            omitempty("resourceClaimStatuses", &T::resourceClaimStatuses));
+};
+
+template <>
+struct FieldTable<PodGroup> {
+  using T = PodGroup;
+  static constexpr KindName kind{"PodGroup", "scheduling.k8s.io/v1beta1"};
+  static constexpr auto fields =
+      object_fields<T>(always("spec", &T::spec), omitempty("status", &T::status));
+};
+
+template <>
+struct FieldTable<JobGangSchedulingPolicy> {
+  static constexpr auto fields = std::tuple(omitempty("minCount", &JobGangSchedulingPolicy::minCount));
+};
+
+template <>
+struct FieldTable<JobSchedulingPolicy> {
+  using T = JobSchedulingPolicy;
+  static constexpr auto fields = std::tuple(omitempty("basic", &T::basic), omitempty("gang", &T::gang));
+};
+
+template <>
+struct FieldTable<JobSchedulingConfiguration> {
+  using T = JobSchedulingConfiguration;
+  static constexpr auto fields =
+      std::tuple(omitempty("schedulingPolicy", &T::schedulingPolicy), omitempty("disruptionMode", &T::disruptionMode),
+                 omitempty("resourceClaims", &T::resourceClaims));
+};
+
 template <>
 struct FieldTable<JobSpec> {
   using T = JobSpec;
@@ -379,7 +512,8 @@ struct FieldTable<JobSpec> {
       omitempty("backoffLimitPerIndex", &T::backoffLimitPerIndex), omitempty("selector", &T::selector),
       omitempty("manualSelector", &T::manualSelector), always("template", &T::template_),
       omitempty("ttlSecondsAfterFinished", &T::ttlSecondsAfterFinished),
-      omitempty("completionMode", &T::completionMode), omitempty("suspend", &T::suspend));
+      omitempty("completionMode", &T::completionMode), omitempty("suspend", &T::suspend),
+      omitempty("scheduling", &T::scheduling));
 };
 
 template <>

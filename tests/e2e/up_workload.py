@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Gangs through Kubernetes' Workload API against `draplane up` (issue 27), with kubectl.
+
+Starts `draplane up --nodes node-1=sim:8xH100` (tests/e2e/up_cluster.py) and:
+  1. a pod with a claim for one GPU runs ("other"), leaving 7 GPUs free;
+  2. a scheduling.k8s.io/v1beta1 Workload and its PodGroup (gang, minCount 8)
+     and eight pods with spec.schedulingGroup.podGroupName, each with a claim
+     for one GPU: no pod bound, no claim allocated, and the PodGroup's
+     PodGroupInitiallyScheduled condition is False/Unschedulable saying what
+     is missing (`kubectl get podgroups` shows it);
+  3. "other" is deleted: the whole gang runs and the condition turns True;
+  4. a Job with spec.scheduling (gang, minCount from parallelism) gets a
+     Workload and a PodGroup from the Job controller, its pods name the
+     PodGroup, and it completes.
+
+Usage: up_workload.py DRAPLANE_BINARY
+"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from up_cluster import UpCluster  # noqa: E402
+
+BIN = sys.argv[1]
+up = UpCluster(BIN, 'node-1=sim:8xH100', prefix='draplane-workload-e2e-')  # started by main()
+kubectl, kjson, check, wait, create = up.kubectl, up.kjson, up.check, up.wait, up.apply
+
+MEMBERS = ['w%d' % i for i in range(8)]
+GANG = {'gang': {'minCount': 8}}
+
+
+def claim_and_pod(name, group=None):
+    spec = {'terminationGracePeriodSeconds': 1,
+            'containers': [{'name': 'main', 'image': 'busybox', 'command': ['sleep', '3600'],
+                            'resources': {'claims': [{'name': 'gpu'}]}}],
+            'resourceClaims': [{'name': 'gpu', 'resourceClaimName': name}]}
+    if group:
+        spec['schedulingGroup'] = {'podGroupName': group}
+    return [{'apiVersion': 'resource.k8s.io/v1', 'kind': 'ResourceClaim',
+             'metadata': {'name': name, 'namespace': 'default'},
+             'spec': {'devices': {'requests': [{'name': 'gpu', 'exactly': {'deviceClassName': 'gpu.nvidia.com'}}]}}},
+            {'apiVersion': 'v1', 'kind': 'Pod', 'metadata': {'name': name, 'namespace': 'default'}, 'spec': spec}]
+
+
+def pods():
+    return {p['metadata']['name']: p for p in kjson('get', 'pods')['items']}
+
+
+def find(resource, name):
+    return next((x for x in kjson('get', resource)['items'] if x['metadata']['name'] == name), None)
+
+
+def group_condition(name):
+    g = find('podgroups', name) or {}
+    for c in g.get('status', {}).get('conditions', []):
+        if c['type'] == 'PodGroupInitiallyScheduled':
+            return c
+    return None
+
+
+def gang_part():
+    create(claim_and_pod('other'))
+    wait(lambda: pods().get('other', {}).get('spec', {}).get('nodeName'), 30, 'pod other bound')
+    create([{'apiVersion': 'scheduling.k8s.io/v1beta1', 'kind': 'Workload',
+             'metadata': {'name': 'train', 'namespace': 'default'},
+             'spec': {'podGroupTemplates': [{'name': 'workers', 'schedulingPolicy': GANG}]}},
+            {'apiVersion': 'scheduling.k8s.io/v1beta1', 'kind': 'PodGroup',
+             'metadata': {'name': 'train-workers', 'namespace': 'default'},
+             'spec': {'workloadRef': {'workloadName': 'train', 'templateName': 'workers'},
+                      'schedulingPolicy': GANG}}])
+    create([o for m in MEMBERS for o in claim_and_pod(m, 'train-workers')])
+    cond = wait(lambda: (lambda c: c if c and c['status'] == 'False' else None)(group_condition('train-workers')),
+                30, 'the PodGroup says the gang does not fit')
+    if cond:
+        check(cond['reason'] == 'Unschedulable', 'reason Unschedulable: %s' % cond)
+        check('only 7 of 8 pods fit (needs 8 devices of class gpu.nvidia.com)' in cond['message'],
+              'the message says what is missing: %s' % cond['message'])
+    ps = pods()
+    check(not any(ps[m]['spec'].get('nodeName') for m in MEMBERS), 'no member is bound')
+    claims = {c['metadata']['name']: c for c in kjson('get', 'resourceclaims')['items']}
+    check(not any(claims[m].get('status', {}).get('allocation') for m in MEMBERS), 'no member claim holds a device')
+    table = kubectl('get', 'podgroups')
+    check('False' in table and 'Gang' in table, 'kubectl get podgroups:\n' + table)
+    kubectl('delete', 'pod', 'other', '--wait=false')
+    bound = wait(lambda: all(p.get('spec', {}).get('nodeName') for p in (pods().get(m, {}) for m in MEMBERS)),
+                 60, 'the whole gang bound once the eighth GPU is free')
+    check(bool(bound), 'all 8 members run on node-1')
+    cond = wait(lambda: (lambda c: c if c and c['status'] == 'True' else None)(group_condition('train-workers')),
+                30, 'PodGroupInitiallyScheduled True')
+    check(bool(cond), 'the PodGroup is scheduled')
+
+
+def job_part():
+    # --validate=false: draplane's OpenAPI has batch/v1 JobSpec of 1.36, without
+    # spec.scheduling (docs/compat.md); the server decodes and validates it.
+    job = ({'apiVersion': 'batch/v1', 'kind': 'Job', 'metadata': {'name': 'pair', 'namespace': 'default'},
+             'spec': {'parallelism': 2, 'completions': 2,
+                      'scheduling': {'schedulingPolicy': {'gang': {}}},
+                      'template': {'spec': {'restartPolicy': 'Never', 'terminationGracePeriodSeconds': 1,
+                                            'containers': [{'name': 'main', 'image': 'busybox',
+                                                            'command': ['echo', 'hi']}]}}}})
+    kubectl('apply', '--validate=false', '-f', '-', stdin=json.dumps(job))
+    g = wait(lambda: find('podgroups', 'pair'), 30, 'the Job controller made a PodGroup')
+    if g:
+        check(g['spec']['schedulingPolicy'] == {'gang': {'minCount': 2}}, 'minCount from parallelism: %s' % g['spec'])
+        check(g['spec'].get('workloadRef', {}).get('workloadName') == 'pair', 'it names the Workload: %s' % g['spec'])
+    w = find('workloads', 'pair')
+    check(w is not None and w['spec'].get('controllerRef', {}).get('kind') == 'Job',
+          'a Workload with the Job as controllerRef: %s' % w)
+    done = wait(lambda: any(c['type'] == 'Complete' and c['status'] == 'True'
+                            for c in kjson('get', 'job', 'pair').get('status', {}).get('conditions', [])),
+                60, 'job pair Complete')
+    check(bool(done), 'the gang Job completes')
+    jp = [p for p in pods().values() if p['metadata'].get('labels', {}).get('job-name') == 'pair']
+    check(jp and all(p['spec'].get('schedulingGroup', {}).get('podGroupName') == 'pair' for p in jp),
+          "the Job's pods name its PodGroup")
+
+
+def main():
+    with up:
+        gang_part()
+        job_part()
+    sys.exit(up.exit_code)
+
+
+if __name__ == '__main__':
+    main()
