@@ -121,7 +121,7 @@ TEST(CheckState, CountsOtherThanTheShapeImpliesFail) {
 
 TEST(Workloads, EveryWorkloadBuildsAtATinySize) {
   for (const auto& w : workloads()) {
-    auto plan = w.build(WorkloadParams{2, 0.1});
+    auto plan = w.build(WorkloadParams{.nodes = 2, .duration_s = 0.1});
     ASSERT_TRUE(plan.has_value()) << w.name << ": " << plan.error().message();
     EXPECT_TRUE(plan->steady || !plan->pods.empty()) << w.name;
   }
@@ -129,18 +129,18 @@ TEST(Workloads, EveryWorkloadBuildsAtATinySize) {
 
 TEST(Workloads, UpstreamCountsAt500Nodes) {
   // performance-config.yaml 5000pods_500nodes: 2,500 init + 2,500 measured on 5,000 devices.
-  auto t = (*find_workload("SchedulingWithResourceClaimTemplate"))->build(WorkloadParams{500, 10});
+  auto t = (*find_workload("SchedulingWithResourceClaimTemplate"))->build(WorkloadParams{.nodes = 500, .duration_s = 10});
   ASSERT_TRUE(t.has_value());
   EXPECT_EQ(t->devices, 5000);
   EXPECT_EQ(t->init_pods.size(), 2500u);
   EXPECT_EQ(t->pods.size(), 2500u);
   // full_500nodes: 4,990 claims allocated up front.
-  auto full = (*find_workload("SteadyStateClusterResourceClaimTemplate/full"))->build(WorkloadParams{500, 10});
+  auto full = (*find_workload("SteadyStateClusterResourceClaimTemplate/full"))->build(WorkloadParams{.nodes = 500, .duration_s = 10});
   ASSERT_TRUE(full.has_value());
   EXPECT_EQ(full->allocated.size(), 4990u);
   EXPECT_EQ(full->batch, 10);
   // SchedulingWithResourceClaim: 500 claims per phase, 5 pods each, 2 devices per node.
-  auto shared = (*find_workload("SchedulingWithResourceClaim"))->build(WorkloadParams{500, 10});
+  auto shared = (*find_workload("SchedulingWithResourceClaim"))->build(WorkloadParams{.nodes = 500, .duration_s = 10});
   ASSERT_TRUE(shared.has_value());
   EXPECT_EQ(shared->claims.size(), 500u);
   EXPECT_EQ(shared->pods.size(), 2500u);

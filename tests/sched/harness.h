@@ -199,8 +199,8 @@ struct Harness {
     for (auto& [key, c] : api.claims) {
       if (!release_claims || !c.status.allocation) continue;
       api::ResourceClaim next = c;
-      std::erase_if(next.status.reservedFor,
-                    [&](const auto& r) { return !api.pods.count(c.metadata.namespace_ + "/" + r.name); });
+      const std::string ns = c.metadata.namespace_;  // clang 14 captures no structured binding
+      std::erase_if(next.status.reservedFor, [&](const auto& r) { return !api.pods.count(ns + "/" + r.name); });
       if (next.status.reservedFor.empty()) next.status.allocation.reset();
       if (next.status == c.status) continue;
       ASSERT_TRUE(api.update_claim_status(next).has_value());
