@@ -33,11 +33,13 @@ PACKAGES = {
     "batch/v1": (API, "batch/v1", "io.k8s.api.batch.v1."),
     "scheduling/v1": (API, "scheduling/v1", "io.k8s.api.scheduling.v1."),
     "scheduling/v1beta1": (API, "scheduling/v1beta1", "io.k8s.api.scheduling.v1beta1."),
+    "scheduling/v1alpha3": (API, "scheduling/v1alpha3", "io.k8s.api.scheduling.v1alpha3."),
     "events/v1": (API, "events/v1", "io.k8s.api.events.v1."),
     "meta/v1": (MACH, "pkg/apis/meta/v1", "io.k8s.apimachinery.pkg.apis.meta.v1."),
 }
 # Import aliases used in the packages above -> package key.
-ALIASES = {"v1": "core/v1", "corev1": "core/v1", "apiv1": "core/v1", "metav1": "meta/v1"}
+ALIASES = {"v1": "core/v1", "corev1": "core/v1", "apiv1": "core/v1", "metav1": "meta/v1",
+           "schedulingv1alpha3": "scheduling/v1alpha3"}
 # Types with hand-written schemas (openapi_schema.cc): Go name -> OpenAPI name.
 SPECIAL = {
     "metav1.Time": "io.k8s.apimachinery.pkg.apis.meta.v1.Time",
@@ -91,12 +93,15 @@ DOC_OVERRIDES = {
 LATER_TYPES = {
     "resource/v1": ("master", ["DeviceTaintRule", "DeviceTaintRuleList", "DeviceTaintRuleSpec",
                                "DeviceTaintSelector", "DeviceTaintRuleStatus"]),
+    # Job's spec.scheduling (KEP-5547, 1.37 alpha, gate WorkloadWithJob): without
+    # it kubectl's client-side validation refuses the Jobs the controller turns into gangs.
+    "batch/v1": ("master", ["JobSpec", "JobSchedulingConfiguration"]),
 }
 
 
 # Packages read whole from a later ref: Workload and PodGroup are
 # scheduling.k8s.io/v1beta1 from 1.37 (no release branch in the mirrors yet).
-PACKAGE_REFS = {"scheduling/v1beta1": "master"}
+PACKAGE_REFS = {"scheduling/v1beta1": "master", "scheduling/v1alpha3": "master"}
 
 
 def git_show(gitdir, path, ref=None):

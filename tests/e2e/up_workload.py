@@ -92,15 +92,15 @@ def gang_part():
 
 
 def job_part():
-    # --validate=false: draplane's OpenAPI has batch/v1 JobSpec of 1.36, without
-    # spec.scheduling (docs/compat.md); the server decodes and validates it.
+    # Applied with kubectl's client-side validation: the served OpenAPI has
+    # JobSpec's spec.scheduling (1.37).
     job = ({'apiVersion': 'batch/v1', 'kind': 'Job', 'metadata': {'name': 'pair', 'namespace': 'default'},
              'spec': {'parallelism': 2, 'completions': 2,
                       'scheduling': {'schedulingPolicy': {'gang': {}}},
                       'template': {'spec': {'restartPolicy': 'Never', 'terminationGracePeriodSeconds': 1,
                                             'containers': [{'name': 'main', 'image': 'busybox',
                                                             'command': ['echo', 'hi']}]}}}})
-    kubectl('apply', '--validate=false', '-f', '-', stdin=json.dumps(job))
+    kubectl('apply', '-f', '-', stdin=json.dumps(job))
     g = wait(lambda: find('podgroups', 'pair'), 30, 'the Job controller made a PodGroup')
     if g:
         check(g['spec']['schedulingPolicy'] == {'gang': {'minCount': 2}}, 'minCount from parallelism: %s' % g['spec'])
