@@ -12,6 +12,7 @@
 #include "common/rfc3339.h"
 #include "controllers/informer_options.h"
 #include "controllers/job_logic.h"
+#include "controllers/replica_set_logic.h"
 
 namespace draplane::controllers {
 namespace {
@@ -30,10 +31,6 @@ bool terminal(const api::Pod& p) { return p.status.phase == "Succeeded" || p.sta
 bool has_finalizer(const api::Pod& p) {
   return std::find(p.metadata.finalizers.begin(), p.metadata.finalizers.end(), kJobTrackingFinalizer) !=
          p.metadata.finalizers.end();
-}
-bool pod_ready(const api::Pod& p) {
-  return std::any_of(p.status.conditions.begin(), p.status.conditions.end(),
-                     [](const api::PodCondition& c) { return c.type == "Ready" && c.status == "True"; });
 }
 // Active: neither finished nor being deleted.
 bool active(const api::Pod& p) { return !terminal(p) && p.metadata.deletionTimestamp.empty(); }
@@ -451,25 +448,68 @@ bool JobController::awaiting_created_pods(Sync& s) {
   return true;
 }
 
+namespace {
+
+api::GangSchedulingPolicy* gang_of(api::Workload& w) {
+  return w.spec.podGroupTemplates.empty() ? nullptr : w.spec.podGroupTemplates[0].schedulingPolicy.gang ? &*w.spec.podGroupTemplates[0].schedulingPolicy.gang : nullptr;
+}
+api::GangSchedulingPolicy* gang_of(api::PodGroup& g) {
+  return g.spec.schedulingPolicy.gang ? &*g.spec.schedulingPolicy.gang : nullptr;
+}
+
+// Creates the Job's Workload or PodGroup, or checks the one of that name: it
+// must be controlled by this Job (a Job recreated under the same name while the
+// garbage collector removes the old one's, or a user's object, is not adopted),
+// and its gang.minCount, the one mutable member of the policy, follows the Job's.
+template <typename T>
+Result<void> create_or_sync(client::RestClient& rest, const client::ResourcePath& kind, T want, const std::string& job_uid) {
+  const std::string& ns = want.metadata.namespace_;
+  auto created = rest.post(kind.ns(ns).str(), api::to_json(api::Object(want)));
+  if (created.has_value()) return {};
+  if (created.error().code() != Code::kAlreadyExists && created.error().code() != Code::kConflict) return created.error();
+  const client::Path path = kind.ns(ns).name(want.metadata.name);
+  const std::string what = want.typeMeta.kind + " " + ns + "/" + want.metadata.name;
+  ASSIGN_OR_RETURN(std::string body, rest.get(path));
+  ASSIGN_OR_RETURN(T have, api::decode_as<T>(body));
+  auto ref = controller_of(have.metadata);
+  if (!ref || ref->uid != job_uid) return Status(Code::kAlreadyExists, what + " exists and is not controlled by this Job");
+  if (!have.metadata.deletionTimestamp.empty()) return Status(Code::kUnavailable, what + " is being deleted");
+  api::GangSchedulingPolicy* have_gang = gang_of(have);
+  const api::GangSchedulingPolicy* want_gang = gang_of(want);
+  if (have_gang == nullptr || want_gang == nullptr || have_gang->minCount == want_gang->minCount) return {};
+  have_gang->minCount = want_gang->minCount;
+  have.typeMeta = want.typeMeta;
+  ASSIGN_OR_RETURN(std::string updated, rest.put(path, api::to_json(api::Object(have))));
+  (void)updated;
+  return {};
+}
+
+}  // namespace
+
 Result<void> JobController::ensure_pod_group(Sync& s) {
   if (!s.job.spec.scheduling) return {};
+  const auto& sp = s.job.spec.scheduling->schedulingPolicy;
+  // A gang without minCount takes parallelism: a paused Job (parallelism 0)
+  // gets its objects when it is resumed (a gang of 0 is invalid).
+  if (sp && sp->gang && !sp->gang->minCount && s.job.spec.parallelism.value_or(1) < 1) return {};
+  api::PodGroup group = pod_group_for_job(s.job);
+  const int32_t min_count = group.spec.schedulingPolicy.gang ? group.spec.schedulingPolicy.gang->minCount : 0;
   {
     std::lock_guard<std::mutex> l(mu_);
-    if (grouped_uids_.count(s.job.metadata.uid)) return {};
+    auto it = grouped_.find(s.job.metadata.uid);
+    if (it != grouped_.end() && it->second == min_count) return {};
   }
   // Workload, then PodGroup, then pods (KEP-5547's order): the scheduler
-  // holds a pod whose PodGroup is missing. An existing one (409) is kept.
-  const std::string& ns = s.job.metadata.namespace_;
-  for (auto [path, body] : {std::pair{kWorkloads.ns(ns).str(), api::to_json(api::Object(workload_for_job(s.job)))},
-                            std::pair{kPodGroups.ns(ns).str(), api::to_json(api::Object(pod_group_for_job(s.job)))}}) {
-    auto r = rest_.post(path, body);
-    if (!r.has_value() && r.error().code() != Code::kAlreadyExists && r.error().code() != Code::kConflict) {
-      event(s.job, "Warning", "FailedCreate", "Error creating the Job's scheduling objects: " + r.error().message());
-      return r.error();
-    }
+  // holds a pod whose PodGroup is missing.
+  Result<void> r = create_or_sync(rest_, kWorkloads, workload_for_job(s.job), s.job.metadata.uid);
+  if (r.has_value()) r = create_or_sync(rest_, kPodGroups, std::move(group), s.job.metadata.uid);
+  if (!r.has_value()) {
+    event(s.job, "Warning", "FailedCreate", "Error creating the Job's scheduling objects: " + r.error().message());
+    return r.error();
   }
   std::lock_guard<std::mutex> l(mu_);
-  grouped_uids_.insert(s.job.metadata.uid);
+  if (grouped_.size() >= kUidMemo) grouped_.clear();
+  grouped_[s.job.metadata.uid] = min_count;
   return {};
 }
 

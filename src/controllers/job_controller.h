@@ -106,8 +106,9 @@ class JobController {
   // (finalizer removed); the newest few thousand are kept.
   std::set<std::string> deleted_uids_;
   std::set<std::string> released_uids_;
-  // UIDs of Jobs whose Workload and PodGroup exist (created, or found existing).
-  std::set<std::string> grouped_uids_;
+  // Jobs whose Workload and PodGroup exist and are theirs (created, or found
+  // controlled by the Job), by UID, with the gang minCount they were given.
+  std::map<std::string, int32_t> grouped_;
 };
 
 }  // namespace draplane::controllers
