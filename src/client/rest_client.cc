@@ -1,5 +1,6 @@
 #include "client/rest_client.h"
 
+#include <poll.h>
 #include <rapidjson/document.h>
 
 #include <boost/asio/connect.hpp>
@@ -136,6 +137,16 @@ class Connection {
   }
   asio::io_context& ioc() { return ioc_; }
 
+  // An idle kept-alive connection with something to read has been closed by
+  // the server (or carries bytes nobody asked for): a request written on it
+  // would be lost, and one that is not idempotent could not be sent again.
+  bool closed_while_idle() {
+    pollfd p{};
+    p.fd = ssl_ ? beast::get_lowest_layer(*ssl_).socket().native_handle() : plain_->socket().native_handle();
+    p.events = POLLIN;
+    return ::poll(&p, 1, 0) != 0;
+  }
+
   Status unavailable(const char* what, const beast::error_code& ec) {
     return Status(Code::kUnavailable, std::string(what) + " " + ep_.host + ":" + ep_.port + ": " + ec.message());
   }
@@ -155,22 +166,29 @@ class BeastRestClient final : public RestClient {
 
   Result<Response> request(std::string_view method, std::string_view target, std::string_view body,
                            std::string_view content_type) override {
-    bool connect_failed = false;
-    return request_tracked(method, target, body, content_type, connect_failed);
+    bool may_resend = false;
+    return request_tracked(method, target, body, content_type, may_resend);
   }
 
   Result<void> watch(std::string_view target, const std::function<bool(std::string_view)>& on_event,
                      const std::atomic<bool>* stop, int poll_ms) override {
-    bool connect_failed = false;
-    return watch_tracked(target, on_event, stop, poll_ms, connect_failed);
+    bool may_resend = false;
+    return watch_tracked(target, on_event, stop, poll_ms, may_resend);
   }
 
-  // As request() and watch(); `connect_failed` tells whether the server could
-  // not be reached at all (nothing was sent), so another one may be tried.
+  // As request() and watch(). On an error `may_resend` tells whether the call
+  // may be sent to another server: when no byte of it reached this one, or
+  // when it is an idempotent request (GET, HEAD, OPTIONS) whose answer was
+  // lost. A POST, PUT, PATCH or DELETE that was written may have been applied
+  // and is never sent again (Go's net/http transport rule, which client-go
+  // follows).
   Result<Response> request_tracked(std::string_view method, std::string_view target, std::string_view body,
-                                   std::string_view content_type, bool& connect_failed) {
+                                   std::string_view content_type, bool& may_resend) {
+    may_resend = false;
+    const bool idempotent = method == "GET" || method == "HEAD" || method == "OPTIONS";
     // A kept-alive connection may have been closed by the server: retry once on a
-    // fresh connection when the failure happened on a reused one.
+    // fresh connection when the failure happened on a reused one, as far as
+    // the rule above allows.
     for (int attempt = 0; attempt < 2; ++attempt) {
       std::unique_ptr<Connection> conn = take_idle();
       bool reused = conn != nullptr;
@@ -178,17 +196,19 @@ class BeastRestClient final : public RestClient {
         conn = std::make_unique<Connection>(ep_, tls_.get());
         auto st = conn->connect();
         if (!st) {
-          connect_failed = true;
+          may_resend = true;  // nothing was sent
           return st.error();
         }
       }
       auto req = make_request(method, target, body, content_type);
       bool keep = true;
+      bool written = false;  // some of the request reached the socket
       auto res = conn->with_stream([&](auto& stream) -> Result<Response> {
         beast::error_code ec;
         conn->expires_after(kRequestTimeout);
-        http::write(stream, req, ec);
+        written = http::write(stream, req, ec) > 0;
         if (ec) return conn->unavailable("write", ec);
+        written = true;
         beast::flat_buffer buffer;
         http::response_parser<http::string_body> parser;
         parser.body_limit(512ull * 1024 * 1024);
@@ -202,28 +222,33 @@ class BeastRestClient final : public RestClient {
         if (!msg.keep_alive()) keep = false;
         return out;
       });
-      if (res.has_value() && keep) {
-        put_idle(std::move(conn));
-      } else if (!res.has_value() && reused && attempt == 0) {
-        continue;
+      if (res.has_value()) {
+        if (keep) put_idle(std::move(conn));
+        return res;
       }
+      may_resend = !written || idempotent;
+      // Go's transport retries on the same server only on a reused connection
+      // (a fresh one that fails says the server is in trouble).
+      if (reused && attempt == 0 && may_resend) continue;
       return res;
     }
     return Status(Code::kUnavailable, "request failed");
   }
 
   Result<void> watch_tracked(std::string_view target, const std::function<bool(std::string_view)>& on_event,
-                             const std::atomic<bool>* stop, int poll_ms, bool& connect_failed) {
+                             const std::atomic<bool>* stop, int poll_ms, bool& may_resend) {
+    may_resend = false;
     Connection conn(ep_, tls_.get());
     if (auto st = conn.connect(); !st) {
-      connect_failed = true;
+      may_resend = true;  // nothing was sent
       return st.error();
     }
     auto req = make_request("GET", target, {}, {});
     return conn.with_stream([&](auto& stream) -> Result<void> {
       beast::error_code ec;
-      http::write(stream, req, ec);
+      may_resend = http::write(stream, req, ec) == 0;
       if (ec) return conn.unavailable("write", ec);
+      may_resend = false;  // events may have been delivered: the caller resumes
       conn.expires_never();
       // Bounded: a burst of events (thousands of pods created) would otherwise be
       // read into one growing buffer whose unread rest is moved to its front on
@@ -324,10 +349,12 @@ class BeastRestClient final : public RestClient {
   static constexpr size_t kMaxIdle = 16;
   std::unique_ptr<Connection> take_idle() {
     std::lock_guard<std::mutex> lock(mu_);
-    if (idle_.empty()) return nullptr;
-    auto c = std::move(idle_.back());
-    idle_.pop_back();
-    return c;
+    while (!idle_.empty()) {
+      auto c = std::move(idle_.back());
+      idle_.pop_back();
+      if (!c->closed_while_idle()) return c;
+    }
+    return nullptr;
   }
   void put_idle(std::unique_ptr<Connection> c) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -339,25 +366,26 @@ class BeastRestClient final : public RestClient {
 };
 
 // Several API servers of one cluster: each call goes to the server that
-// answered last; one that cannot be connected to is skipped for the next. A
-// request that fails after it was sent is not resent elsewhere (it may have
-// been applied: the caller decides), but the next call starts at the next
-// server.
+// answered last. A call that reached no server (it could not connect, or not
+// one byte was written) goes to the next one, and so does an idempotent
+// request (GET) whose answer was lost. A POST, PUT, PATCH or DELETE that was
+// written is not sent again anywhere (it may have been applied: the caller
+// decides), but the next call starts at the next server.
 class FailoverRestClient final : public RestClient {
  public:
   explicit FailoverRestClient(std::vector<std::unique_ptr<BeastRestClient>> servers) : servers_(std::move(servers)) {}
 
   Result<Response> request(std::string_view method, std::string_view target, std::string_view body,
                            std::string_view content_type) override {
-    return over_servers<Response>([&](BeastRestClient& c, bool& connect_failed) {
-      return c.request_tracked(method, target, body, content_type, connect_failed);
+    return over_servers<Response>([&](BeastRestClient& c, bool& may_resend) {
+      return c.request_tracked(method, target, body, content_type, may_resend);
     });
   }
 
   Result<void> watch(std::string_view target, const std::function<bool(std::string_view)>& on_event,
                      const std::atomic<bool>* stop, int poll_ms) override {
-    return over_servers<void>([&](BeastRestClient& c, bool& connect_failed) {
-      return c.watch_tracked(target, on_event, stop, poll_ms, connect_failed);
+    return over_servers<void>([&](BeastRestClient& c, bool& may_resend) {
+      return c.watch_tracked(target, on_event, stop, poll_ms, may_resend);
     });
   }
 
@@ -369,10 +397,11 @@ class FailoverRestClient final : public RestClient {
     Result<T> last = Status(Code::kUnavailable, "no API server");
     for (size_t i = 0; i < n; ++i) {
       const size_t at = (first + i) % n;
-      bool connect_failed = false;
-      last = call(*servers_[at], connect_failed);
-      if (connect_failed) continue;
-      // A transport error after connecting: the next call tries the next one.
+      bool may_resend = false;
+      last = call(*servers_[at], may_resend);
+      if (!last.has_value() && may_resend) continue;
+      // A request that may have been applied: not resent, but the next call
+      // tries the next server.
       size_t expected = first;
       current_.compare_exchange_strong(expected, last.has_value() ? at : (at + 1) % n);
       return last;

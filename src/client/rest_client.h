@@ -34,9 +34,18 @@ class RestClient {
  public:
   // Validates the server URL (http:// or https://host[:port]) and the TLS material;
   // connects lazily on the first request. Several comma-separated URLs name
-  // API servers of one cluster: a server that cannot be connected to is skipped
-  // for the next one, and a request that failed in transit is not resent but
-  // the next one goes to the next server.
+  // API servers of one cluster.
+  //
+  // Resending follows Go's net/http transport (and so client-go): a request of
+  // which nothing was written (the connection failed, or the write failed
+  // before its first byte) may be sent again, on a fresh connection or to the
+  // next server; a GET, HEAD or OPTIONS whose answer was lost may be sent
+  // again too (once more on a fresh connection when a reused one failed, and
+  // to the next server). A POST, PUT, PATCH or DELETE that was written, in
+  // whole or in part, is never sent again: the transport error is returned,
+  // since the server may have applied it. After such an error the next call
+  // starts at the next server. An idle kept-alive connection the server has
+  // closed is noticed before it is reused, so that race does not cost a write.
   static Result<std::unique_ptr<RestClient>> create(const KubeConfig& config);
   virtual ~RestClient() = default;
 

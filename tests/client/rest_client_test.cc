@@ -7,6 +7,10 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <mutex>
 #include <thread>
 
 namespace draplane::client {
@@ -237,6 +241,163 @@ TEST(RestClient, SeveralServersFailOverOnConnectionErrors) {
   EXPECT_EQ(r.error().code(), Code::kUnavailable);
   cfg.server = "http://127.0.0.1:1,ftp://x";
   EXPECT_EQ(RestClient::create(cfg).error().code(), Code::kInvalid);
+}
+
+// A server whose answer to each request is scripted by its index (0, 1, ...):
+// answer it, answer it and then close the connection while it is idle, or read
+// it and close the connection without answering (the request may have been
+// applied, as when a server dies mid-request). `refuse_after_drop` closes the
+// listener after the first dropped request, so reconnecting fails.
+class ScriptedServer {
+ public:
+  enum class Action { kAnswer, kAnswerThenClose, kDrop };
+  explicit ScriptedServer(std::function<Action(int)> script, bool refuse_after_drop = false)
+      : script_(std::move(script)), refuse_after_drop_(refuse_after_drop),
+        acceptor_(ioc_, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {
+    port_ = acceptor_.local_endpoint().port();
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~ScriptedServer() {
+    stopping_ = true;
+    // A client still holding a kept-alive connection keeps serve() reading it.
+    if (int fd = active_fd_.load(); fd >= 0) ::shutdown(fd, SHUT_RDWR);
+    beast::error_code ec;
+    asio::io_context ioc;
+    tcp::socket wake(ioc);
+    wake.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port_), ec);
+    wake.close(ec);
+    if (thread_.joinable()) thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  int seen(const std::string& method) {
+    std::lock_guard<std::mutex> l(mu_);
+    return static_cast<int>(std::count(methods_.begin(), methods_.end(), method));
+  }
+  std::atomic<bool> closed_idle{false};
+
+ private:
+  void serve() {
+    int index = 0;
+    while (!stopping_) {
+      beast::error_code ec;
+      tcp::socket sock(ioc_);
+      acceptor_.accept(sock, ec);
+      if (ec || stopping_) return;
+      active_fd_ = sock.native_handle();
+      beast::flat_buffer buf;
+      for (;;) {
+        http::request<http::string_body> req;
+        http::read(sock, buf, req, ec);
+        if (ec) break;
+        {
+          std::lock_guard<std::mutex> l(mu_);
+          methods_.emplace_back(req.method_string());
+        }
+        const Action action = script_(index++);
+        if (action == Action::kDrop) {
+          if (refuse_after_drop_) acceptor_.close(ec);  // before the client sees the drop
+          active_fd_ = -1;
+          sock.close(ec);
+          if (refuse_after_drop_) return;
+          break;
+        }
+        http::response<http::string_body> res{http::status::ok, 11};
+        res.set(http::field::content_type, "application/json");
+        res.body() = "{\"n\":" + std::to_string(index - 1) + "}";
+        res.keep_alive(true);
+        res.prepare_payload();
+        http::write(sock, res, ec);
+        if (ec) break;
+        if (action == Action::kAnswerThenClose) {
+          active_fd_ = -1;
+          sock.close(ec);
+          closed_idle = true;
+          break;
+        }
+      }
+      active_fd_ = -1;
+    }
+  }
+
+  std::function<Action(int)> script_;
+  bool refuse_after_drop_;
+  asio::io_context ioc_;
+  tcp::acceptor acceptor_;
+  unsigned short port_ = 0;
+  std::thread thread_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<int> active_fd_{-1};
+  std::mutex mu_;
+  std::vector<std::string> methods_;
+};
+
+using Action = ScriptedServer::Action;
+
+std::unique_ptr<RestClient> client_for(const std::string& servers) {
+  KubeConfig cfg;
+  cfg.server = servers;
+  auto c = RestClient::create(cfg);
+  EXPECT_TRUE(c.has_value());
+  return std::move(*c);
+}
+
+// A POST written on a reused connection whose answer never comes may have been
+// applied: it is sent neither again on a fresh connection nor to the next
+// server (generateName would make a second object, a named create a 409).
+TEST(RestClient, AWrittenPostIsNeverSentAgain) {
+  // Request 0 answered (the connection is kept), request 1 dropped.
+  auto answer_first = [](int i) { return i == 0 ? Action::kAnswer : Action::kDrop; };
+  {
+    ScriptedServer a(answer_first);
+    auto client = client_for(a.url());
+    ASSERT_TRUE(client->get("/api").has_value());
+    auto r = client->post("/api/v1/namespaces/default/pods", "{}");
+    ASSERT_FALSE(r.has_value());
+    EXPECT_EQ(r.error().code(), Code::kUnavailable);
+    EXPECT_EQ(a.seen("POST"), 1);
+  }
+  // The dropping server then refuses connections: the POST does not go on to b.
+  ScriptedServer a(answer_first, /*refuse_after_drop=*/true);
+  ScriptedServer b([](int) { return Action::kAnswer; });
+  auto client = client_for(a.url() + "," + b.url());
+  ASSERT_TRUE(client->get("/api").has_value());
+  auto r = client->post("/api/v1/namespaces/default/pods", "{}");
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(a.seen("POST") + b.seen("POST"), 1);
+  // The next call starts at the next server.
+  EXPECT_TRUE(client->post("/api/v1/namespaces/default/pods", "{}").has_value());
+  EXPECT_EQ(b.seen("POST"), 1);
+}
+
+// A GET whose answer was lost is sent again: on a fresh connection when the
+// kept one failed, and to the next server when a fresh one did.
+TEST(RestClient, AGetWhoseAnswerWasLostIsSentAgain) {
+  ScriptedServer a([](int i) { return i == 1 ? Action::kDrop : Action::kAnswer; });
+  auto client = client_for(a.url());
+  ASSERT_TRUE(client->get("/api").has_value());
+  auto r = client->get("/api");
+  ASSERT_TRUE(r.has_value()) << r.error().to_string();
+  EXPECT_EQ(a.seen("GET"), 3);
+  ScriptedServer dropping([](int) { return Action::kDrop; });
+  ScriptedServer b([](int) { return Action::kAnswer; });
+  client = client_for(dropping.url() + "," + b.url());
+  r = client->get("/api");
+  ASSERT_TRUE(r.has_value()) << r.error().to_string();
+  EXPECT_EQ(dropping.seen("GET"), 1);
+  EXPECT_EQ(b.seen("GET"), 1);
+}
+
+// An idle connection the server closed is not written on: the POST goes out
+// on a fresh one and succeeds.
+TEST(RestClient, AnIdleConnectionTheServerClosedIsNotUsed) {
+  ScriptedServer a([](int i) { return i == 0 ? Action::kAnswerThenClose : Action::kAnswer; });
+  auto client = client_for(a.url());
+  ASSERT_TRUE(client->get("/api").has_value());
+  while (!a.closed_idle) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // its FIN crosses the loopback
+  auto r = client->post("/api/v1/namespaces/default/pods", "{}");
+  ASSERT_TRUE(r.has_value()) << r.error().to_string();
+  EXPECT_EQ(a.seen("POST"), 1);
 }
 
 TEST(RestClient, BadServerUrl) {
