@@ -297,25 +297,44 @@ Status LeaderElector::run(const std::atomic<bool>& stop, const LeadingFn& leadin
   if (!campaign(stop).ok()) return {};
   std::atomic<bool> stop_leading{false};
   std::atomic<bool> leading_done{false};
+  std::atomic<bool> lost{false};
+  // The last successful renewal on this candidate's clock. The renewals run on
+  // their own thread so that one hanging request (a server that stopped
+  // answering keeps its socket open for the request timeout) cannot hold the
+  // leader past its renew deadline while a standby, seeing the Lease unchanged
+  // for the lease duration, takes over.
+  std::atomic<common::Clock::TimePoint> renewed_at{config_.clock->now()};
   Status leading_status;
   std::thread body([&] {
     leading_status = leading(stop_leading);
     leading_done.store(true);
   });
-  bool lost = false;
-  while (!stop.load() && !leading_done.load()) {
-    if (!renew_until_deadline(stop, leading_done)) {
-      lost = true;
+  std::thread renewer([&] {
+    while (!stop.load() && !leading_done.load() && !lost.load()) {
+      if (!renew_until_deadline(stop, leading_done)) {
+        lost.store(true);
+        break;
+      }
+      if (lost.load()) break;  // a renewal that succeeded after the watchdog gave up does not count
+      renewed_at.store(config_.clock->now());
+      sleep(config_.retry_period, stop, &leading_done);
+    }
+  });
+  while (!stop.load() && !leading_done.load() && !lost.load()) {
+    if (config_.clock->now() - renewed_at.load() > config_.renew_deadline) {
+      lost.store(true);
       break;
     }
-    sleep(config_.retry_period, stop, &leading_done);
+    std::this_thread::sleep_for(milliseconds(10));
   }
   // Stop acting before anything else: when the lease was lost, a standby may
   // take over once it runs out on its clock.
   stop_leading.store(true);
   body.join();
   if (config_.on_stopped_leading) config_.on_stopped_leading();
-  if (lost) {
+  // A renewal in flight ends within the request timeout; leading has stopped.
+  renewer.join();
+  if (lost.load()) {
     if (config_.logger) {
       config_.logger->error("failed to renew lease {}/{} within {} ms: {}", config_.lease_namespace,
                             config_.lease_name, config_.renew_deadline.count(), k_lost);
@@ -327,6 +346,8 @@ Status LeaderElector::run(const std::atomic<bool>& stop, const LeadingFn& leadin
   return leading_status;
 }
 
+bool is_leader_election_lost(const Status& st) { return st.code() == Code::kDeadlineExceeded && st.message() == k_lost; }
+
 Status run_leader_elected(RestClient& rest, const LeaderElectionConfig& config, const LeaderElector::LeadingFn& leading,
                           const std::atomic<bool>& stop, bool rejoin_after_loss) {
   if (Status st = validate_leader_election(config); !st.ok()) return st;
@@ -335,7 +356,7 @@ Status run_leader_elected(RestClient& rest, const LeaderElectionConfig& config, 
   while (true) {
     LeaderElector elector(rest, c);
     Status st = elector.run(stop, leading);
-    if (stop.load() || st.code() != Code::kDeadlineExceeded || !rejoin_after_loss) return st;
+    if (stop.load() || !is_leader_election_lost(st) || !rejoin_after_loss) return st;
     if (c.logger) c.logger->warn("{}; campaigning again", st.message());
   }
 }

@@ -12,7 +12,7 @@
 // Lease), so two candidates never both win: the second gets 409 Conflict.
 //
 // The leader renews every retry period; when no renewal succeeds within the
-// renew deadline it stops leading (run() returns "leader election lost"; the
+// renew deadline (measured while a request hangs too) it stops leading (run() returns "leader election lost"; the
 // standalone scheduler and controllers exit, as upstream's do). The deadline
 // is shorter than the lease duration, so the old leader has stopped acting
 // before a standby may take over. On a clean stop the leader releases the Lease
@@ -115,6 +115,10 @@ class LeaderElector {
   common::Clock::TimePoint observed_time_{};
   std::string last_lease_;  // the Lease as this candidate last wrote it (release() writes over it)
 };
+
+// run()'s "leader election lost" (kDeadlineExceeded with that message; a 504
+// the leading function returns is not it).
+bool is_leader_election_lost(const Status& st);
 
 // Runs `leading` only while this process holds the Lease. With
 // `rejoin_after_loss` a lost election starts a new campaign (the components

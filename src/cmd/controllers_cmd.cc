@@ -35,8 +35,7 @@ int run(const ControllerFlags& f) {
   }
   if (!f.master.empty()) cfg->server = f.master;
   auto rest = client::RestClient::create(*cfg);
-  auto lease_client = client::RestClient::create(*cfg);
-  if (!rest.has_value() || !lease_client.has_value()) {
+  if (!rest.has_value()) {
     std::cerr << "error: " << rest.error().message() << "\n";
     return 2;
   }
@@ -45,6 +44,12 @@ int run(const ControllerFlags& f) {
   o.logger = stderr_logger("controllers", f.verbose);
   auto control = [&](const std::atomic<bool>& stop) { return controllers::run_controllers(**rest, o, stop); };
   if (!f.elect.enabled) return run_until_stopped(control);
+  // Its own connections: renewals do not queue behind the controllers' requests.
+  auto lease_client = client::RestClient::create(*cfg);
+  if (!lease_client.has_value()) {
+    std::cerr << "error: " << lease_client.error().message() << "\n";
+    return 2;
+  }
   client::LeaderElectionConfig election = f.elect.config;
   election.logger = stderr_logger("leader-election", f.verbose);
   // A lost lease ends the process (exit 1), as kube-controller-manager's does.

@@ -92,6 +92,14 @@ class FakeClient final : public RestClient {
   Result<Response> request(std::string_view method, std::string_view target, std::string_view body,
                            std::string_view) override {
     if (down.load()) return Status(Code::kUnavailable, "connect: Connection refused");
+    // A server that stopped answering: the request waits (for the transport's
+    // timeout in real life) and then fails.
+    bool hung = false;
+    while (hang.load()) {
+      hung = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (hung) return Status(Code::kUnavailable, "read: timed out");
     return server_.handle(method, target, body);
   }
   Result<void> watch(std::string_view, const std::function<bool(std::string_view)>&, const std::atomic<bool>*,
@@ -99,6 +107,7 @@ class FakeClient final : public RestClient {
     return Status(Code::kInternal, "no watch");
   }
   std::atomic<bool> down{false};
+  std::atomic<bool> hang{false};
 
  private:
   FakeLeaseServer& server_;
@@ -298,6 +307,27 @@ TEST(LeaderElectionTest, RunHandsOverOnStopAndOnLostConnection) {
   EXPECT_EQ(holder(server), "c");
   EXPECT_EQ(server.lease()["spec"]["leaseTransitions"].GetInt(), 2);
   EXPECT_EQ(max_acting.load(), 1);
+}
+
+// The leader's renewal hangs (its server stopped answering but keeps the
+// connection): it must stop acting by its renew deadline, not when the request
+// gives up, since the standby takes over after the lease duration.
+TEST(LeaderElectionTest, HangingRenewalStopsLeadingAtTheRenewDeadline) {
+  FakeLeaseServer server;
+  std::atomic<int> acting{0}, max_acting{0};
+  auto a = std::make_unique<Candidate>(server, "a", acting, max_acting);
+  ASSERT_TRUE(wait_for([&] { return a->led.load(); }));
+  auto b = std::make_unique<Candidate>(server, "b", acting, max_acting);
+  ASSERT_TRUE(wait_for([&] { return b->elector.leader() == "a"; }));
+  a->client.hang = true;
+  ASSERT_TRUE(wait_for([&] { return b->led.load(); }));
+  EXPECT_EQ(holder(server), "b");
+  EXPECT_EQ(max_acting.load(), 1) << "a acted while b did";
+  EXPECT_FALSE(a->done.load()) << "a's request is still hanging";
+  a->client.hang = false;
+  ASSERT_TRUE(wait_for([&] { return a->done.load(); }));
+  EXPECT_TRUE(is_leader_election_lost(a->result)) << a->result.message();
+  EXPECT_FALSE(is_leader_election_lost(Status(Code::kDeadlineExceeded, "504 Gateway Timeout")));
 }
 
 TEST(LeaderElectionTest, RunLeadingErrorReleasesTheLease) {
