@@ -40,29 +40,29 @@ std::vector<std::string> tainted(const std::vector<api::ResourceSlice>& slices) 
   return out;
 }
 
-std::vector<api::ResourceSlice> inventory() {
+std::vector<api::ResourceSlice> taint_inventory() {
   return {slice("a", "node-1", "pool-1", {device("d0"), device("d1")}),
           slice("b", "node-2", "pool-2", {device("d0")}, 1, 1, "driver-b")};
 }
 
 TEST(TaintRules, SelectorFields) {
-  EXPECT_EQ(tainted(apply_taint_rules(inventory(), {rule("r", select({}, {}, {}))})),
+  EXPECT_EQ(tainted(apply_taint_rules(taint_inventory(), {rule("r", select({}, {}, {}))})),
             (std::vector<std::string>{"driver-a/pool-1/d0:r", "driver-a/pool-1/d1:r", "driver-b/pool-2/d0:r"}));
-  EXPECT_EQ(tainted(apply_taint_rules(inventory(), {rule("r", std::nullopt)})), std::vector<std::string>{});
-  EXPECT_EQ(tainted(apply_taint_rules(inventory(), {rule("r", select("driver-b", {}, {}))})),
+  EXPECT_EQ(tainted(apply_taint_rules(taint_inventory(), {rule("r", std::nullopt)})), std::vector<std::string>{});
+  EXPECT_EQ(tainted(apply_taint_rules(taint_inventory(), {rule("r", select("driver-b", {}, {}))})),
             std::vector<std::string>{"driver-b/pool-2/d0:r"});
-  EXPECT_EQ(tainted(apply_taint_rules(inventory(), {rule("r", select({}, "pool-1", {}))})),
+  EXPECT_EQ(tainted(apply_taint_rules(taint_inventory(), {rule("r", select({}, "pool-1", {}))})),
             (std::vector<std::string>{"driver-a/pool-1/d0:r", "driver-a/pool-1/d1:r"}));
-  EXPECT_EQ(tainted(apply_taint_rules(inventory(), {rule("r", select({}, {}, "d0"))})),
+  EXPECT_EQ(tainted(apply_taint_rules(taint_inventory(), {rule("r", select({}, {}, "d0"))})),
             (std::vector<std::string>{"driver-a/pool-1/d0:r", "driver-b/pool-2/d0:r"}));
-  EXPECT_EQ(tainted(apply_taint_rules(inventory(), {rule("r", select("driver-a", "pool-1", "d1"))})),
+  EXPECT_EQ(tainted(apply_taint_rules(taint_inventory(), {rule("r", select("driver-a", "pool-1", "d1"))})),
             std::vector<std::string>{"driver-a/pool-1/d1:r"});
-  EXPECT_EQ(tainted(apply_taint_rules(inventory(), {rule("r", select("driver-a", "pool-2", {}))})),
+  EXPECT_EQ(tainted(apply_taint_rules(taint_inventory(), {rule("r", select("driver-a", "pool-2", {}))})),
             std::vector<std::string>{});
 }
 
 TEST(TaintRules, AppendedAfterDriverTaintsInNameOrder) {
-  auto slices = inventory();
+  auto slices = taint_inventory();
   slices[0].spec.devices[0].taints.push_back(api::DeviceTaint{"xid", "drv", "NoSchedule", ""});
   auto out = apply_taint_rules(slices, {rule("z", select({}, {}, "d0")), rule("a", select({}, "pool-1", "d0"))});
   EXPECT_EQ(tainted(out), (std::vector<std::string>{"driver-a/pool-1/d0:drv,a,z", "driver-b/pool-2/d0:z"}));

@@ -24,7 +24,7 @@ api::Device gpu() {
   return d;
 }
 
-struct Case {
+struct EnvCase {
   const char* expr;
   bool want;
   const char* want_error;  // runtime error, "" for none
@@ -32,7 +32,7 @@ struct Case {
 
 TEST(DraEnv, Selectors) {
   DeviceBinding dev("gpu.nvidia.com", gpu());
-  const Case cases[] = {
+  const EnvCase cases[] = {
       {"device.driver == \"gpu.nvidia.com\"", true, ""},
       {"device.driver == 'other'", false, ""},
       {"device.driver != 'other'", true, ""},

@@ -9,7 +9,7 @@
 namespace draplane::cel {
 namespace {
 
-std::string eval(const std::string& expr) {
+std::string parse_eval(const std::string& expr) {
   auto r = eval_to_string(expr, nullptr, "");
   return r ? *r : "ERR: " + r.error().message();
 }
@@ -68,7 +68,7 @@ TEST(Parser, Literals) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.expr);
-    EXPECT_EQ(eval(c.expr), c.want);
+    EXPECT_EQ(parse_eval(c.expr), c.want);
   }
 }
 
@@ -91,7 +91,7 @@ TEST(Parser, SyntaxErrorsHavePositions) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.expr);
-    std::string got = eval(c.expr);
+    std::string got = parse_eval(c.expr);
     EXPECT_EQ(got.substr(0, std::string(c.want).size()), c.want) << got;
   }
 }
@@ -122,7 +122,7 @@ TEST(Parser, HostileInputIsBounded) {
   // Long && chains are balanced, so they stay well within the limit.
   std::string conj = "true";
   for (int i = 0; i < 2000; ++i) conj += " && true";
-  EXPECT_EQ(eval(conj), "true");
+  EXPECT_EQ(parse_eval(conj), "true");
 }
 
 }  // namespace

@@ -86,9 +86,9 @@ class FakeLeaseServer {
 };
 
 // One candidate's connection; `down` makes every request a transport error.
-class FakeClient final : public RestClient {
+class FakeLeaseClient final : public RestClient {
  public:
-  explicit FakeClient(FakeLeaseServer& s) : server_(s) {}
+  explicit FakeLeaseClient(FakeLeaseServer& s) : server_(s) {}
   Result<Response> request(std::string_view method, std::string_view target, std::string_view body,
                            std::string_view) override {
     if (down.load()) return Status(Code::kUnavailable, "connect: Connection refused");
@@ -130,7 +130,7 @@ std::string holder(FakeLeaseServer& s) {
 class LeaderElectionTwoCandidates : public ::testing::Test {
  protected:
   FakeLeaseServer server;
-  FakeClient ca{server}, cb{server};
+  FakeLeaseClient ca{server}, cb{server};
   std::shared_ptr<common::FakeClock> clock = std::make_shared<common::FakeClock>();
   LeaderElector a{ca, config("a", clock)}, b{cb, config("b", clock)};
 };
@@ -195,7 +195,7 @@ TEST_F(LeaderElectionTwoCandidates, ReleaseLetsTheStandbyTakeOverAtOnce) {
 }
 
 TEST_F(LeaderElectionTwoCandidates, TheLoserOfAWriteRaceDoesNotLead) {
-  FakeClient cc(server);
+  FakeLeaseClient cc(server);
   LeaderElector c(cc, config("c", clock));
   ASSERT_TRUE(c.try_acquire_or_renew());
   EXPECT_FALSE(a.try_acquire_or_renew());
@@ -266,7 +266,7 @@ struct Candidate {
     stop = true;
     if (thread.joinable()) thread.join();
   }
-  FakeClient client;
+  FakeLeaseClient client;
   LeaderElector elector;
   std::atomic<bool> stop{false}, led{false}, done{false};
   Status result;
@@ -332,7 +332,7 @@ TEST(LeaderElectionTest, HangingRenewalStopsLeadingAtTheRenewDeadline) {
 
 TEST(LeaderElectionTest, RunLeadingErrorReleasesTheLease) {
   FakeLeaseServer server;
-  FakeClient client(server);
+  FakeLeaseClient client(server);
   LeaderElector e(client, fast("a"));
   std::atomic<bool> stop{false};
   Status st = e.run(stop, [](const std::atomic<bool>&) { return Status(Code::kInternal, "informer failed"); });
@@ -342,7 +342,7 @@ TEST(LeaderElectionTest, RunLeadingErrorReleasesTheLease) {
 
 TEST(LeaderElectionTest, CallbacksSeeNewLeadersAndTheEndOfLeading) {
   FakeLeaseServer server;
-  FakeClient client(server);
+  FakeLeaseClient client(server);
   std::vector<std::string> leaders;
   int stopped = 0;
   LeaderElectionConfig c = fast("a");

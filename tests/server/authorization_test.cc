@@ -21,7 +21,7 @@ const Identity kNode1{"system:node:n1", false, "n1"};
 const Identity kUser{"alice", false, ""};
 
 const char* kSlices = "/apis/resource.k8s.io/v1/resourceslices";
-const char* kClaims = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims";
+const char* kAuthzClaims = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims";
 const char* kPods = "/api/v1/namespaces/default/pods";
 const char* kNodes = "/api/v1/nodes";
 const char* kNodeLeases = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases";
@@ -280,15 +280,15 @@ TEST_F(AuthorizationTest, NodeReadsAndWritesOnlyItsOwnNode) {
 }
 
 TEST_F(AuthorizationTest, NodeReadsOnlyClaimsOfPodsBoundToIt) {
-  admin_create(kClaims, claim("direct"));
-  admin_create(kClaims, claim("templated"));
-  admin_create(kClaims, claim("elsewhere"));
-  admin_create(kClaims, claim("unused"));
+  admin_create(kAuthzClaims, claim("direct"));
+  admin_create(kAuthzClaims, claim("templated"));
+  admin_create(kAuthzClaims, claim("elsewhere"));
+  admin_create(kAuthzClaims, claim("unused"));
   admin_create(kPods, pod("p1", "n1", R"([{"name":"gpu","resourceClaimName":"direct"},
                                           {"name":"t","resourceClaimTemplateName":"tmpl"}])"));
   admin_create(kPods, pod("p2", "n2", R"([{"name":"gpu","resourceClaimName":"elsewhere"}])"));
   admin_create(kPods, pod("p3", "", R"([{"name":"gpu","resourceClaimName":"unused"}])"));  // not bound
-  const std::string claims = kClaims;
+  const std::string claims = kAuthzClaims;
   EXPECT_EQ(code(kNode1, "GET", claims + "/direct"), 200);
   Response r = call(kNode1, "GET", claims + "/templated");
   EXPECT_EQ(r.code, 403) << r.body;  // the generated claim is not known to be the pod's yet
@@ -304,7 +304,7 @@ TEST_F(AuthorizationTest, NodeReadsOnlyClaimsOfPodsBoundToIt) {
   EXPECT_EQ(code(kNode1, "GET", "/apis/resource.k8s.io/v1beta2/namespaces/default/resourceclaims/direct"), 200);
   // Only get of single claims and status updates (NodeClaimDeviceStatus below):
   // no list, watch, reading status or writes.
-  r = call(kNode1, "GET", kClaims);
+  r = call(kNode1, "GET", kAuthzClaims);
   EXPECT_EQ(r.code, 403) << r.body;
   EXPECT_NE(r.body.find("can only get individual resources of this type"), std::string::npos) << r.body;
   EXPECT_EQ(code(kNode1, "GET", "/apis/resource.k8s.io/v1/resourceclaims"), 403);
@@ -313,7 +313,7 @@ TEST_F(AuthorizationTest, NodeReadsOnlyClaimsOfPodsBoundToIt) {
   EXPECT_EQ(code(kNode1, "GET", claims + "/direct/status"), 403);
   EXPECT_EQ(code(kNode1, "PATCH", claims + "/unused/status", R"({"status":{}})", "application/merge-patch+json"), 403);
   EXPECT_EQ(code(kNode1, "DELETE", claims + "/direct"), 403);
-  EXPECT_EQ(code(kNode1, "POST", kClaims, claim("mine")), 403);
+  EXPECT_EQ(code(kNode1, "POST", kAuthzClaims, claim("mine")), 403);
 }
 
 // The driver's device status (KEP-4817): a node writes the status.devices
@@ -344,9 +344,9 @@ TEST_F(AuthorizationTest, NodeReadsOnlyConfigMapsAndSecretsOfPodsBoundToIt) {
 }
 
 TEST_F(AuthorizationTest, NodeClaimDeviceStatus) {
-  admin_create(kClaims, claim("direct"));
+  admin_create(kAuthzClaims, claim("direct"));
   admin_create(kPods, pod("p1", "n1", R"([{"name":"gpu","resourceClaimName":"direct"}])"));
-  const std::string status = std::string(kClaims) + "/direct/status";
+  const std::string status = std::string(kAuthzClaims) + "/direct/status";
   const char* merge = "application/merge-patch+json";
   ASSERT_EQ(code(kAdmin, "PATCH", status, R"({"status":{"allocation":{"devices":{"results":[
       {"request":"gpu","driver":"gpu.example.com","pool":"n1","device":"gpu-0"},
@@ -375,7 +375,7 @@ TEST_F(AuthorizationTest, NodeClaimDeviceStatus) {
 // The pods a claim is reserved for are asked first; the answer is the same as
 // without them: a pod bound to the node must reference the claim.
 TEST_F(AuthorizationTest, ReservedForDoesNotStandInForAReference) {
-  admin_create(kClaims, claim("shared"));
+  admin_create(kAuthzClaims, claim("shared"));
   admin_create(kPods, pod("p1", "n1", R"([{"name":"gpu","resourceClaimName":"shared"}])"));
   admin_create(kPods, pod("p2", "n1"));  // bound to n1, does not use the claim
   admin_create(kPods, pod("p3", "n2", R"([{"name":"gpu","resourceClaimName":"shared"}])"));
@@ -388,13 +388,13 @@ TEST_F(AuthorizationTest, ReservedForDoesNotStandInForAReference) {
     for (const auto& p : pods) {
       rf += std::string(rf.empty() ? "" : ",") + R"({"resource":"pods","name":")" + p + R"(","uid":")" + uid(p) + R"("})";
     }
-    Response r = call(kAdmin, "PATCH", std::string(kClaims) + "/shared/status",
+    Response r = call(kAdmin, "PATCH", std::string(kAuthzClaims) + "/shared/status",
                       R"({"status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.example.com",
                         "pool":"n1","device":"gpu-0"}]}},"reservedFor":[)" + rf + "]}}",
                       "application/merge-patch+json");
     ASSERT_EQ(r.code, 200) << r.body;
   };
-  const std::string get = std::string(kClaims) + "/shared";
+  const std::string get = std::string(kAuthzClaims) + "/shared";
   reserve({"p3"});  // reserved for n2's pod only: n1's p1 still references it
   EXPECT_EQ(code(kNode1, "GET", get), 200);
   reserve({"p2", "p1"});
@@ -473,15 +473,15 @@ TEST_F(AuthorizationTest, NodeCreatesEventsButDoesNotReadThem) {
 }
 
 TEST_F(AuthorizationTest, UsersThatAreNeitherAdminNorNodeReadNothing) {
-  admin_create(kClaims, claim("c1"));
-  Response r = call(kUser, "GET", kClaims);
+  admin_create(kAuthzClaims, claim("c1"));
+  Response r = call(kUser, "GET", kAuthzClaims);
   EXPECT_EQ(r.code, 403) << r.body;
   EXPECT_NE(r.body.find("User \\\"alice\\\" cannot list resource \\\"resourceclaims\\\" in API group "
                         "\\\"resource.k8s.io\\\" in the namespace \\\"default\\\""),
             std::string::npos)
       << r.body;
-  EXPECT_EQ(code(kUser, "GET", std::string(kClaims) + "/c1"), 403);
-  EXPECT_EQ(code(kUser, "GET", std::string(kClaims) + "?watch=true"), 403);
+  EXPECT_EQ(code(kUser, "GET", std::string(kAuthzClaims) + "/c1"), 403);
+  EXPECT_EQ(code(kUser, "GET", std::string(kAuthzClaims) + "?watch=true"), 403);
   EXPECT_EQ(code(kUser, "GET", "/api/v1/namespaces"), 403);
   EXPECT_EQ(code(kUser, "GET", "/api"), 200);  // discovery stays readable
   EXPECT_EQ(code(kUser, "GET", "/apis/resource.k8s.io/v1"), 200);

@@ -122,7 +122,7 @@ bool has_header(const std::string& response, const std::string& line) {
   return Conn::lower(response).find("\r\n" + Conn::lower(line) + "\r\n") != std::string::npos;
 }
 
-const char kClaims[] = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims";
+const char kHttpClaims[] = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims";
 
 class HttpServerTest : public ::testing::Test {
  protected:
@@ -205,7 +205,7 @@ TEST_F(HttpServerTest, BodyOverLimitIs413BeforeItIsSent) {
   Conn c(port_);
   ASSERT_TRUE(c.ok());
   // A 64 MiB upload: the header alone earns the answer.
-  ASSERT_TRUE(c.send(std::string("POST ") + kClaims + " HTTP/1.1\r\nHost: x\r\n" + admin() +
+  ASSERT_TRUE(c.send(std::string("POST ") + kHttpClaims + " HTTP/1.1\r\nHost: x\r\n" + admin() +
                      "Content-Type: application/json\r\nContent-Length: 67108864\r\n\r\n{\"kind\":"));
   std::string r = c.response();
   ASSERT_EQ(status_of(r), 413) << r;
@@ -222,7 +222,7 @@ TEST_F(HttpServerTest, ChunkedBodyOverLimitIs413) {
   start();
   Conn c(port_);
   ASSERT_TRUE(c.ok());
-  ASSERT_TRUE(c.send(std::string("POST ") + kClaims + " HTTP/1.1\r\nHost: x\r\n" + admin() +
+  ASSERT_TRUE(c.send(std::string("POST ") + kHttpClaims + " HTTP/1.1\r\nHost: x\r\n" + admin() +
                      "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"));
   std::string chunk(16 * 1024, ' ');
   char size[16];
@@ -242,7 +242,7 @@ TEST_F(HttpServerTest, BodyWithinLimitIsServedAndExpectContinueAnswered) {
   ASSERT_TRUE(c.ok());
   std::string claim = R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"c1"},)"
                       R"("spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu"}}]}}})";
-  ASSERT_TRUE(c.send(std::string("POST ") + kClaims + " HTTP/1.1\r\nHost: x\r\n" + admin() +
+  ASSERT_TRUE(c.send(std::string("POST ") + kHttpClaims + " HTTP/1.1\r\nHost: x\r\n" + admin() +
                      "Content-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: " +
                      std::to_string(claim.size()) + "\r\n\r\n"));
   std::string cont = c.response();
@@ -257,7 +257,7 @@ TEST_F(HttpServerTest, WrongTokenIs401WithoutReadingTheBody) {
   Conn c(port_);
   ASSERT_TRUE(c.ok());
   // 30 MB announced, none sent: the answer cannot wait for it.
-  ASSERT_TRUE(c.send(std::string("POST ") + kClaims +
+  ASSERT_TRUE(c.send(std::string("POST ") + kHttpClaims +
                      " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong\r\nContent-Length: 31457280\r\n\r\n"));
   std::string r = c.response();
   ASSERT_EQ(status_of(r), 401) << r;
@@ -270,7 +270,7 @@ TEST_F(HttpServerTest, AnonymousUploadIs401WithoutReadingTheBody) {
   start();
   Conn c(port_);
   ASSERT_TRUE(c.ok());
-  ASSERT_TRUE(c.send(std::string("POST ") + kClaims + " HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+  ASSERT_TRUE(c.send(std::string("POST ") + kHttpClaims + " HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
                                                       "10\r\n0123456789abcdef\r\n"));
   std::string r = c.response();
   ASSERT_EQ(status_of(r), 401) << r;
@@ -300,7 +300,7 @@ TEST_F(HttpServerTest, IdleAndTricklingConnectionsAreClosed) {
   Conn body(port_);
   ASSERT_TRUE(body.ok());
   // An authenticated body that stops halfway (unauthenticated ones are not read).
-  ASSERT_TRUE(body.send(std::string("POST ") + kClaims + " HTTP/1.1\r\nHost: x\r\n" + admin() +
+  ASSERT_TRUE(body.send(std::string("POST ") + kHttpClaims + " HTTP/1.1\r\nHost: x\r\n" + admin() +
                         "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"kind\""));
   EXPECT_TRUE(idle.closed_within(milliseconds(10000)));
   EXPECT_TRUE(body.closed_within(milliseconds(10000)));
@@ -353,7 +353,7 @@ TEST_F(HttpServerTest, InflightOverflowIs429WithRetryAfterExceptForAdminAndWatch
   // Expect: 100-continue once the slot is taken.
   Conn holdw(port_), holdr(port_);
   ASSERT_TRUE(holdw.ok() && holdr.ok());
-  ASSERT_TRUE(holdw.send(std::string("POST ") + kClaims + " HTTP/1.1\r\nHost: x\r\n" + node() +
+  ASSERT_TRUE(holdw.send(std::string("POST ") + kHttpClaims + " HTTP/1.1\r\nHost: x\r\n" + node() +
                          "Content-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 100\r\n\r\n"));
   ASSERT_EQ(status_of(holdw.response()), 100);
   ASSERT_TRUE(holdr.send("GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\n" + node() +
@@ -367,7 +367,7 @@ TEST_F(HttpServerTest, InflightOverflowIs429WithRetryAfterExceptForAdminAndWatch
     EXPECT_TRUE(has_header(r, "Retry-After: 1")) << r;
     EXPECT_EQ(body_of(r), "Too many requests, please try again later.\n");
   };
-  expect_429(std::string("DELETE ") + kClaims + "/c1 HTTP/1.1\r\nHost: x\r\n" + node() + "\r\n");
+  expect_429(std::string("DELETE ") + kHttpClaims + "/c1 HTTP/1.1\r\nHost: x\r\n" + node() + "\r\n");
   expect_429("GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\n" + node() + "\r\n");
   {
     // system:masters are always served.
@@ -402,13 +402,13 @@ TEST_F(HttpServerTest, OneUserCannotTakeEveryInflightSlot) {
   start();
   Conn hold(port_);
   ASSERT_TRUE(hold.ok());
-  ASSERT_TRUE(hold.send(std::string("POST ") + kClaims + " HTTP/1.1\r\nHost: x\r\n" + node() +
+  ASSERT_TRUE(hold.send(std::string("POST ") + kHttpClaims + " HTTP/1.1\r\nHost: x\r\n" + node() +
                         "Content-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 100\r\n\r\n"));
   ASSERT_EQ(status_of(hold.response()), 100);
   {
     // The same node again: over its share, although the pool has room.
     Conn c(port_);
-    c.send(std::string("DELETE ") + kClaims + "/c1 HTTP/1.1\r\nHost: x\r\n" + node() + "\r\n");
+    c.send(std::string("DELETE ") + kHttpClaims + "/c1 HTTP/1.1\r\nHost: x\r\n" + node() + "\r\n");
     std::string r = c.response();
     EXPECT_EQ(status_of(r), 429) << r;
     EXPECT_TRUE(has_header(r, "Retry-After: 1")) << r;
@@ -416,7 +416,7 @@ TEST_F(HttpServerTest, OneUserCannotTakeEveryInflightSlot) {
   {
     // Another node is served (403: nodes may not delete claims; not 429).
     Conn c(port_);
-    c.send(std::string("DELETE ") + kClaims + "/c1 HTTP/1.1\r\nHost: x\r\n" + node2() + "\r\n");
+    c.send(std::string("DELETE ") + kHttpClaims + "/c1 HTTP/1.1\r\nHost: x\r\n" + node2() + "\r\n");
     EXPECT_EQ(status_of(c.response()), 403);
   }
   {

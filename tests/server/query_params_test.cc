@@ -16,7 +16,7 @@
 namespace draplane::server {
 namespace {
 
-const char* kClaims = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims";
+const char* kQueryClaims = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims";
 
 std::string claim(const std::string& name, const std::string& labels) {
   return R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":")" + name +
@@ -24,7 +24,7 @@ std::string claim(const std::string& name, const std::string& labels) {
          R"(},"spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.example.com"}}]}}})";
 }
 
-std::string url_decode(const std::string& s) {
+std::string decode_component(const std::string& s) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '%' && i + 2 < s.size()) {
@@ -60,7 +60,7 @@ class QueryParamsTest : public ::testing::Test {
         size_t amp = qs.find('&', start);
         std::string kv = qs.substr(start, amp == std::string::npos ? std::string::npos : amp - start);
         size_t eq = kv.find('=');
-        r.query.emplace(url_decode(kv.substr(0, eq)), eq == std::string::npos ? "" : url_decode(kv.substr(eq + 1)));
+        r.query.emplace(decode_component(kv.substr(0, eq)), eq == std::string::npos ? "" : decode_component(kv.substr(eq + 1)));
         if (amp == std::string::npos) break;
         start = amp + 1;
       }
@@ -81,7 +81,7 @@ class QueryParamsTest : public ::testing::Test {
   }
   static std::string message(const Response& r) { return get_string(json(r), {"message"}); }
   std::vector<std::string> names(const std::string& query) {
-    Response r = call("GET", std::string(kClaims) + "?" + query);
+    Response r = call("GET", std::string(kQueryClaims) + "?" + query);
     EXPECT_EQ(r.code, 200) << query << ": " << r.body;
     std::vector<std::string> out;
     if (r.code != 200) return out;
@@ -90,10 +90,10 @@ class QueryParamsTest : public ::testing::Test {
     return out;
   }
   void seed() {
-    ASSERT_EQ(call("POST", kClaims, claim("c0", R"({"app":"a","tier":"1"})")).code, 201);
-    ASSERT_EQ(call("POST", kClaims, claim("c1", R"({"app":"b","tier":"5"})")).code, 201);
-    ASSERT_EQ(call("POST", kClaims, claim("c2", R"({"app":"c"})")).code, 201);
-    ASSERT_EQ(call("POST", kClaims, claim("c3", R"({"other":"x"})")).code, 201);
+    ASSERT_EQ(call("POST", kQueryClaims, claim("c0", R"({"app":"a","tier":"1"})")).code, 201);
+    ASSERT_EQ(call("POST", kQueryClaims, claim("c1", R"({"app":"b","tier":"5"})")).code, 201);
+    ASSERT_EQ(call("POST", kQueryClaims, claim("c2", R"({"app":"c"})")).code, 201);
+    ASSERT_EQ(call("POST", kQueryClaims, claim("c3", R"({"other":"x"})")).code, 201);
   }
   // The event lines a watch gives within about a second.
   static std::vector<std::string> drain(WatchStream& w, size_t want) {
@@ -167,11 +167,11 @@ TEST(GoConversions, OptionBooleansAsConvertSliceStringToBool) {
 
 TEST_F(QueryParamsTest, WatchParameterConvertsLikeEveryOptionBoolean) {
   for (const char* v : {"true", "True", "1", "t", "TRUE", ""}) {
-    auto out = api_->handle(request("GET", std::string(kClaims) + "?watch=" + v));
+    auto out = api_->handle(request("GET", std::string(kQueryClaims) + "?watch=" + v));
     EXPECT_NE(out.watch, nullptr) << "watch=" << v << ": " << out.response.body;
   }
   for (const char* v : {"false", "False", "0"}) {
-    auto out = api_->handle(request("GET", std::string(kClaims) + "?watch=" + v));
+    auto out = api_->handle(request("GET", std::string(kQueryClaims) + "?watch=" + v));
     EXPECT_EQ(out.watch, nullptr) << "watch=" << v;
     EXPECT_EQ(out.response.code, 200);
   }
@@ -189,7 +189,7 @@ TEST_F(QueryParamsTest, IntegerParametersAre400WithGoMessage) {
            {"timeoutSeconds=ten", "strconv.ParseInt: parsing \"ten\": invalid syntax"},
            {"watch=true&timeoutSeconds=1.5", "strconv.ParseInt: parsing \"1.5\": invalid syntax"},
        }) {
-    Response r = call("GET", std::string(kClaims) + "?" + c.query);
+    Response r = call("GET", std::string(kQueryClaims) + "?" + c.query);
     EXPECT_EQ(r.code, 400) << c.query << ": " << r.body;
     EXPECT_EQ(message(r), c.message) << c.query;
     EXPECT_EQ(get_string(json(r), {"reason"}), "BadRequest");
@@ -202,33 +202,33 @@ TEST_F(QueryParamsTest, IntegerParametersAre400WithGoMessage) {
 TEST_F(QueryParamsTest, ResourceVersionMustBeUint64) {
   seed();
   // List: storage.ValidateListOptions -> 400.
-  Response r = call("GET", std::string(kClaims) + "?resourceVersion=abc");
+  Response r = call("GET", std::string(kQueryClaims) + "?resourceVersion=abc");
   EXPECT_EQ(r.code, 400);
   EXPECT_EQ(message(r), "invalid resource version: resourceVersion: Invalid value: \"abc\": strconv.ParseUint: "
                         "parsing \"abc\": invalid syntax");
-  r = call("GET", std::string(kClaims) + "?resourceVersion=1180591620717411303424");
+  r = call("GET", std::string(kQueryClaims) + "?resourceVersion=1180591620717411303424");
   EXPECT_EQ(r.code, 400);
   EXPECT_EQ(message(r), "invalid resource version: resourceVersion: Invalid value: \"1180591620717411303424\": "
                         "strconv.ParseUint: parsing \"1180591620717411303424\": value out of range");
-  r = call("GET", std::string(kClaims) + "?resourceVersion=-1&resourceVersionMatch=NotOlderThan");
+  r = call("GET", std::string(kQueryClaims) + "?resourceVersion=-1&resourceVersionMatch=NotOlderThan");
   EXPECT_EQ(r.code, 400);
   // Get and watch: the cacher's ParseResourceVersion error is not a Status (500, no reason).
-  r = call("GET", std::string(kClaims) + "/c0?resourceVersion=abc");
+  r = call("GET", std::string(kQueryClaims) + "/c0?resourceVersion=abc");
   EXPECT_EQ(r.code, 500) << r.body;
   EXPECT_EQ(message(r), "resourceVersion: Invalid value: \"abc\": strconv.ParseUint: parsing \"abc\": invalid syntax");
   EXPECT_EQ(find(json(r), {"reason"}), nullptr);
-  auto w = api_->handle(request("GET", std::string(kClaims) + "?watch=1&resourceVersion=x1"));
+  auto w = api_->handle(request("GET", std::string(kQueryClaims) + "?watch=1&resourceVersion=x1"));
   EXPECT_EQ(w.watch, nullptr);
   EXPECT_EQ(w.response.code, 500);
   EXPECT_EQ(message(w.response),
             "resourceVersion: Invalid value: \"x1\": strconv.ParseUint: parsing \"x1\": invalid syntax");
   // A revision the store has not reached: 504 Timeout, cause ResourceVersionTooLarge.
-  r = call("GET", std::string(kClaims) + "?resourceVersion=999999&resourceVersionMatch=Exact");
+  r = call("GET", std::string(kQueryClaims) + "?resourceVersion=999999&resourceVersionMatch=Exact");
   EXPECT_EQ(r.code, 504) << r.body;
   EXPECT_EQ(message(r).rfind("Timeout: Too large resource version: 999999, current: ", 0), 0u) << r.body;
   EXPECT_EQ(get_string(json(r), {"reason"}), "Timeout");
   // Valid ones still work.
-  EXPECT_EQ(call("GET", std::string(kClaims) + "/c0?resourceVersion=0").code, 200);
+  EXPECT_EQ(call("GET", std::string(kQueryClaims) + "/c0?resourceVersion=0").code, 200);
   EXPECT_EQ(names("resourceVersion=0").size(), 4u);
 }
 
@@ -255,7 +255,7 @@ TEST_F(QueryParamsTest, ListOptionsValidation) {
             p + "[resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to "
                 "NotOlderThan, resourceVersionMatch: Unsupported value: \"Exact\": supported values: \"NotOlderThan\"]"},
        }) {
-    auto out = api_->handle(request("GET", std::string(kClaims) + "?" + c.query));
+    auto out = api_->handle(request("GET", std::string(kQueryClaims) + "?" + c.query));
     EXPECT_EQ(out.watch, nullptr) << c.query;
     EXPECT_EQ(out.response.code, 422) << c.query << ": " << out.response.body;
     EXPECT_EQ(message(out.response), c.message) << c.query;
@@ -265,7 +265,7 @@ TEST_F(QueryParamsTest, ListOptionsValidation) {
 
 TEST_F(QueryParamsTest, ContinueTokens) {
   seed();
-  Response p1 = call("GET", std::string(kClaims) + "?limit=2");
+  Response p1 = call("GET", std::string(kQueryClaims) + "?limit=2");
   std::string token = get_string(json(p1), {"metadata", "continue"});
   ASSERT_FALSE(token.empty());
   // RawURLEncoding: safe in a URL as it is.
@@ -303,12 +303,12 @@ TEST_F(QueryParamsTest, ContinueTokens) {
             "invalid continue token: continue key is not valid: ../x"},
            {"continue=" + token + "&resourceVersion=5", "specifying resource version is not allowed when using continue"},
        }) {
-    Response r = call("GET", std::string(kClaims) + "?" + c.query);
+    Response r = call("GET", std::string(kQueryClaims) + "?" + c.query);
     EXPECT_EQ(r.code, 400) << c.query << ": " << r.body;
     EXPECT_EQ(message(r), c.message) << c.query;
   }
   // resourceVersionMatch with continue is a ListOptions error first.
-  EXPECT_EQ(call("GET", std::string(kClaims) + "?continue=" + token + "&resourceVersion=1&resourceVersionMatch=Exact").code,
+  EXPECT_EQ(call("GET", std::string(kQueryClaims) + "?continue=" + token + "&resourceVersion=1&resourceVersionMatch=Exact").code,
             422);
 }
 
@@ -362,7 +362,7 @@ TEST_F(QueryParamsTest, LabelSelectorSyntax) {
        }) {
     std::string enc;
     for (char ch : c.selector) enc += ch == ' ' ? std::string("%20") : ch == ',' ? std::string("%2C") : std::string(1, ch);
-    Response r = call("GET", std::string(kClaims) + "?labelSelector=" + enc);
+    Response r = call("GET", std::string(kQueryClaims) + "?labelSelector=" + enc);
     EXPECT_EQ(r.code, 400) << c.selector << ": " << r.body;
     EXPECT_EQ(message(r), c.message) << c.selector;
   }
@@ -389,7 +389,7 @@ TEST_F(QueryParamsTest, FieldSelectorSyntax) {
            {"fieldSelector=%20metadata.name%3Dc1",
             "\" metadata.name\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\""},
        }) {
-    Response r = call("GET", std::string(kClaims) + "?" + c.query);
+    Response r = call("GET", std::string(kQueryClaims) + "?" + c.query);
     EXPECT_EQ(r.code, 400) << c.query << ": " << r.body;
     EXPECT_EQ(message(r), c.message) << c.query;
   }
@@ -401,48 +401,48 @@ TEST_F(QueryParamsTest, FieldSelectorSyntax) {
 }
 
 TEST_F(QueryParamsTest, DryRunAndDeleteOptions) {
-  Response r = call("POST", std::string(kClaims) + "?dryRun=all", claim("d0", "{}"));
+  Response r = call("POST", std::string(kQueryClaims) + "?dryRun=all", claim("d0", "{}"));
   EXPECT_EQ(r.code, 422) << r.body;
   EXPECT_EQ(message(r), "CreateOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: [\"all\"]: supported "
                         "values: \"All\"");
-  EXPECT_EQ(call("GET", std::string(kClaims) + "/d0").code, 404);
-  ASSERT_EQ(call("POST", std::string(kClaims) + "?dryRun=All", claim("d0", "{}")).code, 201);
-  ASSERT_EQ(call("POST", kClaims, claim("d0", "{}")).code, 201);
-  Request patch = request("PATCH", std::string(kClaims) + "/d0?dryRun=", R"({"metadata":{"labels":{"x":"1"}}})");
+  EXPECT_EQ(call("GET", std::string(kQueryClaims) + "/d0").code, 404);
+  ASSERT_EQ(call("POST", std::string(kQueryClaims) + "?dryRun=All", claim("d0", "{}")).code, 201);
+  ASSERT_EQ(call("POST", kQueryClaims, claim("d0", "{}")).code, 201);
+  Request patch = request("PATCH", std::string(kQueryClaims) + "/d0?dryRun=", R"({"metadata":{"labels":{"x":"1"}}})");
   patch.content_type = "application/merge-patch+json";
   r = api_->handle(patch).response;
   EXPECT_EQ(r.code, 422) << r.body;
   EXPECT_EQ(message(r), "PatchOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: [\"\"]: supported "
                         "values: \"All\"");
-  r = call("DELETE", std::string(kClaims) + "/d0?dryRun=true");
+  r = call("DELETE", std::string(kQueryClaims) + "/d0?dryRun=true");
   EXPECT_EQ(r.code, 422);
   EXPECT_EQ(message(r), "DeleteOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: [\"true\"]: supported "
                         "values: \"All\"");
-  r = call("DELETE", std::string(kClaims) + "/d0?propagationPolicy=Cascade");
+  r = call("DELETE", std::string(kQueryClaims) + "/d0?propagationPolicy=Cascade");
   EXPECT_EQ(r.code, 422);
   EXPECT_EQ(message(r), "DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported value: \"Cascade\": "
                         "supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"");
-  r = call("DELETE", std::string(kClaims) + "/d0?gracePeriodSeconds=soon");
+  r = call("DELETE", std::string(kQueryClaims) + "/d0?gracePeriodSeconds=soon");
   EXPECT_EQ(r.code, 400);
   EXPECT_EQ(message(r), "strconv.ParseInt: parsing \"soon\": invalid syntax");
-  r = call("DELETE", std::string(kClaims) + "/d0", R"({"dryRun":["Al"]})");
+  r = call("DELETE", std::string(kQueryClaims) + "/d0", R"({"dryRun":["Al"]})");
   EXPECT_EQ(r.code, 422);
-  r = call("DELETE", std::string(kClaims) + "?dryRun=x");
+  r = call("DELETE", std::string(kQueryClaims) + "?dryRun=x");
   EXPECT_EQ(r.code, 422);
-  EXPECT_EQ(call("GET", std::string(kClaims) + "/d0").code, 200);
+  EXPECT_EQ(call("GET", std::string(kQueryClaims) + "/d0").code, 200);
   // With a body, the query's DeleteOptions are not read (as upstream's handler).
-  EXPECT_EQ(call("DELETE", std::string(kClaims) + "/d0?dryRun=x", R"({"dryRun":["All"]})").code, 200);
-  EXPECT_EQ(call("GET", std::string(kClaims) + "/d0").code, 200);
-  EXPECT_EQ(call("DELETE", std::string(kClaims) + "/d0?dryRun=All&gracePeriodSeconds=0").code, 200);
-  EXPECT_EQ(call("GET", std::string(kClaims) + "/d0").code, 200);
-  EXPECT_EQ(call("DELETE", std::string(kClaims) + "/d0").code, 200);
-  EXPECT_EQ(call("GET", std::string(kClaims) + "/d0").code, 404);
+  EXPECT_EQ(call("DELETE", std::string(kQueryClaims) + "/d0?dryRun=x", R"({"dryRun":["All"]})").code, 200);
+  EXPECT_EQ(call("GET", std::string(kQueryClaims) + "/d0").code, 200);
+  EXPECT_EQ(call("DELETE", std::string(kQueryClaims) + "/d0?dryRun=All&gracePeriodSeconds=0").code, 200);
+  EXPECT_EQ(call("GET", std::string(kQueryClaims) + "/d0").code, 200);
+  EXPECT_EQ(call("DELETE", std::string(kQueryClaims) + "/d0").code, 200);
+  EXPECT_EQ(call("GET", std::string(kQueryClaims) + "/d0").code, 404);
 }
 
 TEST_F(QueryParamsTest, TableOptionsIncludeObject) {
   seed();
   const char* table = "application/json;as=Table;v=v1;g=meta.k8s.io";
-  Request r = request("GET", std::string(kClaims) + "?includeObject=All");
+  Request r = request("GET", std::string(kQueryClaims) + "?includeObject=All");
   r.accept = table;
   Response out = api_->handle(r).response;
   EXPECT_EQ(out.code, 422) << out.body;
@@ -450,28 +450,28 @@ TEST_F(QueryParamsTest, TableOptionsIncludeObject) {
                           "'Metadata', 'Object', 'None', or empty");
   r.path += "/c0";
   EXPECT_EQ(api_->handle(r).response.code, 422);
-  r = request("GET", std::string(kClaims) + "?includeObject=Metadata");
+  r = request("GET", std::string(kQueryClaims) + "?includeObject=Metadata");
   r.accept = table;
   EXPECT_EQ(api_->handle(r).response.code, 200);
   // Not a Table: TableOptions are not read.
-  EXPECT_EQ(call("GET", std::string(kClaims) + "?includeObject=All").code, 200);
+  EXPECT_EQ(call("GET", std::string(kQueryClaims) + "?includeObject=All").code, 200);
 }
 
 TEST_F(QueryParamsTest, WatchFromEmptyResourceVersionSendsInitialEventsAndBookmark) {
   seed();
   // WatchList defaulting: "" means sendInitialEvents=true; with bookmarks the
   // end of the initial events is marked.
-  auto out = api_->handle(request("GET", std::string(kClaims) + "?watch=True&allowWatchBookmarks=True"));
+  auto out = api_->handle(request("GET", std::string(kQueryClaims) + "?watch=True&allowWatchBookmarks=True"));
   ASSERT_NE(out.watch, nullptr) << out.response.body;
   auto lines = drain(*out.watch, 5);
   ASSERT_EQ(lines.size(), 5u);
   EXPECT_NE(lines[4].find(R"("type":"BOOKMARK")"), std::string::npos) << lines[4];
   EXPECT_NE(lines[4].find("k8s.io/initial-events-end"), std::string::npos) << lines[4];
   // sendInitialEvents=false from "": only changes from now on.
-  out = api_->handle(request("GET", std::string(kClaims) +
+  out = api_->handle(request("GET", std::string(kQueryClaims) +
                                         "?watch=1&sendInitialEvents=false&resourceVersionMatch=NotOlderThan"));
   ASSERT_NE(out.watch, nullptr) << out.response.body;
-  ASSERT_EQ(call("POST", kClaims, claim("c9", "{}")).code, 201);
+  ASSERT_EQ(call("POST", kQueryClaims, claim("c9", "{}")).code, 201);
   lines = drain(*out.watch, 1);
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_NE(lines[0].find(R"("type":"ADDED")"), std::string::npos);

@@ -84,7 +84,7 @@ struct Server {
 
 const char* kPods = "/api/v1/namespaces/default/pods";
 const char* kPod = "/api/v1/namespaces/default/pods/p1";
-const char* kClaims = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims";
+const char* kRecentClaims = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims";
 const char* kClaim = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims/c1";
 
 std::string pod_json(const std::string& rv, const std::string& status) {
@@ -122,7 +122,7 @@ TEST(RecentObjects, UpdatesAnswerAsWhenReadFromTheStore) {
       {"PATCH", kPod, R"({"metadata":{"labels":{"after":"delete"}}})", merge, ""},
       {"PATCH", kPod, R"({"metadata":{"finalizers":null}})", merge, ""},  // the last finalizer: gone
       {"GET", kPod, "", "application/json", ""},
-      {"POST", kClaims, claim_body, "application/json", ""},
+      {"POST", kRecentClaims, claim_body, "application/json", ""},
       {"PATCH", kClaim, R"({"metadata":{"finalizers":["resource.kubernetes.io/delete-protection"]}})", merge, ""},
       {"PATCH", kClaim, R"({"spec":{"devices":{"requests":[{"name":"other","exactly":{"deviceClassName":"x"}}]}}})", merge, ""},  // 422
       {"PATCH", std::string(kClaim) + "/status", R"({"status":{"reservedFor":[{"resource":"pods","name":"p","uid":"u"}]}})", merge, ""},  // 422

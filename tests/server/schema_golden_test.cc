@@ -144,8 +144,8 @@ TEST(SchemaGolden, FieldSchemaOfEveryServedKind) { expect_golden("field_schema.g
 
 // ---------------------------------------------------------------- apply outcomes
 
-struct Step {
-  Step(std::string m, std::string c, bool u = false, bool f = false, ssa::Scope s = ssa::Scope::kAllButStatus,
+struct GoldenStep {
+  GoldenStep(std::string m, std::string c, bool u = false, bool f = false, ssa::Scope s = ssa::Scope::kAllButStatus,
        std::string sub = "")
       : manager(std::move(m)), config(std::move(c)), update(u), force(f), scope(s), subresource(std::move(sub)) {}
   std::string manager;
@@ -156,18 +156,18 @@ struct Step {
   std::string subresource;
 };
 
-struct Scenario {
+struct GoldenScenario {
   std::string name, group, kind, api_version;
   std::string live;  // "" = create
-  std::vector<Step> steps;
+  std::vector<GoldenStep> steps;
 };
 
-std::vector<Scenario> scenarios() {
+std::vector<GoldenScenario> scenarios() {
   using ssa::Scope;
   const std::string claim_head = R"("apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim")";
   const std::string pod_head = R"("apiVersion":"v1","kind":"Pod")";
   const std::string node_head = R"("apiVersion":"v1","kind":"Node")";
-  std::vector<Scenario> s;
+  std::vector<GoldenScenario> s;
   s.push_back({"claim spec and metadata", "resource.k8s.io", "ResourceClaim", "resource.k8s.io/v1", "",
                {
                    {"kubectl", "{" + claim_head + R"(,"metadata":{"name":"c","namespace":"default",

@@ -13,10 +13,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string trace_dir() { return (fs::path(DRAPLANE_SHARED_DIR) / "data" / "openb").string(); }
+std::string openb_dir() { return (fs::path(DRAPLANE_SHARED_DIR) / "data" / "openb").string(); }
 
-#define REQUIRE_TRACE()                                                              \
-  if (!fs::exists(default_node_file(trace_dir()))) GTEST_SKIP() << "no trace in " << trace_dir()
+#define REQUIRE_OPENB()                                                              \
+  if (!fs::exists(default_node_file(openb_dir()))) GTEST_SKIP() << "no trace in " << openb_dir()
 
 std::string write_temp(const std::string& name, const std::string& text) {
   fs::path p = fs::temp_directory_path() / ("draplane_sim_" + std::to_string(::getpid()) + "_" + name);
@@ -25,8 +25,8 @@ std::string write_temp(const std::string& name, const std::string& text) {
 }
 
 TEST(Trace, GpuNodesPerModel) {
-  REQUIRE_TRACE();
-  auto nodes = load_nodes(default_node_file(trace_dir()));
+  REQUIRE_OPENB();
+  auto nodes = load_nodes(default_node_file(openb_dir()));
   ASSERT_TRUE(nodes) << nodes.error().message();
   EXPECT_EQ(nodes->size(), 1213u);
   std::map<std::string, int> gpus;
@@ -44,8 +44,8 @@ TEST(Trace, GpuNodesPerModel) {
 }
 
 TEST(Trace, AllNodesIncludeCpuOnlyNodes) {
-  REQUIRE_TRACE();
-  auto nodes = load_nodes((fs::path(trace_dir()) / "openb_node_list_all_node.csv").string());
+  REQUIRE_OPENB();
+  auto nodes = load_nodes((fs::path(openb_dir()) / "openb_node_list_all_node.csv").string());
   ASSERT_TRUE(nodes) << nodes.error().message();
   EXPECT_EQ(nodes->size(), 1523u);
   size_t cpu_only = 0;
@@ -59,7 +59,7 @@ struct TaskTotals {
 };
 
 TaskTotals totals(const std::string& name) {
-  auto tasks = load_tasks(resolve_task_file(name, trace_dir()));
+  auto tasks = load_tasks(resolve_task_file(name, openb_dir()));
   EXPECT_TRUE(tasks) << tasks.error().message();
   TaskTotals t;
   if (!tasks) return t;
@@ -74,7 +74,7 @@ TaskTotals totals(const std::string& name) {
 }
 
 TEST(Trace, DefaultTasks) {
-  REQUIRE_TRACE();
+  REQUIRE_OPENB();
   TaskTotals t = totals("default");
   EXPECT_EQ(t.rows, 8152u);
   EXPECT_EQ(t.shares, 3078u);
@@ -83,7 +83,7 @@ TEST(Trace, DefaultTasks) {
 }
 
 TEST(Trace, Variants) {
-  REQUIRE_TRACE();
+  REQUIRE_OPENB();
   TaskTotals share = totals("gpushare100");
   EXPECT_EQ(share.rows, 8152u);
   EXPECT_EQ(share.shares, 7064u);
@@ -97,8 +97,8 @@ TEST(Trace, Variants) {
 }
 
 TEST(Trace, ModelsAndTimes) {
-  REQUIRE_TRACE();
-  auto tasks = load_tasks(resolve_task_file("gpuspec33", trace_dir()));
+  REQUIRE_OPENB();
+  auto tasks = load_tasks(resolve_task_file("gpuspec33", openb_dir()));
   ASSERT_TRUE(tasks);
   bool found_pair = false;
   for (const auto& t : *tasks) found_pair |= t.models.size() >= 2;
