@@ -120,6 +120,28 @@ TEST(PreemptionScheduler, NominatedPodKeepsTheFreedDevice) {
   EXPECT_EQ(h.pod("late").spec.nodeName, "");
 }
 
+// A pending pod shares the nominated preemptor's claim: the preemptor is not
+// held during its cycle (holding would assume the claim allocated and reserved
+// for the preemptor, and the pending pod's write would carry that reservation
+// for a pod that is not bound). Both end on the node, sharing the device.
+TEST(PreemptionScheduler, NominatedPodSharingTheClaimIsNotHeld) {
+  Cluster h({{"n1", 1}});
+  h.add_pod("batch", 0);
+  h.run();
+  h.arrive("urgent", 1000);
+  ASSERT_EQ(h.pod("urgent").status.nominatedNodeName, "n1");
+  h.finish_deletions();
+  h.add(prio_pod("late", {"urgent"}, 0));
+  CycleResult r = h.sched.schedule_one();
+  h.deliver();
+  EXPECT_EQ(r.pod, "default/late");
+  EXPECT_EQ(h.pod("late").spec.nodeName, "n1");
+  for (const auto& c : h.claim("urgent").status.reservedFor) EXPECT_NE(c.uid, "uid-urgent") << "reserved for an unbound pod";
+  h.clock.advance(std::chrono::seconds(30));
+  h.run();
+  EXPECT_EQ(h.pod("urgent").spec.nodeName, "n1");
+}
+
 // The victim is gone but the claim controller has not released its claim
 // yet: the preemptor waits for that instead of evicting another pod.
 TEST(PreemptionScheduler, WaitsForTheVictimsClaimsNotForMoreVictims) {

@@ -157,11 +157,25 @@ std::unique_ptr<DefaultPreemption::Hold> DefaultPreemption::hold_nominated(const
   if (nominations_.empty()) return nullptr;
   ClusterCache& cache = *fw_.handle().cache;
   std::unique_ptr<Hold> hold;
+  std::vector<std::string> own_claims;
+  if (const api::Pod* self = cache.pod(pod_key)) own_claims = claim_keys(*self);
+  // A held pod's Reserve assumes its claims and ~Hold forgets them. A claim
+  // already assumed (another pod's binding in flight, a what-if) or one the
+  // pod being scheduled uses too would lose that other assumption when the
+  // hold ends, and its devices would look free: such a pod is not held.
+  auto touches_shared_state = [&](const api::Pod& p) {
+    for (const auto& k : claim_keys(p)) {
+      if (std::binary_search(own_claims.begin(), own_claims.end(), k)) return true;
+      if (const api::ResourceClaim* c = cache.claim(k); c != nullptr && c != cache.observed_claim(k)) return true;
+    }
+    return false;
+  };
   for (const auto& [key, nom] : nominations_) {
     if (key == pod_key || nom.priority < priority) continue;
     const api::Pod* p = cache.pod(key);
     const api::Node* node = cache.node(nom.node);
     if (p == nullptr || node == nullptr || !cache.bound_node(key).empty()) continue;
+    if (touches_shared_state(*p)) continue;
     auto h = std::make_unique<Hold::Held>();
     h->cs.pod_key = key;
     h->cs.pod = *p;
