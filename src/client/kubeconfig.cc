@@ -95,7 +95,8 @@ Result<KubeConfig> parse_kubeconfig(std::string_view yaml, std::string_view cont
     const YAML::Node& user = *found_user;
     cfg.token = str(user, "token");
     if (cfg.token.empty() && !str(user, "tokenFile").empty()) {
-      ASSIGN_OR_RETURN(std::string t, read_file(resolve(base_dir, str(user, "tokenFile"))));
+      cfg.token_file = resolve(base_dir, str(user, "tokenFile"));
+      ASSIGN_OR_RETURN(std::string t, read_file(cfg.token_file));
       while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
       cfg.token = t;
     }
@@ -118,7 +119,8 @@ Result<KubeConfig> in_cluster_config(std::string_view root) {
   std::string h = host;
   if (h.find(':') != std::string::npos) h = "[" + h + "]";
   c.server = "https://" + h + ":" + port;
-  ASSIGN_OR_RETURN(c.token, read_file(dir + "/token"));
+  c.token_file = dir + "/token";
+  ASSIGN_OR_RETURN(c.token, read_file(c.token_file));
   while (!c.token.empty() && (c.token.back() == '\n' || c.token.back() == '\r')) c.token.pop_back();
   ASSIGN_OR_RETURN(c.ca_pem, read_file(dir + "/ca.crt"));
   auto ns = read_file(dir + "/namespace");

@@ -19,6 +19,10 @@ struct KubeConfig {
   std::string ca_pem;              // PEM of the CA that signs the server's certificate
   bool insecure_skip_tls_verify = false;
   std::string token;               // bearer token
+  // Where `token` was read from (kubeconfig tokenFile, the in-cluster service
+  // account token): the client reads it again at most once a minute, as
+  // client-go does, since the kubelet rotates projected tokens (hourly).
+  std::string token_file;
   std::string client_cert_pem;     // client certificate auth (optional)
   std::string client_key_pem;
   std::string namespace_;          // context namespace, "" = default

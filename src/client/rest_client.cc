@@ -3,6 +3,8 @@
 #include <poll.h>
 #include <rapidjson/document.h>
 
+#include <fstream>
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>
@@ -161,8 +163,9 @@ class Connection {
 
 class BeastRestClient final : public RestClient {
  public:
-  BeastRestClient(Endpoint ep, std::unique_ptr<ssl::context> tls, std::string token)
-      : ep_(std::move(ep)), tls_(std::move(tls)), token_(std::move(token)) {}
+  BeastRestClient(Endpoint ep, std::unique_ptr<ssl::context> tls, std::string token, std::string token_file)
+      : ep_(std::move(ep)), tls_(std::move(tls)), token_(std::move(token)), token_file_(std::move(token_file)),
+        token_read_(std::chrono::steady_clock::now()) {}
 
   Result<Response> request(std::string_view method, std::string_view target, std::string_view body,
                            std::string_view content_type) override {
@@ -331,7 +334,9 @@ class BeastRestClient final : public RestClient {
     req.set(http::field::host, ep_.host);
     req.set(http::field::user_agent, "draplane/client");
     req.set(http::field::accept, "application/json");
-    if (!token_.empty()) req.set(http::field::authorization, "Bearer " + token_);
+    if (std::string token = current_token(); !token.empty()) {
+      req.set(http::field::authorization, "Bearer " + token);
+    }
     if (!body.empty()) {
       req.set(http::field::content_type, std::string(content_type));
       req.body() = std::string(body);
@@ -341,9 +346,29 @@ class BeastRestClient final : public RestClient {
     return req;
   }
 
+  // The bearer token, read again from token_file_ once a minute (client-go's
+  // cached file token source); a failed read keeps the last one.
+  std::string current_token() {
+    std::lock_guard<std::mutex> lock(token_mu_);
+    const auto now = std::chrono::steady_clock::now();
+    if (!token_file_.empty() && now - token_read_ >= std::chrono::minutes(1)) {
+      token_read_ = now;
+      std::ifstream in(token_file_, std::ios::binary);
+      std::string t((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
+      if (in.good() || in.eof()) {
+        if (!t.empty()) token_ = std::move(t);
+      }
+    }
+    return token_;
+  }
+
   Endpoint ep_;
   std::unique_ptr<ssl::context> tls_;
+  std::mutex token_mu_;
   std::string token_;
+  const std::string token_file_;
+  std::chrono::steady_clock::time_point token_read_;
   // Concurrent requests each take a connection: an idle kept-alive one, else a
   // new one; at most kMaxIdle stay open between requests.
   static constexpr size_t kMaxIdle = 16;
@@ -462,7 +487,7 @@ Result<std::unique_ptr<BeastRestClient>> create_one(const KubeConfig& config) {
       if (ec) return invalid_error("kubeconfig: client key: " + ec.message());
     }
   }
-  return std::make_unique<BeastRestClient>(std::move(ep), std::move(tls), config.token);
+  return std::make_unique<BeastRestClient>(std::move(ep), std::move(tls), config.token, config.token_file);
 }
 
 }  // namespace

@@ -248,6 +248,12 @@ Result<server::PkiFiles> LocalCluster::Impl::serving_pki(const std::string& host
   if (options.tls_cert_file.empty() != options.tls_private_key_file.empty()) {
     return Status(Code::kInvalid, "--tls-cert-file and --tls-private-key-file must be given together");
   }
+  // The kubeconfig names the CA its clients verify the server with: the data
+  // dir's own CA did not sign a certificate from elsewhere.
+  if (!options.tls_cert_file.empty() && options.client_ca_file.empty()) {
+    return Status(Code::kInvalid,
+                  "--tls-cert-file needs --client-ca-file: the CA that signed it, written into the kubeconfig");
+  }
   server::PkiFiles pki;
   if (options.tls_cert_file.empty() || options.client_ca_file.empty()) {
     ASSIGN_OR_RETURN(pki, server::ensure_pki(dir + "/pki", {host, advertise}));

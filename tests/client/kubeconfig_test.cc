@@ -109,6 +109,7 @@ TEST(Kubeconfig, InCluster) {
   ASSERT_TRUE(c.has_value()) << c.error().message();
   EXPECT_EQ(c->server, "https://[fd00::1]:443");
   EXPECT_EQ(c->token, "tok-123");
+  EXPECT_EQ(c->token_file, dir + "/token") << "read again as the kubelet rotates it";
   EXPECT_EQ(c->ca_pem, "PEM");
   ::setenv("KUBERNETES_SERVICE_HOST", "10.0.0.1", 1);
   EXPECT_EQ(in_cluster_config(root)->server, "https://10.0.0.1:443");

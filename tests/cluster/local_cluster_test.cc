@@ -285,6 +285,11 @@ TEST(LocalCluster, LeaderElectedComponentsAndASecondServerOnTheSameFiles) {
   auto rest2 = client::RestClient::create(cfg);
   ASSERT_TRUE(rest2.has_value());
   EXPECT_TRUE((*rest2)->get("/api/v1/namespaces").has_value());
+  const std::string ca_file = o2.client_ca_file;
+  o2.client_ca_file.clear();
+  EXPECT_EQ(LocalCluster::start(o2).error().message(),
+            "--tls-cert-file needs --client-ca-file: the CA that signed it, written into the kubeconfig");
+  o2.client_ca_file = ca_file;
   o2.tls_private_key_file.clear();
   EXPECT_EQ(LocalCluster::start(o2).error().message(),
             "--tls-cert-file and --tls-private-key-file must be given together");
