@@ -16,8 +16,7 @@
 #include "cmd/input.h"
 #include "node/cdi.h"
 #include "node/checkpoint.h"
-#include "node/command_runner.h"
-#include "node/gpu_backend.h"
+#include "node/node_devices.h"
 #include "node/prepare.h"
 #include "node/slices.h"
 
@@ -55,23 +54,20 @@ int print_edits(const std::string& path) {
 }
 
 int run(const PrepareFlags& f) {
-  auto backend = node::make_backend(f.gpus, 0);
-  if (!backend.has_value()) {
-    std::cerr << "error: " << backend.error().message() << "\n";
-    return 1;
-  }
-  node::ProcessRunner runner;
   node::PrepareOptions o;
   o.node_name = f.node;
   o.cdi_dir = f.state_dir + "/cdi";
   o.plugin_dir = f.state_dir + "/plugin";
-  auto state = node::DeviceState::create(**backend, runner, o, node::read_boot_id());
-  if (!state.has_value()) {
-    std::cerr << "error: " << state.error().message() << "\n";
+  // As the agent and the driver open them: the same simulated identities for
+  // the node, no nvidia-smi for simulated GPUs.
+  auto opened = node::open_node_devices(f.gpus, o, node::read_boot_id());
+  if (!opened.has_value()) {
+    std::cerr << "error: " << opened.error().message() << "\n";
     return 1;
   }
+  node::DeviceState* state = opened->devices.get();
   if (f.unprepare) {
-    Status st = (*state)->unprepare(f.claim_uid);
+    Status st = state->unprepare(f.claim_uid);
     if (!st.ok()) {
       std::cerr << "error: unprepare " << f.claim_uid << ": " << st.message() << "\n";
       return 1;
@@ -88,7 +84,7 @@ int run(const PrepareFlags& f) {
     r.device = d;
     a.devices.results.push_back(r);
   }
-  auto prepared = (*state)->prepare({"default", f.claim_uid, f.claim_uid}, a);
+  auto prepared = state->prepare({"default", f.claim_uid, f.claim_uid}, a);
   if (!prepared.has_value()) {
     std::cerr << "error: prepare: " << prepared.error().message() << "\n";
     return 1;

@@ -1,9 +1,11 @@
 // `draplane driver --node NAME [--kubeconfig FILE [--context C] | in-cluster]
-//  [--plugin-dir DIR] [--registry-dir DIR] [--cdi-root DIR] [--gpus nvml|sim:...]
+//  [--plugin-dir DIR] [--registry-dir DIR] [--cdi-root DIR] [--driver-root DIR] [--host-driver-root DIR]
+//  [--gpus nvml|sim:...]
 //  [--mig dynamic|none] [--consumable-shares ...]`: the gpu.nvidia.com driver as
 // a kubelet plugin (node/driver.h). Without --kubeconfig it uses the pod's
 // service account, as a DaemonSet runs it. Flags -> options -> node::run_driver;
 // stops on SIGINT/SIGTERM.
+#include <cstdlib>
 #include <iostream>
 
 #include "client/kubeconfig.h"
@@ -64,6 +66,13 @@ void add_driver(CLI::App& app, int& exit_code) {
   sub->add_option("--registry-dir", o.registry_dir, "The kubelet's plugin registry (gpu.nvidia.com-reg.sock)")
       ->capture_default_str();
   sub->add_option("--cdi-root", o.cdi_root, "Where the container runtime reads CDI specs")->capture_default_str();
+  if (const char* root = std::getenv("NVIDIA_DRIVER_ROOT"); root != nullptr && *root != 0) o.driver_root.root = root;
+  sub->add_option("--driver-root", o.driver_root.root,
+                  "Where this process sees the NVIDIA driver's files (default $NVIDIA_DRIVER_ROOT, else /)")
+      ->capture_default_str();
+  sub->add_option("--host-driver-root", o.driver_root.host_root,
+                  "The same directory on the host, for the CDI mounts (/run/nvidia/driver with the GPU operator)")
+      ->capture_default_str();
   sub->add_option("--gpus", o.gpus, "nvml, sim:<count>x<model>[,...], or an inventory YAML file")->capture_default_str();
   sub->add_option("--mig", f->mig, "dynamic: publish MIG placements (partitionable devices); none: whole GPUs only")
       ->capture_default_str();

@@ -11,6 +11,7 @@
 #include "node/checkpoint.h"
 #include "node/gpu_backend.h"
 #include "node/health.h"
+#include "node/node_devices.h"
 #include "node/kubelet.h"
 #include "node/kubelet_logs.h"
 #include "node/pool_publisher.h"

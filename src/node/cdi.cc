@@ -1,5 +1,7 @@
 #include "node/cdi.h"
 
+#include <algorithm>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -167,16 +169,57 @@ Status remove_cdi_spec(const std::string& dir, const std::string& claim_uid) {
   return {};
 }
 
-CdiEdits nvidia_common_edits() {
+DriverFiles find_driver_files(const std::string& root, const std::string& driver_version) {
+  namespace fs = std::filesystem;
+  DriverFiles out;
+  if (driver_version.empty()) return out;
+  const fs::path base(root.empty() ? "/" : root);
+  const std::string suffix = ".so." + driver_version;
+  std::error_code ec;
+  for (const char* dir : {"usr/lib/x86_64-linux-gnu", "usr/lib/aarch64-linux-gnu", "usr/lib64", "lib/x86_64-linux-gnu",
+                          "lib/aarch64-linux-gnu", "lib64", "usr/lib"}) {
+    if (!fs::is_regular_file(base / dir / ("libcuda" + suffix), ec)) continue;
+    out.lib_dir = std::string("/") + dir;
+    for (const auto& entry : fs::directory_iterator(base / dir, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("lib", 0) == 0 && name.size() > suffix.size() &&
+          name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0 && entry.is_regular_file(ec)) {
+        out.libraries.push_back(std::string(dir) + "/" + name);
+      }
+    }
+    std::sort(out.libraries.begin(), out.libraries.end());
+    break;
+  }
+  if (out.lib_dir.empty()) return out;
+  for (const char* bin : {"nvidia-smi", "nvidia-debugdump", "nvidia-persistenced", "nvidia-cuda-mps-control",
+                          "nvidia-cuda-mps-server"}) {
+    for (const char* dir : {"usr/bin", "usr/sbin", "bin", "sbin"}) {
+      if (fs::is_regular_file(base / dir / bin, ec)) {
+        out.binaries.push_back(std::string(dir) + "/" + bin);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+CdiEdits nvidia_common_edits(const DriverFiles& files, const std::string& host_root) {
   CdiEdits e;
   e.env = {"NVIDIA_VISIBLE_DEVICES=void"};
   for (const char* p : {"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset"}) {
     e.device_nodes.push_back({p, "", std::nullopt, std::nullopt, std::nullopt});
   }
+  std::string host = host_root.empty() ? "/" : host_root;
+  if (host.back() != '/') host += '/';
+  for (const auto* list : {&files.libraries, &files.binaries}) {
+    for (const std::string& rel : *list) {
+      e.mounts.push_back({host + rel, "/" + rel, {"ro", "nosuid", "nodev", "bind"}});
+    }
+  }
+  const std::string lib_dir = files.lib_dir.empty() ? "/usr/lib/x86_64-linux-gnu" : files.lib_dir;
   e.hooks.push_back({"createContainer", "/usr/bin/nvidia-cdi-hook",
-                     {"nvidia-cdi-hook", "create-symlinks", "--link", "libcuda.so.1::/usr/lib/x86_64-linux-gnu/libcuda.so"}});
-  e.hooks.push_back({"createContainer", "/usr/bin/nvidia-cdi-hook",
-                     {"nvidia-cdi-hook", "update-ldcache", "--folder", "/usr/lib/x86_64-linux-gnu"}});
+                     {"nvidia-cdi-hook", "create-symlinks", "--link", "libcuda.so.1::" + lib_dir + "/libcuda.so"}});
+  e.hooks.push_back({"createContainer", "/usr/bin/nvidia-cdi-hook", {"nvidia-cdi-hook", "update-ldcache", "--folder", lib_dir}});
   return e;
 }
 

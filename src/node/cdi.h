@@ -84,8 +84,31 @@ std::string cdi_device_id(const std::string& claim_uid, const std::string& devic
 Status write_cdi_spec(const std::string& dir, const std::string& claim_uid, const CdiSpec& spec);
 Status remove_cdi_spec(const std::string& dir, const std::string& claim_uid);
 
-// The spec-level edits for real NVIDIA GPUs (control nodes, hooks).
-CdiEdits nvidia_common_edits();
+// Where the NVIDIA driver's user-space files are: `root` as this process sees
+// it (the DaemonSet mounts the host's / at /driver-root), `host_root` as the
+// container runtime, which applies the CDI spec on the host, sees it.
+struct DriverRoot {
+  std::string root = "/";
+  std::string host_root = "/";
+};
+
+// The driver's files to mount into a container, as NVIDIA's CDI generation
+// finds them: the library directory holding libcuda.so.<version> (the
+// standard multiarch and lib64 directories are searched), every
+// lib*.so.<version> in it, and the utility and MPS binaries present. Paths are
+// relative to the root ("usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15");
+// empty when libcuda.so.<version> is not found.
+struct DriverFiles {
+  std::string lib_dir;  // "/usr/lib/x86_64-linux-gnu", as the container sees it
+  std::vector<std::string> libraries;
+  std::vector<std::string> binaries;
+};
+DriverFiles find_driver_files(const std::string& root, const std::string& driver_version);
+
+// The spec-level edits for real NVIDIA GPUs: control nodes, the driver's
+// libraries and binaries bind-mounted read-only from the host, and the hooks
+// that link libcuda.so and refresh the container's ld cache.
+CdiEdits nvidia_common_edits(const DriverFiles& files = {}, const std::string& host_root = "/");
 
 // The two MIG capability device nodes of GI `gi` / CI `ci` on GPU `parent_minor`:
 // minors from <proc>/driver/nvidia/capabilities/gpu<P>/mig/gi<G>[/ci<C>]/access

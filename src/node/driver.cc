@@ -19,6 +19,7 @@
 #include "node/checkpoint.h"
 #include "node/gpu_backend.h"
 #include "node/health.h"
+#include "node/node_devices.h"
 #include "node/pool_publisher.h"
 #include "pluginregistration.grpc.pb.h"
 
@@ -299,10 +300,15 @@ Result<void> run_driver(client::RestClient& rest, const DriverOptions& options, 
   if (options.node_name.empty()) return invalid_error("driver: --node is required");
   auto log = options.logger ? options.logger
                             : std::make_shared<spdlog::logger>("driver", std::make_shared<spdlog::sinks::null_sink_mt>());
+  // Absolute: GetInfo tells the kubelet where dra.sock is, and the kubelet
+  // runs in another directory.
+  const std::string plugin_dir = std::filesystem::absolute(options.plugin_dir).lexically_normal().string();
+  const std::string registry_dir = std::filesystem::absolute(options.registry_dir).lexically_normal().string();
   PrepareOptions po;
   po.node_name = options.node_name;
-  po.cdi_dir = options.cdi_root;
-  po.plugin_dir = options.plugin_dir;
+  po.cdi_dir = std::filesystem::absolute(options.cdi_root).lexically_normal().string();
+  po.plugin_dir = plugin_dir;
+  po.driver_root = options.driver_root;
   ASSIGN_OR_RETURN(NodeDevices opened,
                    open_node_devices(options.gpus, po, options.boot_id.empty() ? read_boot_id() : options.boot_id));
   GpuBackend& backend = *opened.backend;
@@ -310,19 +316,10 @@ Result<void> run_driver(client::RestClient& rest, const DriverOptions& options, 
   const std::vector<GpuInfo> gpus = devices.gpus();
   log->info("node {}: {} GPU(s) ({})", options.node_name, gpus.size(), options.gpus);
 
-  // A node identity may not create DeviceClasses (NodeRestriction): the
-  // cluster admin applies them (deploy/); this only helps a test cluster.
-  Status st = retry(stop, *log, "device classes", [&] { return ensure_device_classes(rest, *log); });
-  if (!st.ok()) return st;
+  // The kubelet plugin first: a driver restarted while the API server is
+  // unreachable still unprepares (that needs only the checkpoint); prepare
+  // reports its claim's retrieval error until the server answers.
   HealthMonitor health(backend, gpus, options.dynamic_mig, *options.clock);
-  SliceOptions so;
-  so.node_name = options.node_name;
-  so.dynamic_mig = options.dynamic_mig;
-  so.consumable_shares = options.consumable_shares;
-  PoolPublisher publisher(rest, gpus, so, health, *log);
-  st = publisher.start(stop);
-  if (!st.ok()) return st;
-
   ClaimPreparer preparer(rest, devices);
   auto report = [&health, &gpus, dynamic = options.dynamic_mig] {
     std::vector<DeviceHealthReport> out;
@@ -342,7 +339,21 @@ Result<void> run_driver(client::RestClient& rest, const DriverOptions& options, 
   };
   ASSIGN_OR_RETURN(std::unique_ptr<KubeletPlugin> plugin,
                    KubeletPlugin::start(preparer, report, options.clock,
-                                        {options.node_name, options.plugin_dir, options.registry_dir}, *log));
+                                        {options.node_name, plugin_dir, registry_dir}, *log));
+
+  // A node identity may not create DeviceClasses (NodeRestriction): the
+  // cluster admin applies them (deploy/); this only helps a test cluster.
+  SliceOptions so;
+  so.node_name = options.node_name;
+  so.dynamic_mig = options.dynamic_mig;
+  so.consumable_shares = options.consumable_shares;
+  PoolPublisher publisher(rest, gpus, so, health, *log);
+  Status st = retry(stop, *log, "device classes", [&] { return ensure_device_classes(rest, *log); });
+  if (st.ok()) st = publisher.start(stop);
+  if (!st.ok()) {
+    plugin->stop();
+    return st;
+  }
   while (!stop.load()) {
     if (publisher.poll_once(500)) plugin->health_changed();
   }

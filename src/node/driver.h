@@ -49,6 +49,7 @@ struct DriverOptions {
   std::string plugin_dir = "/var/lib/kubelet/plugins/gpu.nvidia.com";  // dra.sock, checkpoint.json, mps/
   std::string registry_dir = "/var/lib/kubelet/plugins_registry";      // gpu.nvidia.com-reg.sock
   std::string cdi_root = "/var/run/cdi";
+  DriverRoot driver_root;  // the driver's files the CDI specs mount
   bool dynamic_mig = true;
   ConsumableShares consumable_shares = {};
   std::string boot_id;  // "" = read_boot_id()

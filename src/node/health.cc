@@ -1,6 +1,8 @@
 #include "node/health.h"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include "node/slices.h"
 
@@ -78,8 +80,12 @@ bool HealthMonitor::add(const std::map<std::string, api::DeviceTaint>& t) {
 }
 
 bool HealthMonitor::poll_once(int timeout_ms) {
+  const auto started = std::chrono::steady_clock::now();
   auto event = backend_.wait_event(timeout_ms);
   if (!event) {
+    // An unavailable event source fails at once, every time: wait out the
+    // timeout as a working one would, or the callers' loops spin.
+    std::this_thread::sleep_until(started + std::chrono::milliseconds(timeout_ms));
     api::DeviceTaint t;
     t.key = kUnmonitoredTaintKey;
     t.effect = "None";

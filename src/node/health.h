@@ -54,7 +54,8 @@ class HealthMonitor {
 
   // Waits up to timeout_ms for one event and records its taints. Returns true
   // when the taints changed (the caller republishes the slices). An unavailable
-  // event source adds the unmonitored taint once and returns true.
+  // event source adds the unmonitored taint (once: true the first time) and
+  // still takes timeout_ms, so a caller's loop does not spin.
   bool poll_once(int timeout_ms);
 
   // Device name -> taints, sorted by key then value; feed to SliceOptions::taints.

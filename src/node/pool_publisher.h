@@ -15,7 +15,6 @@
 #pragma once
 
 #include <atomic>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,39 +25,11 @@
 #include "client/rest_client.h"
 #include "common/result.h"
 #include "node/gpu_info.h"
-#include "node/command_runner.h"
 #include "node/gpu_backend.h"
 #include "node/health.h"
-#include "node/prepare.h"
 #include "node/slices.h"
 
 namespace draplane::node {
-
-// Sleeps up to `ms`, returning early when stop is set; false when stopped.
-bool sleep_unless_stopped(const std::atomic<bool>& stop, int ms);
-
-// Retries `op` with backoff (100 ms doubling to 5 s) until it succeeds, fails
-// with kInvalid, or stop.
-Status retry(const std::atomic<bool>& stop, spdlog::logger& log, const char* what, const std::function<Status()>& op);
-
-// The seed of a node's simulated GPU identities (make_backend): a stable hash of
-// the node name, so nodes differ and a restart keeps its UUIDs.
-uint64_t node_seed(const std::string& node_name);
-
-// A node's GPUs and prepare state, as both front ends open them: the backend
-// from --gpus (simulated identities seeded by the node name), the command
-// runner (recording for simulated GPUs, which have no nvidia-smi), and the
-// DeviceState with its checkpoint under options.plugin_dir. Members are
-// destroyed devices first.
-struct NodeDevices {
-  std::unique_ptr<GpuBackend> backend;
-  std::unique_ptr<CommandRunner> runner;
-  std::unique_ptr<DeviceState> devices;
-};
-// Creates options.cdi_dir and options.plugin_dir when missing. Errors: kInvalid
-// for --gpus, discovery and checkpoint errors, kInternal for the directories.
-Result<NodeDevices> open_node_devices(const std::string& gpus_flag, const PrepareOptions& options,
-                                      const std::string& boot_id);
 
 class PoolPublisher {
  public:

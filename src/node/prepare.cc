@@ -231,6 +231,10 @@ DeviceState::DeviceState(GpuBackend& backend, CommandRunner& runner, PrepareOpti
       options_(std::move(options)),
       simulated_(options_.simulated.value_or(backend.kind() == "sim")),
       gpus_(std::move(gpus)),
+      common_edits_(simulated_ ? CdiEdits{}
+                               : nvidia_common_edits(find_driver_files(options_.driver_root.root,
+                                                                       gpus_.empty() ? "" : gpus_[0].driver_version),
+                                                     options_.driver_root.host_root)),
       file_(std::move(file)),
       checkpoint_(std::move(checkpoint)) {}
 
@@ -399,7 +403,7 @@ Result<std::vector<PreparedDeviceResult>> DeviceState::prepare_locked(const Clai
 
   // CDI spec: one CDI device per allocated device.
   CdiSpec spec;
-  if (!simulated_) spec.edits = nvidia_common_edits();
+  if (!simulated_) spec.edits = common_edits_;
   std::vector<std::string> claim_uuids;
   for (const PreparedDevice& d : stored.devices) {
     if (std::find(claim_uuids.begin(), claim_uuids.end(), d.uuid) == claim_uuids.end()) claim_uuids.push_back(d.uuid);

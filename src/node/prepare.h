@@ -51,6 +51,8 @@ struct PrepareOptions {
   std::string cdi_dir = "/var/run/cdi";
   std::string plugin_dir = "/var/lib/kubelet/plugins/gpu.nvidia.com";  // checkpoint.json, mps/
   std::string proc_root = "/proc";  // MIG capability files
+  // The driver's libraries and binaries the CDI specs mount (real GPUs only).
+  DriverRoot driver_root;
   // Simulated GPUs: CDI edits carry NVIDIA_VISIBLE_DEVICES=<uuids> instead of
   // device nodes. Default: backend.kind() == "sim".
   std::optional<bool> simulated;
@@ -113,6 +115,8 @@ class DeviceState {
   const PrepareOptions options_;
   const bool simulated_;
   const std::vector<GpuInfo> gpus_;
+  // Every claim's spec-level edits (the driver's files found once at start).
+  const CdiEdits common_edits_;
   const CheckpointFile file_;
   mutable std::mutex mu_;
   Checkpoint checkpoint_;  // guarded by mu_; mirrors the file

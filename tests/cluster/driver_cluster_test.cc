@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "../node/fake_kubelet.h"
+#include "../node/test_dir.h"
 #include "client/kubeconfig.h"
 #include "common/clock.h"
 #include "client/rest_client.h"
@@ -41,10 +42,30 @@ std::string field(const std::string& json, std::initializer_list<const char*> pa
   return v->IsString() ? v->GetString() : "";
 }
 
+// run_driver on its own thread, stopped and joined however the test ends (a
+// joinable std::thread destroyed by a failed ASSERT aborts the binary).
+class DriverThread {
+ public:
+  DriverThread(client::RestClient& rest, const node::DriverOptions& options)
+      : thread_([this, &rest, options] { status_ = node::run_driver(rest, options, stop_).status(); }) {}
+  ~DriverThread() { join(); }
+  // Stops the driver; its result.
+  Status join() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+    return status_;
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  Status status_;
+  std::thread thread_;
+};
+
 TEST(DriverCluster, FakeKubeletPreparesClaimAllocatedByTheScheduler) {
   // Short paths: a unix socket path has at most 107 bytes.
-  const std::string dir = "/tmp/dcl-" + std::to_string(::getpid());
-  fs::remove_all(dir);
+  node::testing::TempDir tmp("dcl");
+  const std::string dir = tmp.str();
   LocalClusterOptions o;
   o.data_dir = dir + "/data";
   o.listen = "127.0.0.1:0";
@@ -74,17 +95,21 @@ TEST(DriverCluster, FakeKubeletPreparesClaimAllocatedByTheScheduler) {
   d.registry_dir = dir + "/plugins_registry";
   d.cdi_root = dir + "/cdi";
   d.boot_id = "boot-1";
-  std::atomic<bool> stop{false};
-  Status driver_status;
-  std::thread driver([&] { driver_status = node::run_driver(**node_rest, d, stop).status(); });
+  DriverThread driver(**node_rest, d);
 
   node::testing::FakeKubelet kubelet(d.registry_dir);
   ASSERT_EQ(kubelet.register_plugin(30000), "");
   EXPECT_EQ(kubelet.info().endpoint(), d.plugin_dir + "/dra.sock");
-  // The slices are published with the node's identity before the plugin serves.
-  auto slices = (*admin)->get("/apis/resource.k8s.io/v1/resourceslices?fieldSelector=spec.nodeName%3Dgpu-node");
-  ASSERT_TRUE(slices.has_value());
-  EXPECT_NE(slices->find("\"gpu-1\""), std::string::npos) << *slices;
+  // The plugin serves first (unprepare needs no API server); the slices follow,
+  // published with the node's identity.
+  std::string slices;
+  for (int i = 0; i < 600 && slices.find("\"gpu-1\"") == std::string::npos; ++i) {
+    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    auto body = (*admin)->get("/apis/resource.k8s.io/v1/resourceslices?fieldSelector=spec.nodeName%3Dgpu-node");
+    ASSERT_TRUE(body.has_value());
+    slices = *body;
+  }
+  EXPECT_NE(slices.find("\"gpu-1\""), std::string::npos) << slices;
 
   ASSERT_TRUE((*admin)->post("/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team"}})")
                   .has_value());
@@ -137,12 +162,10 @@ TEST(DriverCluster, FakeKubeletPreparesClaimAllocatedByTheScheduler) {
   EXPECT_EQ(un.claims().at(uid).error(), "");
   EXPECT_FALSE(fs::exists(node::cdi_spec_path(d.cdi_root, uid)));
 
-  stop = true;
-  driver.join();
+  Status driver_status = driver.join();
   EXPECT_TRUE(driver_status.ok()) << driver_status.to_string();
   EXPECT_FALSE(fs::exists(d.registry_dir + "/gpu.nvidia.com-reg.sock"));
   (*c)->stop();
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -16,6 +16,10 @@ def res(name, kind, namespaced):
 
 
 GROUPS = {
+    "admissionregistration.k8s.io/v1": [
+        res("validatingadmissionpolicies", "ValidatingAdmissionPolicy", False),
+        res("validatingadmissionpolicybindings", "ValidatingAdmissionPolicyBinding", False),
+    ],
     "apps/v1": [res("daemonsets", "DaemonSet", True), res("deployments", "Deployment", True)],
     "rbac.authorization.k8s.io/v1": [
         res("clusterroles", "ClusterRole", False),

@@ -24,10 +24,10 @@ expect_out "validate" "Namespace/draplane-system valid
 ServiceAccount/draplane-kubelet-plugin valid
 DeviceClass/gpu.nvidia.com valid
 DeviceClass/mig.nvidia.com valid"
-for f in daemonset.yaml rbac.yaml; do
+for f in daemonset.yaml rbac.yaml admission-policy.yaml; do
   run validate -f "$deploy/$f"
   expect_rc "validate $f" 2
-  other=$(grep -v 'no kind "\(DaemonSet\|ClusterRole\|ClusterRoleBinding\)" is registered' "$tmp/err")
+  other=$(grep -v 'no kind "\(DaemonSet\|ClusterRole\|ClusterRoleBinding\|ValidatingAdmissionPolicy\|ValidatingAdmissionPolicyBinding\)" is registered' "$tmp/err")
   [ -z "$other" ] || bad "validate $f: an error other than the unserved kind" "$other"
 done
 
@@ -52,6 +52,8 @@ serviceaccount/draplane-kubelet-plugin
 clusterrole.rbac.authorization.k8s.io/draplane-kubelet-plugin
 clusterrolebinding.rbac.authorization.k8s.io/draplane-kubelet-plugin
 daemonset.apps/draplane-kubelet-plugin
+validatingadmissionpolicy.admissionregistration.k8s.io/draplane-resourceslices-own-node
+validatingadmissionpolicybinding.admissionregistration.k8s.io/draplane-resourceslices-own-node
 deviceclass.resource.k8s.io/gpu.nvidia.com
 deviceclass.resource.k8s.io/mig.nvidia.com"
 sorted_want=$(echo "$want" | sort)

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "test_dir.h"
 
 namespace draplane::node {
@@ -48,6 +50,44 @@ TEST(Cdi, RoundTripFullSpec) {
   EXPECT_NE(yaml.find("hookName: createContainer"), std::string::npos);
   EXPECT_EQ(decode_cdi_spec("kind: x").error().message(), "CDI spec: cdiVersion: Required value");
   EXPECT_EQ(decode_cdi_spec("[").error().code(), Code::kInvalid);
+}
+
+// The driver's libraries are those of libcuda.so.<version>'s directory with the
+// same version suffix, mounted read-only from the host's driver root; the
+// hooks link libcuda.so and refresh the ld cache in that directory.
+TEST(Cdi, DriverFilesAreMountedFromTheHostDriverRoot) {
+  TempDir root("drvroot");
+  const std::string lib = "usr/lib64";
+  for (const char* f : {"libcuda.so.550.54.15", "libnvidia-ml.so.550.54.15", "libnvidia-ptxjitcompiler.so.550.54.15",
+                        "libnvidia-ml.so.1", "libcuda.so.535.1.1", "libz.so.1"}) {
+    std::filesystem::create_directories(root.file(lib));
+    write_file(root.file(lib + "/" + f), "x");
+  }
+  std::filesystem::create_directories(root.file("usr/bin"));
+  write_file(root.file("usr/bin/nvidia-smi"), "x");
+  write_file(root.file("usr/bin/nvidia-cuda-mps-control"), "x");
+
+  DriverFiles files = find_driver_files(root.str(), "550.54.15");
+  EXPECT_EQ(files.lib_dir, "/usr/lib64");
+  EXPECT_EQ(files.libraries, (std::vector<std::string>{"usr/lib64/libcuda.so.550.54.15",
+                                                       "usr/lib64/libnvidia-ml.so.550.54.15",
+                                                       "usr/lib64/libnvidia-ptxjitcompiler.so.550.54.15"}));
+  EXPECT_EQ(files.binaries, (std::vector<std::string>{"usr/bin/nvidia-smi", "usr/bin/nvidia-cuda-mps-control"}));
+
+  CdiEdits e = nvidia_common_edits(files, "/run/nvidia/driver");
+  ASSERT_EQ(e.mounts.size(), 5u);
+  EXPECT_EQ(e.mounts[0], (CdiMount{"/run/nvidia/driver/usr/lib64/libcuda.so.550.54.15",
+                                   "/usr/lib64/libcuda.so.550.54.15", {"ro", "nosuid", "nodev", "bind"}}));
+  EXPECT_EQ(e.mounts[4].container_path, "/usr/bin/nvidia-cuda-mps-control");
+  ASSERT_EQ(e.hooks.size(), 2u);
+  EXPECT_EQ(e.hooks[0].args.back(), "libcuda.so.1::/usr/lib64/libcuda.so");
+  EXPECT_EQ(e.hooks[1].args.back(), "/usr/lib64");
+  EXPECT_EQ(nvidia_common_edits(files, "/").mounts[0].host_path, "/usr/lib64/libcuda.so.550.54.15");
+
+  // Another driver version, or none found: no mounts.
+  EXPECT_TRUE(find_driver_files(root.str(), "560.1.1").libraries.empty());
+  EXPECT_TRUE(find_driver_files(root.str(), "").lib_dir.empty());
+  EXPECT_TRUE(nvidia_common_edits(find_driver_files(root.str(), "560.1.1")).mounts.empty());
 }
 
 TEST(Cdi, WriteAndRemove) {

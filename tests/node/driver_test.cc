@@ -6,11 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
+#include <thread>
 
+#include "client/rest_client.h"
 #include "driver_fixture.h"
 #include "fake_kubelet.h"
 #include "node/cdi.h"
+#include "node/node_devices.h"
 
 namespace draplane::node {
 namespace {
@@ -181,6 +185,95 @@ TEST_F(DriverTest, StreamsDeviceHealth) {
   // The plugin stopping ends the stream.
   plugin_->stop();
   EXPECT_TRUE(kubelet.health_ended(5000));
+}
+
+// run_driver on its own thread, stopped and joined however the test ends.
+class RunningDriver {
+ public:
+  RunningDriver(client::RestClient& rest, const DriverOptions& options)
+      : thread_([this, &rest, options] { status_ = run_driver(rest, options, stop_).status(); }) {}
+  ~RunningDriver() {
+    stop_ = true;
+    thread_.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  Status status_;
+  std::thread thread_;
+};
+
+// A client of an API server that is not there.
+std::unique_ptr<client::RestClient> unreachable_server() {
+  client::KubeConfig down;
+  down.server = "http://127.0.0.1:1";  // nothing listens there
+  return std::move(*client::RestClient::create(down));
+}
+
+DriverOptions driver_options(const std::string& dir) {
+  DriverOptions d;
+  d.node_name = "node-a";
+  d.gpus = "sim:2xH100";
+  d.dynamic_mig = false;
+  d.plugin_dir = dir + "/plugin";
+  d.registry_dir = dir + "/registry";
+  d.cdi_root = dir + "/cdi";
+  d.boot_id = "boot-1";
+  return d;
+}
+
+// run_driver restarted while the API server is unreachable: it registers with
+// the kubelet and unprepares a claim the previous process prepared (that needs
+// only the checkpoint) while it keeps trying to publish its slices.
+TEST(RunDriver, ServesTheKubeletWhileTheApiServerIsDown) {
+  testing::TempDir dir("rdown");
+  const DriverOptions d = driver_options(dir.str());
+  const std::string uid = "uid-1";
+  {  // The previous process prepared the claim.
+    PrepareOptions po;
+    po.node_name = d.node_name;
+    po.cdi_dir = d.cdi_root;
+    po.plugin_dir = d.plugin_dir;
+    auto opened = open_node_devices(d.gpus, po, d.boot_id);
+    ASSERT_TRUE(opened.has_value()) << opened.error().message();
+    api::AllocationResult a;
+    a.devices.results.push_back({});
+    a.devices.results[0].request = "gpu";
+    a.devices.results[0].driver = kDriverName;
+    a.devices.results[0].pool = "node-a";
+    a.devices.results[0].device = "gpu-0";
+    ASSERT_TRUE(opened->devices->prepare({"default", "c1", uid}, a).has_value());
+  }
+  ASSERT_TRUE(std::filesystem::exists(cdi_spec_path(d.cdi_root, uid)));
+
+  auto rest = unreachable_server();
+  RunningDriver driver(*rest, d);
+  FakeKubelet kubelet(d.registry_dir);
+  ASSERT_EQ(kubelet.register_plugin(10000), "");
+  auto un = kubelet.unprepare({FakeKubelet::claim("default", "c1", uid)});
+  ASSERT_EQ(un.claims().size(), 1u);
+  EXPECT_EQ(un.claims().at(uid).error(), "");
+  EXPECT_FALSE(std::filesystem::exists(cdi_spec_path(d.cdi_root, uid)));
+  // Prepare needs the claim: a per-claim error until the server answers.
+  auto prep = kubelet.prepare({FakeKubelet::claim("default", "c2", "uid-2")});
+  ASSERT_EQ(prep.claims().size(), 1u);
+  EXPECT_NE(prep.claims().at("uid-2").error().find("retrieve claim default/c2: "), std::string::npos)
+      << prep.claims().at("uid-2").error();
+}
+
+// Directories given relative to the working directory: GetInfo still names
+// dra.sock by an absolute path (the kubelet runs elsewhere).
+TEST(RunDriver, AdvertisesAnAbsoluteEndpoint) {
+  testing::TempDir dir("rrel");
+  const std::string rel = std::filesystem::relative(dir.str()).string();
+  ASSERT_FALSE(std::filesystem::path(rel).is_absolute());
+  auto rest = unreachable_server();
+  RunningDriver driver(*rest, driver_options(rel));
+  FakeKubelet kubelet(dir.file("registry"));
+  ASSERT_EQ(kubelet.register_plugin(10000), "");
+  const std::string endpoint = kubelet.info().endpoint();
+  EXPECT_TRUE(std::filesystem::path(endpoint).is_absolute()) << endpoint;
+  EXPECT_EQ(endpoint, std::filesystem::absolute(dir.file("plugin/dra.sock")).lexically_normal().string());
 }
 
 }  // namespace

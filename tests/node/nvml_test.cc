@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -460,6 +461,21 @@ TEST_F(NvmlFake, NoEventsMeansUnmonitored) {
   EXPECT_EQ(taints.at("gpu-0").at(0).key, "gpu.nvidia.com/unmonitored");
   EXPECT_EQ(taints.at("gpu-0").at(0).effect, "None");
   EXPECT_EQ(monitor.health("gpu-0"), "Unknown");
+}
+
+// The event source fails at once on every call: poll_once still waits out its
+// timeout, or the publisher's `while (!stop) poll_once(500)` spins at 100% CPU.
+TEST_F(NvmlFake, NoEventsStillWaitsTheTimeout) {
+  setenv("FAKE_NVML_NO_EVENTS", "1", 1);
+  auto b = open();
+  ASSERT_NE(b, nullptr);
+  common::FakeClock clock;
+  HealthMonitor monitor(*b, discover(*b), false, clock);
+  for (bool first : {true, false}) {
+    auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(monitor.poll_once(200), first);
+    EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(150));
+  }
 }
 
 }  // namespace
