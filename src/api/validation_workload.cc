@@ -10,7 +10,6 @@
 namespace draplane::api {
 namespace {
 
-constexpr int32_t kHighestUserPriority = 1'000'000'000;
 
 // content.IsPathSegmentName: not "." or "..", no '/' or '%'.
 void path_segment(std::string_view v, const FieldPath& path, FieldErrorList& errs) {
@@ -114,7 +113,7 @@ void validate_group_fields(const PodGroupSchedulingPolicy& policy, const std::ve
   validate_claims(claims, path.child("resourceClaims"), errs);
   if (mode) union_of(path.child("disruptionMode"), {{"single", mode->single.has_value()}, {"all", mode->all.has_value()}}, errs);
   long_name(priority_class, path.child("priorityClassName"), errs, /*required=*/false);
-  if (priority && *priority > kHighestUserPriority) {
+  if (priority && *priority > kHighestUserDefinablePriority) {
     errs.push_back(field_invalid(path.child("priority"), *priority, "must be less than or equal to 1000000000"));
   }
 }
