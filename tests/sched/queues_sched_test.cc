@@ -95,6 +95,29 @@ TEST(QueuesScheduler, IdleQueueLendsAllAndReclaimsItsHalf) {
   EXPECT_EQ(h.bound("qb"), 8);
 }
 
+// More pods wait in qb than its share: the evictions under way count, so no
+// more of qa's pods are evicted than qb's share needs (each later preemptor
+// sees qa's leaving pods gone and qb's nominated pods placed).
+TEST(QueuesScheduler, ReclaimStopsAtTheReclaimersShare) {
+  QueueCluster h(2, 8);
+  h.add_queue("qa");
+  h.add_queue("qb");
+  h.submit("qa", 16);
+  h.run();
+  ASSERT_EQ(h.bound("qa"), 16);
+  h.submit("qb", 12);
+  h.run();
+  EXPECT_EQ(h.api.deleted.size(), 8u);
+  h.clock.advance(std::chrono::seconds(30));
+  h.run();  // victims still terminating: no further round of evictions
+  EXPECT_EQ(h.api.deleted.size(), 8u);
+  h.finish_deletions();
+  h.clock.advance(std::chrono::seconds(30));
+  h.run();
+  EXPECT_EQ(h.bound("qa"), 8);
+  EXPECT_EQ(h.bound("qb"), 8);
+}
+
 // A queue within its quota is not reclaimed from; one without a queue
 // label is outside the queues entirely.
 TEST(QueuesScheduler, NoReclaimBelowTheVictimsQuota) {

@@ -250,18 +250,23 @@ void KaiQueues::refresh() {
     inputs.emplace(name, std::move(in));
   }
   pending_.clear();
+  releasing_.clear();
+  nominated_.clear();
   for (const auto& [key, p] : cache.pods()) {
     std::string q = queue_of(p);
     if (q.empty() || !pod_is_active(p)) continue;
     auto it = inputs.find(q);
     if (it == inputs.end()) continue;
     const bool bound = !cache.bound_node(key).empty();
-    if (!bound && !p.metadata.deletionTimestamp.empty()) continue;
+    const bool terminating = !p.metadata.deletionTimestamp.empty();
+    if (!bound && terminating) continue;
     const fair::Amounts& a = amounts_of(key, p);
     for (int r = 0; r < fair::kResources; ++r) {
       it->second.demand[r] += a[r];
       if (bound) it->second.allocated[r] += a[r];
       else pending_[q][r] += a[r];
+      if (bound && terminating) releasing_[q][r] += a[r];
+      if (!bound && !p.status.nominatedNodeName.empty()) nominated_[q][r] += a[r];
     }
   }
   std::vector<fair::QueueInput> list;
@@ -336,8 +341,21 @@ bool KaiQueues::may_reclaim(const api::Pod& preemptor, const api::Pod& victim) {
     for (int r = 0; r < fair::kResources; ++r) a[r] = q.resources[r].quota;
     return a;
   };
-  fair::ReclaimSide reclaimer{&shares_.at(qa), quota(sa->second)};
-  fair::ReclaimSide from{&shares_.at(qb), quota(sb->second)};
+  // A victim already leaving is gone as far as the what-if is concerned (as
+  // kube-scheduler removes terminating pods with the other victims); its
+  // share was taken off its queue already.
+  if (!victim.metadata.deletionTimestamp.empty()) return true;
+  // As the queues will stand once the evictions under way are done.
+  fair::QueueShare a = shares_.at(qa), b = shares_.at(qb);
+  auto adjust = [](fair::QueueShare& s, const std::map<std::string, fair::Amounts>& m, const std::string& q, int sign) {
+    auto it = m.find(q);
+    if (it == m.end()) return;
+    for (int r = 0; r < fair::kResources; ++r) s.allocated[r] += sign * it->second[r];
+  };
+  adjust(a, nominated_, qa, +1);
+  adjust(b, releasing_, qb, -1);
+  fair::ReclaimSide reclaimer{&a, quota(sa->second)};
+  fair::ReclaimSide from{&b, quota(sb->second)};
   return fair::reclaim_allowed(reclaimer, pod_amounts(preemptor), from, pod_amounts(victim));
 }
 

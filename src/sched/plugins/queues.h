@@ -124,6 +124,12 @@ class KaiQueues final : public framework::PreFilterPlugin, public framework::Res
   std::map<std::string, QueueConfig> queues_;
   std::map<std::string, fair::QueueShare> shares_;
   std::map<std::string, fair::Amounts> pending_;  // per queue: demand of its pending pods
+  // Per queue: what its terminating bound pods hold (already given back as far
+  // as reclaim is concerned), and what its nominated pending pods will take
+  // (preemptors whose victims are leaving: already taken). Without them every
+  // preemptor of a round evicted as if no victim were leaving yet.
+  std::map<std::string, fair::Amounts> releasing_;
+  std::map<std::string, fair::Amounts> nominated_;
   bool dirty_ = true;
   std::unordered_map<std::string, fair::Amounts> amounts_;
 };
