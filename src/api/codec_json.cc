@@ -240,8 +240,9 @@ rapidjson::ParseResult parse_one(rapidjson::InsituStringStream& stream, TreeBuil
 Result<std::vector<JsonValue>> parse_json_stream(std::string_view text) {
   // RapidJSON's streams stop at NUL, and in-situ parsing unescapes strings in the
   // buffer (only behind the read position: what is left to read is untouched).
-  // With RAPIDJSON_SSE2 it scans in aligned 16-byte loads, which may read up to
-  // 15 bytes past the terminating NUL: the buffer is allocated with that much room.
+  // With RAPIDJSON_SSE2 (not defined: CMakeLists.txt says why) it scans in
+  // aligned 16-byte loads, which may read up to 15 bytes past the terminating
+  // NUL: the buffer is allocated with that much room.
   // Invalid UTF-8 is read as Go's encoding/json reads it (kube-apiserver accepts
   // it): each byte that does not start a valid sequence becomes U+FFFD.
   std::string coerced;

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "common/base64.h"
+#include "common/utf8.h"
 #include "server/internal/api_impl.h"
 #include "server/protobuf_wire.h"
 
@@ -23,6 +24,34 @@ Result<void> each_field(std::string_view msg, const std::string& what, const Fie
     if (!*more) return {};
     RETURN_IF_ERROR(on_field(f));
   }
+}
+
+// The JSON of a decoded body: its strings and keys made valid UTF-8 first.
+// gogo-protobuf's decoder (Kubernetes') takes string fields unchecked and Go's
+// encoding/json then writes each invalid byte as U+FFFD; unchecked bytes here
+// made invalid JSON (a lead byte swallowed the next control character).
+void coerce_strings(JsonValue& v, JsonAlloc& a) {
+  auto fix = [&a](JsonValue& s) {
+    std::string_view text(s.GetString(), s.GetStringLength());
+    if (valid_utf8(text)) return;
+    const std::string valid = coerce_utf8(text);
+    s.SetString(valid.data(), static_cast<rapidjson::SizeType>(valid.size()), a);
+  };
+  if (v.IsString()) {
+    fix(v);
+  } else if (v.IsArray()) {
+    for (auto& e : v.GetArray()) coerce_strings(e, a);
+  } else if (v.IsObject()) {
+    for (auto& m : v.GetObject()) {
+      fix(m.name);
+      coerce_strings(m.value, a);
+    }
+  }
+}
+
+std::string body_json(Json& obj) {
+  coerce_strings(obj, obj.GetAllocator());
+  return to_string(obj);
 }
 
 Status wrong_type(const std::string& field, uint32_t number) {
@@ -176,7 +205,7 @@ Result<std::string> namespace_json(std::string_view raw, const std::string& api_
   set_member(obj, "metadata", std::move(meta), a);
   if (spec.MemberCount() > 0) set_member(obj, "spec", std::move(spec), a);
   if (status.MemberCount() > 0) set_member(obj, "status", std::move(status), a);
-  return to_string(obj);
+  return body_json(obj);
 }
 
 // v1.ConfigMap {metadata = 1, data = 2, binaryData = 3 (bytes), immutable = 4} and
@@ -221,7 +250,7 @@ Result<std::string> config_json(std::string_view raw, const std::string& api_ver
   if (binary_data.IsObject()) set_member(obj, "binaryData", std::move(binary_data), a);
   if (string_data.IsObject()) set_member(obj, "stringData", std::move(string_data), a);
   if (!type.empty()) set_string(obj, "type", type, a);
-  return to_string(obj);
+  return body_json(obj);
 }
 
 // ---- apps/v1 Deployment and batch/v1 Job: the subset kubectl create deployment
@@ -392,7 +421,7 @@ Result<std::string> workload_json(std::string_view raw, const std::string& api_v
   set_string(obj, "apiVersion", api_version, a);
   set_string(obj, "kind", kind, a);
   RETURN_IF_ERROR(read_message(raw, kind == "Job" ? kJob : kDeployment, "", obj, a));
-  return to_string(obj);
+  return body_json(obj);
 }
 
 }  // namespace
