@@ -479,8 +479,8 @@ Result<void> create_or_sync(client::RestClient& rest, const client::ResourcePath
   if (have_gang == nullptr || want_gang == nullptr || have_gang->minCount == want_gang->minCount) return {};
   have_gang->minCount = want_gang->minCount;
   have.typeMeta = want.typeMeta;
-  ASSIGN_OR_RETURN(std::string updated, rest.put(path, api::to_json(api::Object(have))));
-  (void)updated;
+  auto updated = rest.put(path, api::to_json(api::Object(have)));
+  if (!updated.has_value()) return updated.error();
   return {};
 }
 

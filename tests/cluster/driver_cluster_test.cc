@@ -14,6 +14,7 @@
 #include <fstream>
 #include <thread>
 
+#include "../node/driver_thread.h"
 #include "../node/fake_kubelet.h"
 #include "../node/test_dir.h"
 #include "client/kubeconfig.h"
@@ -41,26 +42,6 @@ std::string field(const std::string& json, std::initializer_list<const char*> pa
   }
   return v->IsString() ? v->GetString() : "";
 }
-
-// run_driver on its own thread, stopped and joined however the test ends (a
-// joinable std::thread destroyed by a failed ASSERT aborts the binary).
-class DriverThread {
- public:
-  DriverThread(client::RestClient& rest, const node::DriverOptions& options)
-      : thread_([this, &rest, options] { status_ = node::run_driver(rest, options, stop_).status(); }) {}
-  ~DriverThread() { join(); }
-  // Stops the driver; its result.
-  Status join() {
-    stop_ = true;
-    if (thread_.joinable()) thread_.join();
-    return status_;
-  }
-
- private:
-  std::atomic<bool> stop_{false};
-  Status status_;
-  std::thread thread_;
-};
 
 TEST(DriverCluster, FakeKubeletPreparesClaimAllocatedByTheScheduler) {
   // Short paths: a unix socket path has at most 107 bytes.
@@ -95,7 +76,7 @@ TEST(DriverCluster, FakeKubeletPreparesClaimAllocatedByTheScheduler) {
   d.registry_dir = dir + "/plugins_registry";
   d.cdi_root = dir + "/cdi";
   d.boot_id = "boot-1";
-  DriverThread driver(**node_rest, d);
+  node::testing::DriverThread driver(**node_rest, d);
 
   node::testing::FakeKubelet kubelet(d.registry_dir);
   ASSERT_EQ(kubelet.register_plugin(30000), "");

@@ -12,6 +12,7 @@
 
 #include "client/rest_client.h"
 #include "driver_fixture.h"
+#include "driver_thread.h"
 #include "fake_kubelet.h"
 #include "node/cdi.h"
 #include "node/node_devices.h"
@@ -187,22 +188,6 @@ TEST_F(DriverTest, StreamsDeviceHealth) {
   EXPECT_TRUE(kubelet.health_ended(5000));
 }
 
-// run_driver on its own thread, stopped and joined however the test ends.
-class RunningDriver {
- public:
-  RunningDriver(client::RestClient& rest, const DriverOptions& options)
-      : thread_([this, &rest, options] { status_ = run_driver(rest, options, stop_).status(); }) {}
-  ~RunningDriver() {
-    stop_ = true;
-    thread_.join();
-  }
-
- private:
-  std::atomic<bool> stop_{false};
-  Status status_;
-  std::thread thread_;
-};
-
 // A client of an API server that is not there.
 std::unique_ptr<client::RestClient> unreachable_server() {
   client::KubeConfig down;
@@ -247,7 +232,7 @@ TEST(RunDriver, ServesTheKubeletWhileTheApiServerIsDown) {
   ASSERT_TRUE(std::filesystem::exists(cdi_spec_path(d.cdi_root, uid)));
 
   auto rest = unreachable_server();
-  RunningDriver driver(*rest, d);
+  testing::DriverThread driver(*rest, d);
   FakeKubelet kubelet(d.registry_dir);
   ASSERT_EQ(kubelet.register_plugin(10000), "");
   auto un = kubelet.unprepare({FakeKubelet::claim("default", "c1", uid)});
@@ -268,7 +253,7 @@ TEST(RunDriver, AdvertisesAnAbsoluteEndpoint) {
   const std::string rel = std::filesystem::relative(dir.str()).string();
   ASSERT_FALSE(std::filesystem::path(rel).is_absolute());
   auto rest = unreachable_server();
-  RunningDriver driver(*rest, driver_options(rel));
+  testing::DriverThread driver(*rest, driver_options(rel));
   FakeKubelet kubelet(dir.file("registry"));
   ASSERT_EQ(kubelet.register_plugin(10000), "");
   const std::string endpoint = kubelet.info().endpoint();
