@@ -35,6 +35,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "alloc/allocated.h"
@@ -175,7 +176,7 @@ class ClusterCache {
   std::map<std::string, std::set<std::string>> pods_by_node_;
   // Node -> how many of its pods are active (pod_is_active), kept by index_pod:
   // counting them per node per cycle looked up every pod the node ever ran.
-  std::map<std::string, int> active_on_node_;
+  std::unordered_map<std::string, int> active_on_node_;
   std::map<std::string, std::set<std::string>> pods_by_claim_;  // claim key -> pod keys naming it
   void index_claim_names(const std::string& pod_key, bool add);
   std::map<std::string, api::ResourceSlice> slices_;
@@ -190,12 +191,12 @@ class ClusterCache {
   // What counted_ holds of snapshot_'s devices; set whenever snapshot_ is.
   std::optional<alloc::AllocatedState> allocated_;
   bool snapshot_stale_ = true;
-  std::map<std::string, ViewEntry> views_;
+  std::unordered_map<std::string, ViewEntry> views_;
   std::map<std::string, std::set<std::string>> pool_nodes_;  // "driver/pool" -> nodes with a view using it
   // State of pools offering a node no devices, shared by all views of the snapshot.
   alloc::ForeignPoolStates foreign_pools_;
   int64_t snapshot_builds_ = 0;
-  std::map<std::string, uint64_t> view_drops_;  // per node
+  std::unordered_map<std::string, uint64_t> view_drops_;  // per node
   int64_t view_builds_ = 0;
 };
 

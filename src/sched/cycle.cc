@@ -36,6 +36,8 @@ bool Scheduler::find_node(CycleState& cs, NodeFit& best, std::string* message, f
     fit_error.set_pre_filter(pre.reason());
   } else {
     std::vector<int64_t> scores, best_scores;
+    // Only the chosen node's allocation is renamed for it (NodeFit::borrowed).
+    cs.dra.lazy_results = true;
     for (const auto& [name, node] : nodes) {
       framework::NodeInfo info{&node, cache_.pods_on_node(name)};
       NodeFit fit;
@@ -54,6 +56,8 @@ bool Scheduler::find_node(CycleState& cs, NodeFit& best, std::string* message, f
         found = true;
       }
     }
+    cs.dra.lazy_results = false;
+    if (found) dra_->materialize(best);
   }
   if (!found) *message = fit_error.message(options_.max_detail_lines);
   return found;

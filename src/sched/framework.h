@@ -129,6 +129,8 @@ struct DynamicResourcesState {
   // Pods of one template have one shape and share remembered failures.
   std::string shape;
   std::vector<std::string> claim_names;  // "namespace/name" of `pending`, in order
+  // Filter may leave results borrowed (NodeFit::borrowed): set by find_node only.
+  bool lazy_results = false;
   // The remembered failures this pod reads and adds to; set by PreFilter.
   NodeFailures* memo = nullptr;
   // Waiting for a claim generated from a template (no Unschedulable condition
@@ -145,11 +147,19 @@ struct CycleState {
 // What Filter found on one node, kept for Score and Reserve of the chosen one.
 struct NodeFit {
   std::string node;
-  int64_t score = 0;   // DynamicResources: sum of (8 - chosen subrequest index)
-  int free_after = 0;  // devices of the node still free afterwards (packing)
+  int64_t score = 0;       // DynamicResources: sum of (8 - chosen subrequest index)
+  int devices_chosen = 0;  // devices in `results` (packing)
   // One per pending claim, then one for the extended claim when `extended_mask` has a '1'.
   std::vector<api::AllocationResult> results;
   std::string extended_mask;
+  // While Scheduler::find_node compares nodes, DynamicResources leaves a
+  // result computed on an equivalent node here instead of a renamed copy in
+  // `results` (a copy per feasible node and pod cost more than the search);
+  // DynamicResources::materialize() makes `results` of it for the node chosen.
+  // Points into the plugin's per-pod answers: valid until the next Reserve.
+  const std::vector<api::AllocationResult>* borrowed = nullptr;
+  const void* borrowed_from = nullptr;  // the alloc::NodeView that computed them
+  uint64_t borrowed_generation = 0;     // which answers: `borrowed` may be reused by later ones
 };
 
 struct ClaimWrite {

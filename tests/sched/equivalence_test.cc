@@ -1,5 +1,6 @@
 // Node equivalence classes in DynamicResources' Filter: nodes whose views
-// offer exactly the same devices reuse the first one's allocator answer.
+// offer the same devices (up to node and pool names) in the same state reuse
+// the first one's allocator answer, renamed for themselves.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -56,18 +57,99 @@ TEST(NodeEquivalence, NodesSeeingTheSamePoolShareOneAllocatorRun) {
       << h.condition_message("p3");
 }
 
-TEST(NodeEquivalence, NodeLocalDevicesAreNeverShared) {
+// The node-local form of an allocation: its devices in the node's own pool
+// and a node selector naming the node.
+void expect_names_node(const api::ResourceClaim& c, const std::string& node) {
+  ASSERT_TRUE(c.status.allocation.has_value()) << c.metadata.name;
+  const api::AllocationResult& a = *c.status.allocation;
+  for (const auto& r : a.devices.results) EXPECT_EQ(r.pool, node) << c.metadata.name;
+  ASSERT_TRUE(a.nodeSelector.has_value());
+  ASSERT_EQ(a.nodeSelector->nodeSelectorTerms.size(), 1u);
+  ASSERT_EQ(a.nodeSelector->nodeSelectorTerms[0].matchFields.size(), 1u);
+  EXPECT_EQ(a.nodeSelector->nodeSelectorTerms[0].matchFields[0].values, std::vector<std::string>{node});
+}
+
+TEST(NodeEquivalence, NodesWithEqualLocalDevicesShareOneAllocatorRun) {
   Harness h;
-  for (const char* n : {"n1", "n2"}) {
+  for (const char* n : {"n1", "n2", "n3"}) {
     h.add(node(n));
-    h.add(gpu_slice(n, 1));
+    h.add(gpu_slice(n, 2));
   }
   h.add(gpu_class());
   h.add(claim("c1"));
   h.add(pod("p1", {"c1"}));
   h.run();
-  EXPECT_EQ(h.sched.stats().equivalent_node_hits, 0);
-  EXPECT_EQ(h.sched.stats().allocator_runs, 2);
+  // One run on n1; n2 and n3 publish the same devices in their own pools.
+  EXPECT_EQ(h.sched.stats().allocator_runs, 1);
+  EXPECT_EQ(h.sched.stats().equivalent_node_hits, 2);
+  const std::string first = h.pod("p1").spec.nodeName;
+  ASSERT_FALSE(first.empty());
+  expect_names_node(h.claim("c1"), first);
+
+  // Six more GPUs' worth of pods: every claim names its own node's pool, and
+  // no device is given twice.
+  for (int i = 2; i <= 6; ++i) {
+    const std::string name = "c" + std::to_string(i);
+    h.add(claim(name));
+    h.add(pod("p" + std::to_string(i), {name}));
+    h.run();
+  }
+  std::set<std::string> devices;
+  for (int i = 1; i <= 6; ++i) {
+    const std::string name = "c" + std::to_string(i);
+    const std::string on = h.pod("p" + std::to_string(i)).spec.nodeName;
+    ASSERT_FALSE(on.empty()) << name;
+    expect_names_node(h.claim(name), on);
+    for (const auto& r : h.claim(name).status.allocation->devices.results) devices.insert(r.pool + "/" + r.device);
+  }
+  EXPECT_EQ(devices.size(), 6u);
+  // Far fewer runs than pods x nodes (18): one per state of a node class.
+  EXPECT_LT(h.sched.stats().allocator_runs, 12);
+}
+
+TEST(NodeEquivalence, TheChosenNodeMayBeOneThatBorrowedTheAnswer) {
+  // The random placement policy scores equivalent nodes apart: the node
+  // chosen is then, as here, not the one whose allocator run answered for
+  // all eight, and its claim must name it, not the other.
+  SchedulerOptions o;
+  o.node_policy = placement::PolicyKind::kRandom;
+  Harness h(o);
+  for (int i = 1; i <= 8; ++i) {
+    const std::string n = "n" + std::to_string(i);
+    h.add(node(n));
+    h.add(gpu_slice(n, 2));
+  }
+  h.add(gpu_class());
+  h.add(claim("c"));
+  h.add(pod("p", {"c"}));
+  h.run();
+  EXPECT_EQ(h.sched.stats().allocator_runs, 1);
+  const std::string on = h.pod("p").spec.nodeName;
+  ASSERT_FALSE(on.empty());
+  EXPECT_NE(on, "n1") << "the seed picked the node that ran the allocator: choose another layout";
+  expect_names_node(h.claim("c"), on);
+}
+
+TEST(NodeEquivalence, DifferentDevicesOrStatesAreDifferentClasses) {
+  Harness h;
+  for (const char* n : {"n1", "n2"}) {
+    h.add(node(n));
+    h.add(gpu_slice(n, 1));
+  }
+  h.add(node("n3"));
+  h.add(gpu_slice("n3", 1, "A100"));  // other content
+  h.add(gpu_class());
+  h.add(claim("c1"));
+  h.add(pod("p1", {"c1"}));
+  h.run();
+  EXPECT_EQ(h.sched.stats().allocator_runs, 2);  // n1 (n2 borrows), n3
+  EXPECT_EQ(h.sched.stats().equivalent_node_hits, 1);
+  // n1 or n2 now holds a GPU: the two differ in state, and every node is tried.
+  h.add(claim("c2", 2));
+  h.add(pod("p2", {"c2"}));
+  h.run();
+  EXPECT_EQ(h.sched.stats().allocator_runs, 5);
+  EXPECT_TRUE(h.pod("p2").spec.nodeName.empty());
 }
 
 }  // namespace

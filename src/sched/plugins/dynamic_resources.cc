@@ -44,7 +44,7 @@ Status DynamicResources::pre_filter(framework::CycleState& cs) {
   }
   if (!st.extended_claim_exists) st.extended = extended_needs(cs.pod);
   for (auto& need : st.extended) need.served_by_class = class_for_extended(cache.classes(), need.resource) != nullptr;
-  answers_.clear();  // a new pod (or gang member): answers were for other claims
+  clear_answers();  // a new pod (or gang member): answers were for other claims
   if (st.extended.empty() && !st.pending.empty()) {
     for (const auto& c : st.pending) {
       st.shape += claim_shape(c);
@@ -167,15 +167,24 @@ Status DynamicResources::filter(framework::CycleState& cs, const framework::Node
   auto remember = [&](const std::vector<std::string>& lines) {
     memo.nodes[name] = framework::NodeFailures::Entry{epoch, ni.pods_on_node, by_claim(lines, st.claim_names), cs.pod_key};
   };
-  // An equivalent node (same devices) already answered for this pod?
-  const uint64_t hash = equivalence_hash(name, **view);
-  std::string answer_key;
-  if (hash != 0) answer_key = std::to_string(hash) + "/" + mask;
+  // An equivalent node already answered for this pod?
+  ViewKey& key = equivalence_key(name, epoch, **view);
+  const uint64_t hash = key.hash;
+  uint64_t answer_key = hash;
+  for (char ch : mask) answer_key = (answer_key ^ static_cast<uint8_t>(ch)) * 1099511628211ULL;
   const Answer* answer = nullptr;
   Answer computed;
-  if (auto it = answers_.find(answer_key); hash != 0 && it != answers_.end() &&
-                                           cache.view_epoch(it->second.node) == it->second.epoch &&
-                                           same_devices(*it->second.view, **view)) {
+  auto same_as = [&](const Answer& a) {
+    if (key.same_as == a.view && key.same_as_epoch == a.epoch) return true;
+    if (!equivalent(*a.view, **view)) return false;
+    key.same_as = a.view;
+    key.same_as_epoch = a.epoch;
+    return true;
+  };
+  if (auto it = answers_.find(answer_key);
+      hash != 0 && it != answers_.end() && it->second.mask == mask &&
+      cache.view_epoch(it->second.node) == it->second.epoch && same_as(it->second) &&
+      !(it->second.error && it->second.node != name)) {  // an error's message may name the other node's pool
     answer = &it->second;
     ++h_.stats->equivalent_node_hits;
   } else {
@@ -187,6 +196,7 @@ Status DynamicResources::filter(framework::CycleState& cs, const framework::Node
     auto a = alloc::allocate(**view, claims, opts);
     computed.view = *view;
     computed.node = name;
+    computed.mask = mask;
     computed.epoch = epoch;
     if (!a.has_value()) {
       computed.error = true;
@@ -197,9 +207,11 @@ Status DynamicResources::filter(framework::CycleState& cs, const framework::Node
       computed.reasons = std::move(a->reasons);
       computed.score = a->score;
       computed.results = std::move(a->results);
+      for (const auto& r : computed.results) computed.devices += static_cast<int>(r.devices.results.size());
     }
     answer = &computed;
-    if (hash != 0) answer = &(answers_[answer_key] = std::move(computed));
+    // An answer stays where it is for the pod's pass (NodeFit::borrowed points at it).
+    if (hash != 0 && answers_.count(answer_key) == 0) answer = &(answers_[answer_key] = std::move(computed));
   }
   if (answer->error) {
     // Broken input for this node (unknown class, CEL error, invalid pool): the
@@ -214,62 +226,167 @@ Status DynamicResources::filter(framework::CycleState& cs, const framework::Node
     return Status::unschedulable(kReasonCannotAllocate, std::move(detail));
   }
   fit.score = answer->score;
+  fit.devices_chosen = answer->devices;
   // A node of no class keeps its own answer: move it, no copy (a copy per
   // node and pod was 12% of the scheduling cycle with node-local devices).
   if (answer == &computed) {
     fit.results = std::move(computed.results);
   } else {
-    fit.results = answer->results;
+    fit.borrowed = &answer->results;
+    fit.borrowed_from = answer->view;
+    fit.borrowed_generation = answers_generation_;
+    if (!st.lazy_results) materialize(fit);
   }
   return {};
 }
 
-// Candidates and pools (identity and state) of the view; 0 when a candidate
-// is node-local (its result would name the node). Cached per view build.
-uint64_t DynamicResources::equivalence_hash(const std::string& node, const alloc::NodeView& view) {
-  ViewKey& k = view_keys_[node];
-  if (k.view == &view && k.builds == h_.cache->view_builds()) return k.hash;
-  k.view = &view;
-  k.builds = h_.cache->view_builds();
-  const alloc::Snapshot& snap = view.snapshot();
-  uint64_t h = 1469598103934665603ULL;
-  auto mix = [&h](uint64_t v) { h = (h ^ v) * 1099511628211ULL; };
-  for (const alloc::Candidate& c : view.candidates()) {
-    const api::ResourceSlice& slice = snap.slice_of(c.device);
-    const api::Device& d = snap.device(c.device);
-    const bool per_device = slice.spec.perDeviceNodeSelection.value_or(false);
-    const auto& node_name = per_device ? d.nodeName : slice.spec.nodeName;
-    if ((node_name && !node_name->empty()) || d.bindsToNode.value_or(false)) return k.hash = 0;
-    mix(c.device);
-    mix(c.pool);
-    mix(c.node_ok ? 1 : 2);
+void DynamicResources::materialize(framework::NodeFit& fit) {
+  if (fit.borrowed == nullptr) return;
+  const auto* from = static_cast<const alloc::NodeView*>(fit.borrowed_from);
+  fit.results = *fit.borrowed;
+  fit.borrowed = nullptr;
+  fit.borrowed_from = nullptr;
+  const std::string& from_node = from->node().metadata.name;
+  if (from_node == fit.node) return;
+  auto to = h_.cache->node_view(fit.node);
+  if (!to.has_value()) return;  // cannot happen: Filter just read it
+  const auto& from_pools = from->pools();
+  const auto& to_pools = (*to)->pools();
+  for (auto& r : fit.results) {
+    for (auto& d : r.devices.results) {
+      // Equivalent views list the same pools in the same order.
+      for (size_t k = 0; k < from_pools.size() && k < to_pools.size(); ++k) {
+        if (from_pools[k].driver == d.driver && from_pools[k].pool == d.pool) {
+          d.pool = to_pools[k].pool;
+          break;
+        }
+      }
+    }
+    // The allocator's selector for node-local devices names the node.
+    if (r.nodeSelector && r.nodeSelector->nodeSelectorTerms.size() == 1) {
+      auto& term = r.nodeSelector->nodeSelectorTerms[0];
+      if (term.matchExpressions.empty() && term.matchFields.size() == 1 &&
+          term.matchFields[0].key == "metadata.name" && term.matchFields[0].values.size() == 1 &&
+          term.matchFields[0].values[0] == from_node) {
+        term.matchFields[0].values[0] = fit.node;
+      }
+    }
   }
-  for (const alloc::PoolView& p : view.pools()) {
-    for (char ch : p.id()) mix(static_cast<uint8_t>(ch));
-    mix((p.incomplete ? 1 : 0) | (p.invalid ? 2 : 0) | (p.foreign ? 4 : 0) | (p.binding_conditions ? 8 : 0));
-  }
-  mix(view.any_invalid() ? 3 : 5);
-  mix(view.any_incomplete() ? 7 : 11);
-  return k.hash = (h == 0 ? 1 : h);
 }
 
-bool DynamicResources::same_devices(const alloc::NodeView& a, const alloc::NodeView& b) {
+const std::vector<uint64_t>& DynamicResources::device_hashes(const alloc::Snapshot& snap) {
+  if (hashed_snapshot_ == h_.cache->snapshot_builds() && device_hashes_.size() == snap.devices().size()) {
+    return device_hashes_;
+  }
+  hashed_snapshot_ = h_.cache->snapshot_builds();
+  device_hashes_.assign(snap.devices().size(), 0);
+  // A slice's spec without what names where it is: equal specs publish equal
+  // devices, in the same order.
+  std::vector<uint64_t> slice_hash(snap.slices().size(), 0);
+  for (size_t s = 0; s < snap.slices().size(); ++s) {
+    api::ResourceSlice spec_only;
+    spec_only.spec = snap.slices()[s].spec;
+    spec_only.spec.nodeName.reset();
+    spec_only.spec.pool.name.clear();
+    spec_only.spec.pool.generation = 0;
+    spec_only.spec.pool.resourceSliceCount = 0;
+    slice_hash[s] = std::hash<std::string>()(api::to_json(api::Object(std::move(spec_only))));
+  }
+  for (size_t d = 0; d < snap.devices().size(); ++d) {
+    const auto& e = snap.devices()[d];
+    device_hashes_[d] = (slice_hash[e.slice] ^ (e.index * 0x9E3779B97F4A7C15ULL)) * 1099511628211ULL;
+  }
+  return device_hashes_;
+}
+
+// What the allocator reads of the view, names aside (see equivalent()); hash
+// 0 when the view forms no class. Cached per view and epoch.
+DynamicResources::ViewKey& DynamicResources::equivalence_key(const std::string& node, uint64_t epoch,
+                                                             const alloc::NodeView& view) {
+  ViewKey& k = view_keys_[node];
+  if (k.view == &view && k.epoch == epoch && epoch != 0) return k;
+  k = ViewKey{&view, epoch};
+  if (view.any_invalid() || view.any_incomplete()) return k;
+  const alloc::Snapshot& snap = view.snapshot();
+  const auto& content = device_hashes(snap);
+  const alloc::AllocatedState& allocated = view.allocated();
+  uint64_t h = 1469598103934665603ULL;
+  auto mix = [&h](uint64_t v) { h = (h ^ v) * 1099511628211ULL; };
+  auto mix128 = [&mix](__int128 v) {
+    mix(static_cast<uint64_t>(v));
+    mix(static_cast<uint64_t>(v >> 64));
+  };
+  for (const alloc::Candidate& c : view.candidates()) {
+    if (snap.device(c.device).allowMultipleAllocations.value_or(false)) return k;
+    mix(content[c.device]);
+    mix(c.pool);
+    mix(c.node_ok ? 1 : 2);
+    for (uint32_t u = c.counters_begin; u < c.counters_end; ++u) {
+      mix(view.counter_uses()[u].counter);
+      mix128(view.counter_uses()[u].amount);
+    }
+    const alloc::AllocatedState::InUse* use = allocated.in_use(snap.devices()[c.device].key);
+    if (use == nullptr) {
+      mix(3);
+      continue;
+    }
+    mix((use->dedicated ? 1 : 0) | (use->shared ? 2 : 0) | (use->has_capacity ? 4 : 0));
+    for (const auto& [capacity, amount] : use->capacity) {
+      mix(std::hash<std::string>()(capacity));
+      mix128(amount);
+    }
+  }
+  for (const alloc::PoolView& p : view.pools()) {
+    mix(std::hash<std::string>()(p.driver));
+    mix((p.foreign ? 4 : 0) | (p.binding_conditions ? 8 : 0) | (p.overdrawn ? 16 : 0));
+    for (size_t i = 0; i < p.counter_names.size(); ++i) {
+      mix(std::hash<std::string>()(p.counter_names[i]));
+      mix128(p.total[i]);
+      mix128(p.available[i]);
+    }
+  }
+  for (uint32_t c : view.packing_order()) mix(c);
+  k.hash = h == 0 ? 1 : h;
+  return k;
+}
+
+// The check behind a hash match: the same as equivalence_hash() reads,
+// compared exactly.
+bool DynamicResources::equivalent(const alloc::NodeView& a, const alloc::NodeView& b) {
   if (&a == &b) return true;
   if (&a.snapshot() != &b.snapshot() || a.candidates().size() != b.candidates().size() ||
-      a.pools().size() != b.pools().size() || a.any_invalid() != b.any_invalid() ||
-      a.any_incomplete() != b.any_incomplete()) {
+      a.pools().size() != b.pools().size() || a.any_invalid() || b.any_invalid() || a.any_incomplete() ||
+      b.any_incomplete() || a.packing_order() != b.packing_order()) {
     return false;
   }
+  const alloc::Snapshot& snap = a.snapshot();
+  const auto& content = device_hashes(snap);
   for (size_t i = 0; i < a.candidates().size(); ++i) {
     const alloc::Candidate& x = a.candidates()[i];
     const alloc::Candidate& y = b.candidates()[i];
-    if (x.device != y.device || x.pool != y.pool || x.node_ok != y.node_ok) return false;
+    if (content[x.device] != content[y.device] || x.pool != y.pool || x.node_ok != y.node_ok ||
+        x.counters_end - x.counters_begin != y.counters_end - y.counters_begin) {
+      return false;
+    }
+    for (uint32_t u = 0; u < x.counters_end - x.counters_begin; ++u) {
+      const auto& ux = a.counter_uses()[x.counters_begin + u];
+      const auto& uy = b.counter_uses()[y.counters_begin + u];
+      if (ux.counter != uy.counter || ux.amount != uy.amount) return false;
+    }
+    const auto* ix = a.allocated().in_use(snap.devices()[x.device].key);
+    const auto* iy = b.allocated().in_use(snap.devices()[y.device].key);
+    if ((ix == nullptr) != (iy == nullptr)) return false;
+    if (ix != nullptr && (ix->dedicated != iy->dedicated || ix->shared != iy->shared ||
+                          ix->has_capacity != iy->has_capacity || ix->capacity != iy->capacity)) {
+      return false;
+    }
   }
   for (size_t i = 0; i < a.pools().size(); ++i) {
     const alloc::PoolView& x = a.pools()[i];
     const alloc::PoolView& y = b.pools()[i];
-    if (x.driver != y.driver || x.pool != y.pool || x.incomplete != y.incomplete || x.invalid != y.invalid ||
-        x.foreign != y.foreign || x.binding_conditions != y.binding_conditions || x.available != y.available) {
+    if (x.driver != y.driver || x.foreign != y.foreign || x.binding_conditions != y.binding_conditions ||
+        x.overdrawn != y.overdrawn || x.counter_names != y.counter_names || x.total != y.total ||
+        x.available != y.available) {
       return false;
     }
   }
@@ -297,7 +414,7 @@ Status DynamicResources::reserve(framework::CycleState& cs, const framework::Nod
     w.claim.status.reservedFor.push_back(pod_consumer(pod));
     r.writes.push_back(std::move(w));
   }
-  answers_.clear();  // the cache changes: answers no longer hold
+  clear_answers();  // the cache changes: answers no longer hold
   // From now on the next cycles see these devices taken. An empty
   // resourceVersion keeps an assumption until forgotten or replaced when the
   // binding cycle's writes land.
@@ -321,7 +438,7 @@ Status DynamicResources::reserve(framework::CycleState& cs, const framework::Nod
 }
 
 void DynamicResources::unreserve(framework::CycleState&, const framework::NodeFit&, framework::Reservation& r) {
-  answers_.clear();
+  clear_answers();
   for (const auto& k : r.reserved_keys) h_.cache->forget_claim(k);
 }
 

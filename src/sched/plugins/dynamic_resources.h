@@ -42,7 +42,7 @@ struct NodeFailures {
     std::string made_for;  // the pod it was made for (statistics: hits for other pods)
   };
   std::string claims_signature;  // per-pod entries: of the claims they hold for
-  std::map<std::string, Entry> nodes;
+  std::unordered_map<std::string, Entry> nodes;
 };
 
 }  // namespace draplane::sched::framework
@@ -70,7 +70,7 @@ class DynamicResources final : public framework::PreFilterPlugin,
   // A new cycle: shareIDs of consumable devices come from a fresh seed.
   void next_cycle() {
     ++share_seed_;
-    answers_.clear();
+    clear_answers();
   }
   // The pod's own remembered failures are void (it changed, was placed or left).
   void forget_pod(const std::string& pod_key) { memo_.erase(pod_memo_key(pod_key)); }
@@ -84,30 +84,58 @@ class DynamicResources final : public framework::PreFilterPlugin,
   static std::string render(const std::vector<framework::NodeFailures::Line>& lines,
                             const std::vector<std::string>& names);
 
-  // Node equivalence classes: nodes whose views offer exactly the same devices
-  // (same candidates and pools of one snapshot, none of them node-local, so no
-  // result names the node) get the same allocator answer for the same claims.
-  // Within one pod's Filter pass the first such node's answer is reused.
+  // Node equivalence classes: nodes whose views are the same up to names --
+  // devices of equal content (everything the allocator reads but the node and
+  // pool names) in the same search order, in the same allocation state, in
+  // pools of the same state and counters -- get the same allocator answer for
+  // the same claims, up to those names: results computed on one are renamed
+  // for the other (materialize). Nodes with node-local devices form classes
+  // too, so on a cluster of identical nodes the allocator runs once per pod
+  // and state instead of once per node. Left out (hash 0, each node its own
+  // answer): views with invalid or incomplete pools (their messages name
+  // pools) and views with shareable devices (share IDs are drawn per device).
+  // Within one pod's Filter pass the first node of a class answers for the rest.
   struct ViewKey {
     const alloc::NodeView* view = nullptr;
-    int64_t builds = -1;  // ClusterCache::view_builds() when computed
-    uint64_t hash = 0;    // 0: the view has node-local devices (no class)
+    uint64_t epoch = 0;  // ClusterCache::view_epoch when computed
+    uint64_t hash = 0;   // 0: no class
+    // Last found equivalent() to this view at that epoch of its node (a
+    // class's first node is mostly the same from pod to pod).
+    const alloc::NodeView* same_as = nullptr;
+    uint64_t same_as_epoch = 0;
   };
   struct Answer {
     const alloc::NodeView* view = nullptr;  // the node that computed it
     std::string node;
+    std::string mask;    // extended mask it was computed for
     uint64_t epoch = 0;  // its view epoch then: an allocation in its pools since voids the answer
     bool error = false, fits = false, timed_out = false;
     std::string message;  // error
     std::vector<std::string> reasons;
     int64_t score = 0;
+    int devices = 0;
     std::vector<api::AllocationResult> results;
   };
-  uint64_t equivalence_hash(const std::string& node, const alloc::NodeView& view);
-  static bool same_devices(const alloc::NodeView& a, const alloc::NodeView& b);
+  ViewKey& equivalence_key(const std::string& node, uint64_t epoch, const alloc::NodeView& view);
+  // The content of each device of the snapshot, without node and pool names.
+  const std::vector<uint64_t>& device_hashes(const alloc::Snapshot& snap);
+  bool equivalent(const alloc::NodeView& a, const alloc::NodeView& b);
   std::unordered_map<std::string, ViewKey> view_keys_;
-  std::unordered_map<std::string, Answer> answers_;  // by hash and extended mask; cleared per pod
+  std::unordered_map<uint64_t, Answer> answers_;  // by hash and extended mask; cleared per pod
+  uint64_t answers_generation_ = 1;                // counts clear_answers()
+  void clear_answers() {
+    answers_.clear();
+    ++answers_generation_;
+  }
+  std::vector<uint64_t> device_hashes_;
+  int64_t hashed_snapshot_ = -1;  // ClusterCache::snapshot_builds() of device_hashes_
 
+ public:
+  // Makes fit.results of what Filter borrowed (NodeFit::borrowed), with the
+  // pools and node of the node that computed them renamed to fit.node's.
+  void materialize(framework::NodeFit& fit);
+
+ private:
   framework::Handle h_;
   uint64_t share_seed_ = 1;
   std::map<std::string, framework::NodeFailures> memo_;  // by shape or pod_memo_key

@@ -48,8 +48,7 @@ class DevicePacking final : public framework::ScorePlugin {
   std::string_view name() const override { return "DevicePacking"; }
   int64_t score(const framework::CycleState&, const framework::NodeInfo& n, const framework::NodeFit& fit) override {
     int64_t free_after = h_.cache->free_devices(n.node->metadata.name);
-    for (const auto& r : fit.results) free_after -= static_cast<int64_t>(r.devices.results.size());
-    return -free_after;
+    return -(free_after - fit.devices_chosen);
   }
 
  private:

@@ -92,17 +92,33 @@ class PlacementScore final : public framework::ScorePlugin, public framework::Re
     if (kind_ == PolicyKind::kRandom) return static_cast<int64_t>(rng_.below(uint64_t{1} << 40));
     const LiveNode* live = node_state(*n.node);
     if (live == nullptr) return 0;
-    // Nodes with the same devices got the same allocation (DynamicResources'
-    // equivalence classes): one demand per pod and GPU set.
     if (demand_pod_ != cs.pod_key) {
       demand_pod_ = cs.pod_key;
       demands_.clear();
     }
-    auto [it, fresh] = demands_.try_emplace(live->gpus.get());
-    if (fresh || it->second.first != fit.results) it->second = {fit.results, demand(cs.pod, fit, *live)};
-    const Demand& d = it->second.second;
+    if (fit.borrowed != nullptr && fit.borrowed_generation != borrowed_generation_) {
+      borrowed_generation_ = fit.borrowed_generation;
+      borrowed_demands_.clear();
+    }
+    const Demand* d = nullptr;
+    if (fit.borrowed != nullptr) {
+      // An allocation DynamicResources computed on an equivalent node (same
+      // devices up to names, same state): its demand there is its demand here.
+      auto [it, fresh] = borrowed_demands_.try_emplace(fit.borrowed);
+      if (fresh) {
+        const auto* from = static_cast<const alloc::NodeView*>(fit.borrowed_from);
+        const LiveNode* rep = node_state(from->node());
+        it->second = demand(cs.pod, *fit.borrowed, rep != nullptr ? *rep : *live);
+      }
+      d = &it->second;
+    } else {
+      // Nodes with the same devices got the same allocation: one demand per pod and GPU set.
+      auto [it, fresh] = demands_.try_emplace(live->gpus.get());
+      if (fresh || it->second.first != fit.results) it->second = {fit.results, demand(cs.pod, fit.results, *live)};
+      d = &it->second.second;
+    }
     double frag_now = memo_(live->state);
-    return placement::score_node(kind_, live->state, d, memo_, frag_now);
+    return placement::score_node(kind_, live->state, *d, memo_, frag_now);
   }
 
   framework::Status reserve(framework::CycleState& cs, const framework::NodeFit& fit, framework::Reservation&) override {
@@ -112,7 +128,7 @@ class PlacementScore final : public framework::ScorePlugin, public framework::Re
     const api::Node* node = h_.cache->node(fit.node);
     const LiveNode* live = node == nullptr ? nullptr : node_state(*node);
     if (live == nullptr) return {};
-    learner_.observe(demand(cs.pod, fit, *live));
+    learner_.observe(demand(cs.pod, fit.results, *live));
     if (learner_.refresh_due()) relearn();
     return {};
   }
@@ -238,15 +254,15 @@ class PlacementScore final : public framework::ScorePlugin, public framework::Re
     return live;
   }
 
-  // The pod's demand on the node whose allocation `fit` holds.
-  Demand demand(const api::Pod& pod, const framework::NodeFit& fit, const LiveNode& node) {
+  // The pod's demand on the node whose allocation `results` are.
+  Demand demand(const api::Pod& pod, const std::vector<api::AllocationResult>& results, const LiveNode& node) {
     const Gpus& live = *node.gpus;
     Demand d;
     ClusterCache::Requests r = pod_requests(pod);
     d.cpu = r.cpu_milli;
     d.memory = r.memory / kMiB;
     const alloc::Snapshot& snap = h_.cache->snapshot();
-    for (const auto& result : fit.results) {
+    for (const auto& result : results) {
       for (const auto& dev : result.devices.results) {
         int32_t m = kMilli;
         auto key = snap.find_key(dev.driver, dev.pool, dev.device);
@@ -292,6 +308,8 @@ class PlacementScore final : public framework::ScorePlugin, public framework::Re
   std::unordered_map<uint64_t, Shared> shared_;  // by ViewSig::hash
   std::string demand_pod_;
   std::unordered_map<const Gpus*, std::pair<std::vector<api::AllocationResult>, Demand>> demands_;
+  std::unordered_map<const void*, Demand> borrowed_demands_;  // by NodeFit::borrowed
+  uint64_t borrowed_generation_ = 0;
   std::unordered_set<std::string> observed_;
 };
 
