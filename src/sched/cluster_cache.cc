@@ -39,6 +39,7 @@ void ClusterCache::upsert_node(api::Node node) {
   // taints, conditions) leave its view, and failures remembered on it, valid.
   bool relabeled = it == nodes_.end() || it->second.metadata.labels != node.metadata.labels;
   nodes_.insert_or_assign(name, std::move(node));
+  changed(name);
   if (relabeled) drop_view(name);
 }
 
@@ -50,6 +51,7 @@ void ClusterCache::delete_node(const std::string& name) {
 void ClusterCache::index_pod(const std::string& key, bool add) {
   std::string node = bound_node(key);
   if (node.empty()) return;
+  changed(node);
   const api::Pod* p = pod(key);
   bool active = p != nullptr && pod_is_active(*p);
   if (add) {
@@ -259,6 +261,7 @@ void ClusterCache::invalidate_pools_of(const api::AllocationResult& allocation) 
     auto v = views_.find(n);
     if (v == views_.end()) continue;
     ++view_drops_[n];
+    changed(n);
     v->second.view->refresh_allocations(pools);
     v->second.free = count_free(*v->second.view);
   }
@@ -329,6 +332,7 @@ const alloc::Snapshot& ClusterCache::snapshot() {
     for (const auto& [key, a] : counted_) allocated_->add(a);
     snapshot_stale_ = false;
     ++snapshot_builds_;
+    changes_ = NodeChanges{true, {}};
   }
   return *snapshot_;
 }
@@ -355,6 +359,7 @@ uint64_t ClusterCache::view_epoch(const std::string& node) const {
 
 void ClusterCache::drop_view(const std::string& node) {
   ++view_drops_[node];
+  changed(node);
   auto it = views_.find(node);
   if (it == views_.end()) return;
   for (const auto& p : it->second.view->pools()) {

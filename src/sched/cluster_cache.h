@@ -36,6 +36,8 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "alloc/allocated.h"
@@ -136,6 +138,16 @@ class ClusterCache {
   // Free device count of the node's view (devices not in use); for packing.
   int free_devices(const std::string& node);
 
+  // Nodes whose scheduling inputs may have changed since the last call (the
+  // node object, the pods bound there, its view or the allocations in its
+  // pools); `all` after the snapshot was rebuilt (every view changed). For the
+  // scheduler's node classes (node_classes.h), their only reader.
+  struct NodeChanges {
+    bool all = false;
+    std::unordered_set<std::string> nodes;
+  };
+  NodeChanges take_node_changes() { return std::exchange(changes_, NodeChanges{}); }
+
   // Counters for tests and benchmarks.
   int64_t snapshot_builds() const { return snapshot_builds_; }
   // Changes whenever what node_view(node) shows may have changed (its view was
@@ -158,6 +170,10 @@ class ClusterCache {
   };
 
   void sync_counted(const std::string& claim_key);
+  void changed(const std::string& node) {
+    if (!changes_.all) changes_.nodes.insert(node);
+  }
+  NodeChanges changes_{true, {}};
   template <class T>
   void upsert_inventory(std::map<std::string, T>& objects, T obj);
   template <class T>

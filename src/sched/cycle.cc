@@ -34,7 +34,11 @@ bool Scheduler::find_node(CycleState& cs, NodeFit& best, std::string* message, f
   framework::Status pre = fw_->run_pre_filter(cs);
   if (!pre.ok()) {
     fit_error.set_pre_filter(pre.reason());
+  } else if (by_node_groups(cs) && find_node_by_groups(cs, best)) {
+    found = true;
   } else {
+    // Node by node; also when no group's first node passed, for the
+    // explanation and PostFilter's per-node statuses.
     std::vector<int64_t> scores, best_scores;
     // Only the chosen node's allocation is renamed for it (NodeFit::borrowed).
     cs.dra.lazy_results = true;
@@ -60,6 +64,46 @@ bool Scheduler::find_node(CycleState& cs, NodeFit& best, std::string* message, f
     if (found) dra_->materialize(best);
   }
   if (!found) *message = fit_error.message(options_.max_detail_lines);
+  return found;
+}
+
+bool Scheduler::by_node_groups(const CycleState& cs) const {
+  // What the groups leave out: node labels and names (nodeSelector, node
+  // affinity), the per-node extended-resource check, and claims allocated
+  // earlier (their node selectors name nodes).
+  return node_classes_ != nullptr && cs.pod.spec.nodeSelector.empty() && !cs.pod.spec.affinity &&
+         cs.dra.extended.empty() && cs.dra.allocated.empty();
+}
+
+// Filter and Score on the first node by name of each group of
+// interchangeable nodes (node_classes.h): the others would get the same
+// verdict and scores, and lose the tie to it. The best is therefore the node
+// by node pass's choice.
+bool Scheduler::find_node_by_groups(CycleState& cs, NodeFit& best) {
+  node_classes_->refresh();
+  bool found = false;
+  std::vector<int64_t> scores, best_scores;
+  cs.dra.lazy_results = true;
+  for (const std::string* name : node_classes_->representatives()) {
+    const api::Node* node = cache_.node(*name);
+    if (node == nullptr) continue;
+    framework::NodeInfo info{node, cache_.pods_on_node(*name)};
+    NodeFit fit;
+    fit.node = *name;
+    if (!fw_->run_filter(cs, info, fit).ok()) continue;
+    fw_->run_score(cs, info, fit, scores);
+    if (!found || framework::Framework::better(scores, best_scores) ||
+        (scores == best_scores && fit.node < best.node)) {
+      best = std::move(fit);
+      best_scores.swap(scores);
+      found = true;
+    }
+  }
+  cs.dra.lazy_results = false;
+  if (found) {
+    dra_->materialize(best);
+    ++stats_.node_group_cycles;
+  }
   return found;
 }
 

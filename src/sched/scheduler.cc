@@ -68,6 +68,9 @@ Scheduler::Scheduler(Binder& binder, Clock& clock, SchedulerOptions options, std
       queues_(fw_->plugin<plugins::KaiQueues>()),
       queue_(options_.queue, fw_->queue_sort()),
       last_flush_(clock_.now()) {
+  if (options_.node_classes && dra_ != nullptr && options_.node_policy != placement::PolicyKind::kRandom) {
+    node_classes_ = std::make_unique<NodeClasses>(cache_, *dra_);
+  }
   for (int i = 0; i < options_.bind_workers; ++i) bind_threads_.emplace_back([this] { bind_worker(); });
 }
 

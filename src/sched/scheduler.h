@@ -41,6 +41,7 @@
 #include "common/clock.h"
 #include "sched/cluster_cache.h"
 #include "sched/framework.h"
+#include "sched/node_classes.h"
 #include "sched/queue.h"
 #include "placement/policy.h"
 
@@ -82,6 +83,10 @@ struct SchedulerOptions {
   // thread before the next cycle (deterministic; what unit tests use). The
   // Binder must be thread-safe when this is > 0.
   int bind_workers = 0;
+  // Run Filter and Score on one node per group of interchangeable nodes
+  // (node_classes.h) for pods that read no node labels; false: node by node
+  // (the same answers, at a cost that grows with the nodes; tests compare them).
+  bool node_classes = true;
 };
 
 // One informer event.
@@ -106,6 +111,7 @@ struct SchedulerStats {
   int64_t allocator_runs = 0;  // (pod, node) allocations tried
   int64_t shape_memo_hits = 0;  // (pod, node) failures known from another pod of the same claim shape
   int64_t equivalent_node_hits = 0;  // (pod, node) answers reused from a node with the same devices
+  int64_t node_group_cycles = 0;     // pods placed by trying one node per node group
   // Time on the scheduling thread (profiling the whole system): applying
   // events, and scheduling cycles.
   double event_seconds = 0, cycle_seconds = 0;
@@ -172,6 +178,7 @@ class Scheduler {
   // PreFilter + Filter + Score: the best node, or false with the Unschedulable
   // message (and, when `statuses`, every node's Filter status for PostFilter).
   bool find_node(CycleState& cs, NodeFit& best, std::string* message, framework::NodeStatusMap* statuses = nullptr);
+  bool find_node_by_groups(CycleState& cs, NodeFit& best);
   // No node fits: PostFilter (preemption), then the pod is parked with `message`.
   CycleResult unschedulable(CycleState& cs, const std::string& message, const framework::NodeStatusMap& statuses,
                             Clock::TimePoint now);
@@ -252,6 +259,11 @@ class Scheduler {
   plugins::GangScheduling* gang_ = nullptr;
   plugins::DefaultPreemption* preempt_ = nullptr;  // null in a profile without it
   plugins::KaiQueues* queues_ = nullptr;
+  // Groups of interchangeable nodes; null when options_.node_classes is off or
+  // the node score draws at random per node.
+  std::unique_ptr<NodeClasses> node_classes_;
+  // Whether find_node may try one node per group for this cycle's pod.
+  bool by_node_groups(const CycleState& cs) const;
   // The queues' reports as last published by the scheduling thread (run()).
   std::mutex reports_mu_;
   std::vector<plugins::QueueReport> reports_;

@@ -25,8 +25,16 @@ api::ResourceSlice rack_slice(int devices) {
   return s;
 }
 
+// These tests watch DynamicResources' own classes: node by node, without the
+// scheduler's node groups (node_classes_test.cc), which would try one node only.
+SchedulerOptions node_by_node() {
+  SchedulerOptions o;
+  o.node_classes = false;
+  return o;
+}
+
 TEST(NodeEquivalence, NodesSeeingTheSamePoolShareOneAllocatorRun) {
-  Harness h;
+  Harness h(node_by_node());
   for (const char* n : {"n1", "n2", "n3"}) h.add(node(n, {{"rack", "r1"}}));
   h.add(rack_slice(2));
   h.add(gpu_class());
@@ -70,7 +78,7 @@ void expect_names_node(const api::ResourceClaim& c, const std::string& node) {
 }
 
 TEST(NodeEquivalence, NodesWithEqualLocalDevicesShareOneAllocatorRun) {
-  Harness h;
+  Harness h(node_by_node());
   for (const char* n : {"n1", "n2", "n3"}) {
     h.add(node(n));
     h.add(gpu_slice(n, 2));
@@ -131,7 +139,7 @@ TEST(NodeEquivalence, TheChosenNodeMayBeOneThatBorrowedTheAnswer) {
 }
 
 TEST(NodeEquivalence, DifferentDevicesOrStatesAreDifferentClasses) {
-  Harness h;
+  Harness h(node_by_node());
   for (const char* n : {"n1", "n2"}) {
     h.add(node(n));
     h.add(gpu_slice(n, 1));

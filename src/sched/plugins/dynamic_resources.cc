@@ -274,6 +274,19 @@ void DynamicResources::materialize(framework::NodeFit& fit) {
   }
 }
 
+uint64_t DynamicResources::device_class(const std::string& node) {
+  auto view = h_.cache->node_view(node);
+  if (!view.has_value()) return 0;
+  return equivalence_key(node, h_.cache->view_epoch(node), **view).hash;
+}
+
+bool DynamicResources::same_devices(const std::string& a, const std::string& b) {
+  if (device_class(a) == 0 || device_class(a) != device_class(b)) return false;
+  auto va = h_.cache->node_view(a);
+  auto vb = h_.cache->node_view(b);
+  return va.has_value() && vb.has_value() && equivalent(**va, **vb);
+}
+
 const std::vector<uint64_t>& DynamicResources::device_hashes(const alloc::Snapshot& snap) {
   if (hashed_snapshot_ == h_.cache->snapshot_builds() && device_hashes_.size() == snap.devices().size()) {
     return device_hashes_;

@@ -134,6 +134,11 @@ class DynamicResources final : public framework::PreFilterPlugin,
   // Makes fit.results of what Filter borrowed (NodeFit::borrowed), with the
   // pools and node of the node that computed them renamed to fit.node's.
   void materialize(framework::NodeFit& fit);
+  // For the scheduler's node classes (sched/node_classes.h): the class of the
+  // node's devices as above, 0 when it forms none (or its view is broken); and
+  // whether two nodes' views are equivalent (both in a class).
+  uint64_t device_class(const std::string& node);
+  bool same_devices(const std::string& a, const std::string& b);
 
  private:
   framework::Handle h_;

@@ -1,0 +1,61 @@
+// NodeClasses: the cluster's nodes grouped so that, for a pod without node
+// affinity or extended resources, every node of a group gets the same Filter
+// verdict and the same scores. Scheduler::find_node then runs the plugins on
+// one node per group, the first by name, instead of on every node: on a
+// cluster of identical nodes a pod costs a few plugin runs, not one per node
+// (issue 29: per-pod cost must not grow with the node count).
+//
+// Two nodes are in one group when what the default plugins read of a node is
+// equal: spec.unschedulable and spec.taints (NodeUnschedulable,
+// TaintToleration), status.allocatable (pods for NodeResourcesFit; CPU and
+// memory for the placement score), the active pods' count and CPU/memory
+// requests, and the device class of DynamicResources (devices equal up to
+// node and pool names, in the same state; a node whose view forms no device
+// class is a group of its own). Labels and the name are left out: pods that
+// read them (nodeSelector, affinity) are scheduled node by node.
+//
+// Kept current from ClusterCache::take_node_changes(): only nodes that changed
+// since the last refresh() are regrouped, each checked exactly against its
+// group's first node (the hash only finds the candidate group).
+//
+// Thread-safety: scheduling thread only, as the cache.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace draplane::sched {
+
+class ClusterCache;
+namespace plugins {
+class DynamicResources;
+}
+
+class NodeClasses {
+ public:
+  NodeClasses(ClusterCache& cache, plugins::DynamicResources& dra) : cache_(cache), dra_(dra) {}
+
+  // Regroups the nodes that changed since the last call.
+  void refresh();
+  // The first node by name of each group, in no particular order.
+  const std::vector<const std::string*>& representatives();
+  size_t size() const { return groups_.size(); }
+
+ private:
+  uint64_t key_of(const std::string& node);
+  bool same_inputs(const std::string& a, const std::string& b);
+  void remove(const std::string& node);
+  void add(const std::string& node);
+
+  ClusterCache& cache_;
+  plugins::DynamicResources& dra_;
+  std::unordered_map<std::string, uint64_t> group_of_;        // node -> group key
+  std::unordered_map<uint64_t, std::set<std::string>> groups_;  // key -> nodes by name
+  std::vector<const std::string*> reps_;
+  bool reps_stale_ = true;
+};
+
+}  // namespace draplane::sched

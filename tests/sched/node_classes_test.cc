@@ -1,0 +1,180 @@
+// The scheduler's node groups (sched/node_classes.h): one node per group of
+// interchangeable nodes is tried, and the answers are those of trying every
+// node, which a randomized comparison checks event by event.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
+#include "harness.h"
+
+namespace draplane::sched::node_groups {
+namespace {
+
+using namespace ::draplane::sched::testing;  // NOLINT: the harness's builders
+
+TEST(NodeGroups, IdenticalNodesCostOneTry) {
+  Harness h;
+  for (int i = 0; i < 50; ++i) {
+    const std::string n = "node-" + std::to_string(100 + i);
+    h.add(node(n));
+    h.add(gpu_slice(n, 4));
+  }
+  h.add(gpu_class());
+  h.add(claim("c1"));
+  h.add(pod("p1", {"c1"}));
+  h.run();
+  EXPECT_EQ(h.pod("p1").spec.nodeName, "node-100");
+  EXPECT_EQ(h.sched.stats().allocator_runs, 1);
+  EXPECT_EQ(h.sched.stats().node_group_cycles, 1);
+  // node-100 now differs (a GPU in use): two groups, two tries.
+  h.add(claim("c2"));
+  h.add(pod("p2", {"c2"}));
+  h.run();
+  EXPECT_EQ(h.sched.stats().allocator_runs, 3);
+  EXPECT_EQ(h.pod("p2").spec.nodeName, "node-100") << "the placement score packs onto the used node";
+  ASSERT_TRUE(h.claim("c2").status.allocation.has_value());
+  EXPECT_EQ(h.claim("c2").status.allocation->devices.results.at(0).pool, "node-100");
+}
+
+TEST(NodeGroups, PodsReadingLabelsAreScheduledNodeByNode) {
+  Harness h;
+  for (const char* n : {"n1", "n2", "n3"}) {
+    h.add(node(n, {{"zone", std::string(n) == "n3" ? "b" : "a"}}));
+    h.add(gpu_slice(n, 1));
+  }
+  h.add(gpu_class());
+  h.add(claim("c"));
+  api::Pod p = pod("p", {"c"});
+  p.spec.nodeSelector["zone"] = "b";
+  h.add(p);
+  h.run();
+  EXPECT_EQ(h.pod("p").spec.nodeName, "n3");
+  EXPECT_EQ(h.sched.stats().node_group_cycles, 0);
+}
+
+TEST(NodeGroups, NothingFitsExplainsEveryNode) {
+  Harness h;
+  for (const char* n : {"n1", "n2", "n3"}) {
+    h.add(node(n));
+    h.add(gpu_slice(n, 1));
+  }
+  h.add(gpu_class());
+  h.add(claim("two", 2));
+  h.add(pod("p", {"two"}));
+  h.run();
+  EXPECT_TRUE(h.pod("p").spec.nodeName.empty());
+  EXPECT_NE(h.condition_message("p").find("0/3 nodes are available: 3 cannot allocate all claims"), std::string::npos)
+      << h.condition_message("p");
+}
+
+// ---------------------------------------------------------------- randomized
+
+// One random cluster and workload, played on two schedulers: with node groups
+// and node by node. Every pod must land on the same node with the same
+// devices, and every unschedulable pod must say the same.
+struct Twin {
+  Harness grouped, single{[] {
+    SchedulerOptions o;
+    o.node_classes = false;
+    return o;
+  }()};
+  template <typename T>
+  void add(const T& obj) {
+    grouped.add(obj);
+    single.add(obj);
+  }
+  void run() {
+    grouped.run();
+    single.run();
+  }
+  void delete_pod(const std::string& name, const std::vector<std::string>& claims) {
+    for (Harness* h : {&grouped, &single}) {
+      if (h->api.pods.count("default/" + name) == 0) continue;
+      h->sched.handle(Event{Event::Op::kDelete, h->pod(name)});
+      h->api.pods.erase("default/" + name);
+      for (const auto& c : claims) {
+        api::ResourceClaim freed = h->claim(c);
+        if (!freed.status.allocation) continue;
+        freed.status = {};
+        h->add(freed);
+      }
+    }
+  }
+};
+
+api::ResourceSlice random_slice(std::mt19937& rng, const std::string& n) {
+  static const char* kProducts[] = {"H100", "H100", "H100", "A100"};
+  api::ResourceSlice s = gpu_slice(n, 1 + static_cast<int>(rng() % 3), kProducts[rng() % 4]);
+  if (rng() % 6 == 0) {
+    // A device of its own kind on some nodes: no other node is equivalent.
+    api::Device d;
+    d.name = "nic-0";
+    d.attributes["type"].string_ = "nic";
+    d.attributes["node"].string_ = n;
+    s.spec.devices.push_back(d);
+  }
+  return s;
+}
+
+api::Node random_node(std::mt19937& rng, const std::string& n) {
+  api::Node nd = node(n, {{"zone", rng() % 2 ? "a" : "b"}});
+  if (rng() % 3 == 0) {
+    nd.status.allocatable["cpu"] = api::Quantity::from_int(8);
+    nd.status.allocatable["memory"] = api::Quantity::from_int(int64_t{64} << 30);
+  }
+  if (rng() % 8 == 0) nd.spec.taints.push_back(api::Taint{"dedicated", "infer", "NoSchedule", ""});
+  if (rng() % 12 == 0) nd.spec.unschedulable = true;
+  if (rng() % 10 == 0) nd.status.allocatable["pods"] = api::Quantity::from_int(2);
+  return nd;
+}
+
+TEST(NodeGroups, SameAnswersAsNodeByNodeOnRandomClusters) {
+  for (uint32_t seed = 1; seed <= 12; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 rng(seed);
+    Twin t;
+    const int nodes = 6 + static_cast<int>(rng() % 10);
+    for (int i = 0; i < nodes; ++i) {
+      const std::string n = "node-" + std::to_string(i);
+      t.add(random_node(rng, n));
+      t.add(random_slice(rng, n));
+    }
+    t.add(gpu_class());
+    std::vector<std::pair<std::string, std::vector<std::string>>> live;
+    for (int step = 0; step < 40; ++step) {
+      const std::string name = "p" + std::to_string(step);
+      const int claims = static_cast<int>(rng() % 3);  // 0: a pod without devices
+      std::vector<std::string> names;
+      for (int c = 0; c < claims; ++c) {
+        names.push_back(name + "-c" + std::to_string(c));
+        t.add(claim(names.back(), 1 + static_cast<int64_t>(rng() % 2)));
+      }
+      api::Pod p = pod(name, names);
+      if (rng() % 2) p.spec.containers[0].resources.requests["cpu"] = api::Quantity::from_int(1 + rng() % 4);
+      if (rng() % 4 == 0) p.spec.tolerations.push_back(api::Toleration{"dedicated", "Equal", "infer", "NoSchedule", {}});
+      if (rng() % 6 == 0) p.spec.nodeSelector["zone"] = "a";
+      t.add(p);
+      live.emplace_back(name, names);
+      if (rng() % 3 == 0 && !live.empty()) {
+        const size_t victim = rng() % live.size();
+        t.delete_pod(live[victim].first, live[victim].second);
+        live.erase(live.begin() + static_cast<std::ptrdiff_t>(victim));
+      }
+      t.grouped.clock.advance(std::chrono::seconds(2));
+      t.single.clock.advance(std::chrono::seconds(2));
+      t.run();
+      for (const auto& [pname, cnames] : live) {
+        ASSERT_EQ(t.grouped.pod(pname).spec.nodeName, t.single.pod(pname).spec.nodeName) << pname << " step " << step;
+        ASSERT_EQ(t.grouped.condition_message(pname), t.single.condition_message(pname)) << pname;
+        for (const auto& c : cnames) {
+          ASSERT_EQ(t.grouped.claim(c).status.allocation, t.single.claim(c).status.allocation) << c;
+        }
+      }
+    }
+    EXPECT_GT(t.grouped.sched.stats().node_group_cycles, 0);
+  }
+}
+
+}  // namespace
+}  // namespace draplane::sched::node_groups
