@@ -147,6 +147,8 @@ class DynamicResources final : public framework::PreFilterPlugin,
   static constexpr size_t kMaxMemos = 4096;              // entries kept (all cleared beyond)
   // Claim UID -> its spec's encoding (part of a shape).
   std::unordered_map<std::string, std::string> shapes_;
+  std::vector<std::pair<api::ResourceClaimSpec, std::string>> recent_shapes_;  // spec -> its encoding
+  static constexpr size_t kRecentShapes = 8;
   static constexpr size_t kMaxShapeCache = 16384;
 };
 
