@@ -81,6 +81,9 @@ bool Scheduler::by_node_groups(const CycleState& cs) const {
 // by node pass's choice.
 bool Scheduler::find_node_by_groups(CycleState& cs, NodeFit& best) {
   node_classes_->refresh();
+  // Mostly distinct nodes: the groups would save little and, when nothing
+  // fits, the node by node pass would repeat the work.
+  if (node_classes_->size() * 4 > cache_.nodes().size() * 3) return false;
   bool found = false;
   std::vector<int64_t> scores, best_scores;
   cs.dra.lazy_results = true;

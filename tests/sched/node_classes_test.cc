@@ -103,30 +103,44 @@ struct Twin {
   }
 };
 
-api::ResourceSlice random_slice(std::mt19937& rng, const std::string& n) {
-  static const char* kProducts[] = {"H100", "H100", "H100", "A100"};
-  api::ResourceSlice s = gpu_slice(n, 1 + static_cast<int>(rng() % 3), kProducts[rng() % 4]);
-  if (rng() % 6 == 0) {
-    // A device of its own kind on some nodes: no other node is equivalent.
+// A node of one of a few kinds (as real clusters are: node pools), so that
+// groups form; a tenth of the nodes also publish a device of their own.
+struct NodeKind {
+  int gpus;
+  const char* product;
+  bool cpu, tainted, unschedulable, few_pods;
+};
+
+void add_random_node(std::mt19937& rng, Twin& t, const std::vector<NodeKind>& kinds, const std::string& n) {
+  const NodeKind& k = kinds[rng() % kinds.size()];
+  api::Node nd = node(n, {{"zone", rng() % 2 ? "a" : "b"}});
+  if (k.cpu) {
+    nd.status.allocatable["cpu"] = api::Quantity::from_int(8);
+    nd.status.allocatable["memory"] = api::Quantity::from_int(int64_t{64} << 30);
+  }
+  if (k.tainted) nd.spec.taints.push_back(api::Taint{"dedicated", "infer", "NoSchedule", ""});
+  nd.spec.unschedulable = k.unschedulable;
+  if (k.few_pods) nd.status.allocatable["pods"] = api::Quantity::from_int(2);
+  api::ResourceSlice s = gpu_slice(n, k.gpus, k.product);
+  if (rng() % 10 == 0) {
     api::Device d;
     d.name = "nic-0";
     d.attributes["type"].string_ = "nic";
     d.attributes["node"].string_ = n;
     s.spec.devices.push_back(d);
   }
-  return s;
+  t.add(nd);
+  t.add(s);
 }
 
-api::Node random_node(std::mt19937& rng, const std::string& n) {
-  api::Node nd = node(n, {{"zone", rng() % 2 ? "a" : "b"}});
-  if (rng() % 3 == 0) {
-    nd.status.allocatable["cpu"] = api::Quantity::from_int(8);
-    nd.status.allocatable["memory"] = api::Quantity::from_int(int64_t{64} << 30);
+std::vector<NodeKind> random_kinds(std::mt19937& rng) {
+  static const char* kProducts[] = {"H100", "A100"};
+  std::vector<NodeKind> kinds(2 + rng() % 3);
+  for (auto& k : kinds) {
+    k = NodeKind{1 + static_cast<int>(rng() % 3), kProducts[rng() % 2], rng() % 2 == 0, rng() % 5 == 0,
+                 rng() % 8 == 0, rng() % 6 == 0};
   }
-  if (rng() % 8 == 0) nd.spec.taints.push_back(api::Taint{"dedicated", "infer", "NoSchedule", ""});
-  if (rng() % 12 == 0) nd.spec.unschedulable = true;
-  if (rng() % 10 == 0) nd.status.allocatable["pods"] = api::Quantity::from_int(2);
-  return nd;
+  return kinds;
 }
 
 TEST(NodeGroups, SameAnswersAsNodeByNodeOnRandomClusters) {
@@ -134,12 +148,9 @@ TEST(NodeGroups, SameAnswersAsNodeByNodeOnRandomClusters) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::mt19937 rng(seed);
     Twin t;
-    const int nodes = 6 + static_cast<int>(rng() % 10);
-    for (int i = 0; i < nodes; ++i) {
-      const std::string n = "node-" + std::to_string(i);
-      t.add(random_node(rng, n));
-      t.add(random_slice(rng, n));
-    }
+    const std::vector<NodeKind> kinds = random_kinds(rng);
+    const int nodes = 12 + static_cast<int>(rng() % 20);
+    for (int i = 0; i < nodes; ++i) add_random_node(rng, t, kinds, "node-" + std::to_string(i));
     t.add(gpu_class());
     std::vector<std::pair<std::string, std::vector<std::string>>> live;
     for (int step = 0; step < 40; ++step) {
