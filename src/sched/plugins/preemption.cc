@@ -241,6 +241,8 @@ framework::PostFilterResult DefaultPreemption::post_filter(framework::CycleState
     const api::Node* n = cache.node(node);
     if (n == nullptr) return false;
     WhatIf what_if(cache, removed);
+    // The queues count the pods as the what-if has them (victims gone).
+    if (queues != nullptr) queues->changed();
     auto hold = hold_nominated(state.pod_key, pr.priority);
     framework::CycleState cs;
     cs.pod_key = state.pod_key;

@@ -120,13 +120,14 @@ void KaiQueues::on_event(const Event& event) {
       [&](const auto& obj) {
         using T = std::decay_t<decltype(obj)>;
         if constexpr (std::is_same_v<T, api::Pod>) {
-          amounts_.erase(object_key(obj.metadata));
+          forget(object_key(obj.metadata));
         } else if constexpr (std::is_same_v<T, api::ResourceClaim>) {
           if (const auto* pods = h_.cache->pods_naming_claim(object_key(obj.metadata))) {
-            for (const auto& k : *pods) amounts_.erase(k);
+            for (const auto& k : *pods) forget(k);
           }
         } else if constexpr (std::is_same_v<T, api::ResourceSlice> || std::is_same_v<T, api::DeviceClass>) {
           amounts_.clear();  // fractions of devices may differ
+          recount_all_ = true;
         }
       },
       event.object);
@@ -140,12 +141,14 @@ const fair::Amounts& KaiQueues::amounts_of(const std::string& key, const api::Po
 
 void KaiQueues::upsert(QueueConfig queue) {
   std::string name = queue.name;
-  queues_.insert_or_assign(std::move(name), std::move(queue));
+  // A new queue takes in pods that counted nowhere; a changed one only moves shares.
+  const bool added = queues_.insert_or_assign(std::move(name), std::move(queue)).second;
+  if (added) recount_all_ = true;
   dirty_ = true;
 }
 
 void KaiQueues::erase(const std::string& name) {
-  if (queues_.erase(name) > 0) dirty_ = true;
+  if (queues_.erase(name) > 0) recount_all_ = true;
 }
 
 int64_t KaiQueues::allocated_gpu_milli(const api::AllocationResult& allocation) const {
@@ -236,10 +239,67 @@ fair::Amounts KaiQueues::capacity() const {
   return cap;
 }
 
-void KaiQueues::refresh() {
-  if (!dirty_) return;
-  dirty_ = false;
+void KaiQueues::count(const std::string& key) {
   ClusterCache& cache = *h_.cache;
+  const api::Pod* p = cache.pod(key);
+  if (p == nullptr || !pod_is_active(*p)) return;
+  std::string q = queue_of(*p);
+  if (q.empty() || queues_.count(q) == 0) return;
+  Counted c;
+  c.bound = !cache.bound_node(key).empty();
+  c.terminating = !p->metadata.deletionTimestamp.empty();
+  if (!c.bound && c.terminating) return;
+  c.nominated = !c.bound && !p->status.nominatedNodeName.empty();
+  c.amounts = amounts_of(key, *p);
+  Totals& t = totals_[q];
+  for (int r = 0; r < fair::kResources; ++r) {
+    t.demand[r] += c.amounts[r];
+    if (c.bound) t.allocated[r] += c.amounts[r];
+    else t.pending[r] += c.amounts[r];
+    if (c.bound && c.terminating) t.releasing[r] += c.amounts[r];
+    if (c.nominated) t.nominated[r] += c.amounts[r];
+  }
+  t.pending_pods += c.bound ? 0 : 1;
+  t.releasing_pods += c.bound && c.terminating ? 1 : 0;
+  t.nominated_pods += c.nominated ? 1 : 0;
+  c.queue = std::move(q);
+  counted_[key] = std::move(c);
+}
+
+void KaiQueues::uncount(const std::string& key) {
+  auto it = counted_.find(key);
+  if (it == counted_.end()) return;
+  const Counted& c = it->second;
+  Totals& t = totals_[c.queue];
+  for (int r = 0; r < fair::kResources; ++r) {
+    t.demand[r] -= c.amounts[r];
+    if (c.bound) t.allocated[r] -= c.amounts[r];
+    else t.pending[r] -= c.amounts[r];
+    if (c.bound && c.terminating) t.releasing[r] -= c.amounts[r];
+    if (c.nominated) t.nominated[r] -= c.amounts[r];
+  }
+  t.pending_pods -= c.bound ? 0 : 1;
+  t.releasing_pods -= c.bound && c.terminating ? 1 : 0;
+  t.nominated_pods -= c.nominated ? 1 : 0;
+  counted_.erase(it);
+}
+
+void KaiQueues::refresh() {
+  if (!dirty_ && !recount_all_ && dirty_pods_.empty()) return;
+  ClusterCache& cache = *h_.cache;
+  if (recount_all_) {
+    counted_.clear();
+    totals_.clear();
+    for (const auto& [key, p] : cache.pods()) count(key);
+    recount_all_ = false;
+  } else {
+    for (const auto& key : dirty_pods_) {
+      uncount(key);
+      count(key);
+    }
+  }
+  dirty_pods_.clear();
+  dirty_ = false;
   std::map<std::string, fair::QueueInput> inputs;
   for (const auto& [name, q] : queues_) {
     fair::QueueInput in;
@@ -252,22 +312,14 @@ void KaiQueues::refresh() {
   pending_.clear();
   releasing_.clear();
   nominated_.clear();
-  for (const auto& [key, p] : cache.pods()) {
-    std::string q = queue_of(p);
-    if (q.empty() || !pod_is_active(p)) continue;
+  for (const auto& [q, t] : totals_) {
     auto it = inputs.find(q);
     if (it == inputs.end()) continue;
-    const bool bound = !cache.bound_node(key).empty();
-    const bool terminating = !p.metadata.deletionTimestamp.empty();
-    if (!bound && terminating) continue;
-    const fair::Amounts& a = amounts_of(key, p);
-    for (int r = 0; r < fair::kResources; ++r) {
-      it->second.demand[r] += a[r];
-      if (bound) it->second.allocated[r] += a[r];
-      else pending_[q][r] += a[r];
-      if (bound && terminating) releasing_[q][r] += a[r];
-      if (!bound && !p.status.nominatedNodeName.empty()) nominated_[q][r] += a[r];
-    }
+    it->second.demand = t.demand;
+    it->second.allocated = t.allocated;
+    if (t.pending_pods > 0) pending_[q] = t.pending;
+    if (t.releasing_pods > 0) releasing_[q] = t.releasing;
+    if (t.nominated_pods > 0) nominated_[q] = t.nominated;
   }
   std::vector<fair::QueueInput> list;
   for (auto& [name, in] : inputs) list.push_back(std::move(in));
