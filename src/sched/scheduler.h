@@ -129,6 +129,7 @@ class Scheduler {
 
   // Applies one event to the cache and the queue (scheduling thread).
   void handle(const Event& event);
+  void handle(Event&& event);
   // Queues an event for the scheduling thread (any thread).
   void post(Event event);
   // Applies queued events; returns how many.
@@ -172,7 +173,8 @@ class Scheduler {
   using NodeFit = framework::NodeFit;
   using Reservation = framework::Reservation;
 
-  void on_pod(const api::Pod* old_pod, const api::Pod* pod, bool deleted);
+  // `old_pod`: the cache's object before this event (read before `pod` replaces it).
+  void on_pod(const api::Pod* old_pod, api::Pod pod, bool deleted);
   // Builds the cycle state for the pod at `key`; false when it is gone or not ours.
   bool start_cycle(const std::string& key, CycleState& cs);
   // PreFilter + Filter + Score: the best node, or false with the Unschedulable
