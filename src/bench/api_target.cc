@@ -75,6 +75,27 @@ Result<void> parallel_requests(const client::KubeConfig& cfg, int threads, size_
   return {};
 }
 
+Result<void> parallel_requests(const std::vector<std::unique_ptr<client::RestClient>>& clients, size_t n,
+                               const std::function<Result<void>(client::RestClient&, size_t)>& fn) {
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  Status first;
+  std::vector<std::thread> pool;
+  for (const auto& rest : clients) {
+    pool.emplace_back([&, client = rest.get()] {
+      for (size_t i = next++; i < n; i = next++) {
+        if (auto r = fn(*client, i); !r.has_value()) {
+          std::lock_guard<std::mutex> l(mu);
+          if (first.ok()) first = r.error();
+        }
+      }
+    });
+  }
+  for (auto& t : pool) t.join();
+  if (!first.ok()) return first;
+  return {};
+}
+
 namespace {
 
 class ApiTarget final : public Target {
@@ -95,6 +116,11 @@ class ApiTarget final : public Target {
     auto watch_rest = client::RestClient::create(cluster_->admin_config());
     if (!watch_rest.has_value()) return watch_rest.error();
     watch_rest_ = std::move(*watch_rest);
+    for (int i = 0; i < std::max(1, options_.clients); ++i) {
+      auto c = client::RestClient::create(cluster_->admin_config());
+      if (!c.has_value()) return c.error();
+      clients_.push_back(std::move(*c));
+    }
     pods_ = std::make_unique<client::Informer<api::Pod>>(
         *watch_rest_, client::RawInformer::Options{"v1", "Pod", res::kPods.all().str(), "", "", 1000, true, nullptr});
     pods_->add_handler(
@@ -138,7 +164,7 @@ class ApiTarget final : public Target {
     std::vector<std::string> bodies;
     bodies.reserve(pods.size());
     for (const auto& p : pods) bodies.push_back(api::to_json(p));
-    return parallel_requests(cluster_->admin_config(), options_.clients, pods.size(),
+    return parallel_requests(clients_, pods.size(),
                     [&](client::RestClient& rest, size_t i) -> Result<void> {
                       tracker_.created(pod_key(pods[i]));
                       return annotate(rest.post(res::kPods.ns(pods[i].metadata.namespace_), bodies[i]),
@@ -147,7 +173,7 @@ class ApiTarget final : public Target {
   }
 
   Result<void> delete_pods(const std::vector<api::Pod>& pods) override {
-    return parallel_requests(cluster_->admin_config(), options_.clients, pods.size(),
+    return parallel_requests(clients_, pods.size(),
                     [&](client::RestClient& rest, size_t i) -> Result<void> {
                       const auto& m = pods[i].metadata;
                       auto path = res::kPods.ns(m.namespace_).name(m.name).str() + "?gracePeriodSeconds=0";
@@ -174,6 +200,7 @@ class ApiTarget final : public Target {
 
   int64_t stop() override {
     if (pods_) pods_->stop();
+    clients_.clear();
     if (cluster_) cluster_->stop();
     return -1;
   }
@@ -185,6 +212,7 @@ class ApiTarget final : public Target {
   std::string dir_;
   bool remove_dir_;
   std::unique_ptr<client::RestClient> rest_, watch_rest_;
+  std::vector<std::unique_ptr<client::RestClient>> clients_;  // --clients, kept connected
   std::unique_ptr<client::Informer<api::Pod>> pods_;
 };
 

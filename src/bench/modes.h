@@ -29,5 +29,10 @@ Result<Report> run_e2e(const Options& options);
 // to `cfg`; the first error.
 Result<void> parallel_requests(const client::KubeConfig& cfg, int threads, size_t n,
                                const std::function<Result<void>(client::RestClient&, size_t)>& fn);
+// The same on the caller's clients, a thread each: their connections stay
+// open from call to call, as scheduler_perf's clients' do (a TLS handshake
+// per client per round of pods was more CPU than the pods).
+Result<void> parallel_requests(const std::vector<std::unique_ptr<client::RestClient>>& clients, size_t n,
+                               const std::function<Result<void>(client::RestClient&, size_t)>& fn);
 
 }  // namespace draplane::bench
