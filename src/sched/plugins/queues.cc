@@ -115,6 +115,7 @@ std::string queue_status_json(const QueueReport& report) {
 }
 
 void KaiQueues::on_event(const Event& event) {
+  if (queues_.empty()) return;  // no shares to keep
   dirty_ = true;
   std::visit(
       [&](const auto& obj) {
@@ -141,6 +142,8 @@ const fair::Amounts& KaiQueues::amounts_of(const std::string& key, const api::Po
 
 void KaiQueues::upsert(QueueConfig queue) {
   std::string name = queue.name;
+  // Without queues no event was followed: what was remembered may be stale.
+  if (queues_.empty()) amounts_.clear();
   // A new queue takes in pods that counted nowhere; a changed one only moves shares.
   const bool added = queues_.insert_or_assign(std::move(name), std::move(queue)).second;
   if (added) recount_all_ = true;

@@ -113,9 +113,16 @@ class KaiQueues final : public framework::PreFilterPlugin, public framework::Res
  private:
   void refresh();
   void forget(const std::string& pod_key) {
+    if (queues_.empty()) return;  // nothing counted (amounts are dropped when a first queue comes)
     amounts_.erase(pod_key);
     dirty_pods_.insert(pod_key);
+    // Unread for long (no queued pod scheduled): a recount costs less than the set.
+    if (dirty_pods_.size() > kMaxDirtyPods) {
+      dirty_pods_.clear();
+      recount_all_ = true;
+    }
   }
+  static constexpr size_t kMaxDirtyPods = 4096;
   // What one pod adds to its queue's totals, as last counted.
   struct Counted {
     std::string queue;
