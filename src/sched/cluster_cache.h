@@ -171,7 +171,10 @@ class ClusterCache {
 
   void sync_counted(const std::string& claim_key);
   void changed(const std::string& node) {
-    if (!changes_.all) changes_.nodes.insert(node);
+    if (changes_.all) return;
+    changes_.nodes.insert(node);
+    // Unread (node groups off) or a burst: "all" says as much, in less room.
+    if (changes_.nodes.size() > 2 * nodes_.size() + 64) changes_ = NodeChanges{true, {}};
   }
   NodeChanges changes_{true, {}};
   template <class T>
