@@ -57,7 +57,9 @@ struct PodInfo {
   std::string key;   // namespace/name
   std::string node;  // where it runs
   int32_t priority = 0;
-  int64_t start_time = 0;  // status.startTime, seconds since the epoch (0: unknown, oldest)
+  // status.startTime, seconds since the epoch; a pod not started yet counts as
+  // starting now (the caller's clock), as upstream's GetPodStartTime.
+  int64_t start_time = 0;
   std::string gang;        // gang key (namespace/name of its PodGroup or gang); empty: none
   bool terminating = false;  // deletionTimestamp set
 };

@@ -52,6 +52,24 @@ struct Cluster : Harness {
   }
 };
 
+// A pod that has not started (no status.startTime: bound, its containers not
+// up yet) counts as starting now, as upstream's GetPodStartTime: of two equal
+// victims it is the less important, so the one running since January stays.
+TEST(PreemptionScheduler, APodNotStartedYetIsTheNewestVictim) {
+  Cluster h({{"n1", 2}});
+  h.add_pod("running", 0);
+  h.add_pod("starting", 0);
+  h.run();
+  ASSERT_EQ(h.pod("running").spec.nodeName, "n1");
+  ASSERT_EQ(h.pod("starting").spec.nodeName, "n1");
+  api::Pod running = h.pod("running");
+  running.status.startTime = "2026-01-01T00:00:00Z";
+  h.add(running);
+  h.arrive("urgent", 1000);
+  EXPECT_TRUE(h.preempted("starting"));
+  EXPECT_FALSE(h.preempted("running"));
+}
+
 TEST(PreemptionScheduler, HighPriorityPodPreemptsAndGetsTheGpu) {
   Cluster h({{"n1", 1}});
   h.add_pod("batch", 0);

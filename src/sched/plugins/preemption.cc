@@ -108,12 +108,14 @@ class WhatIf {
   std::vector<SavedClaim> claims_;
 };
 
-preemption::PodInfo pod_info(const std::string& key, const std::string& node, const api::Pod& p) {
+// `now`: the start of a pod that has not started (assumed or just bound), as
+// upstream's GetPodStartTime says: the newest, so the first to go among equals.
+preemption::PodInfo pod_info(const std::string& key, const std::string& node, const api::Pod& p, int64_t now) {
   preemption::PodInfo info;
   info.key = key;
   info.node = node;
   info.priority = p.spec.priority.value_or(0);
-  info.start_time = common::parse_rfc3339(p.status.startTime).value_or(0);
+  info.start_time = common::parse_rfc3339(p.status.startTime).value_or(now);
   info.gang = gang_key(p);
   info.terminating = !p.metadata.deletionTimestamp.empty();
   return info;
@@ -228,10 +230,11 @@ framework::PostFilterResult DefaultPreemption::post_filter(framework::CycleState
   }
   std::vector<preemption::PodInfo> pods;
   if (pr.preemption_policy != preemption::kPreemptNever) {
+    const int64_t now = h.clock != nullptr ? h.clock->unix_seconds() : common::real_clock()->unix_seconds();
     for (const auto& [key, p] : cache.pods()) {
       if (!pod_is_active(p)) continue;
       std::string node = cache.bound_node(key);
-      if (!node.empty()) pods.push_back(pod_info(key, node, p));
+      if (!node.empty()) pods.push_back(pod_info(key, node, p, now));
     }
   }
   // Each what-if check: the victims out, then the nominated pods of higher or
