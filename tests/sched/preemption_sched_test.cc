@@ -70,6 +70,30 @@ TEST(PreemptionScheduler, APodNotStartedYetIsTheNewestVictim) {
   EXPECT_FALSE(h.preempted("running"));
 }
 
+// Members of a PodGroup with the basic policy are scheduled one by one, and
+// are victims one by one: one GPU needed, one member evicted (a gang would go whole).
+TEST(PreemptionScheduler, BasicPodGroupMembersAreVictimsOneByOne) {
+  Cluster h({{"n1", 2}});
+  api::PodGroup web;
+  web.metadata.name = "web";
+  web.metadata.namespace_ = "default";
+  web.metadata.generation = 1;
+  web.spec.schedulingPolicy.basic = api::BasicSchedulingPolicy{};
+  h.add(web);
+  for (const char* n : {"w0", "w1"}) {
+    h.add(testing::claim(n));
+    api::Pod p = prio_pod(n, {n}, 0);
+    p.spec.schedulingGroup = api::PodSchedulingGroup{"web"};
+    h.add(p);
+  }
+  h.run();
+  ASSERT_EQ(h.pod("w0").spec.nodeName, "n1");
+  ASSERT_EQ(h.pod("w1").spec.nodeName, "n1");
+  h.arrive("urgent", 1000);
+  EXPECT_EQ(h.api.deleted.size(), 1u);
+  EXPECT_EQ(h.pod("urgent").status.nominatedNodeName, "n1");
+}
+
 TEST(PreemptionScheduler, HighPriorityPodPreemptsAndGetsTheGpu) {
   Cluster h({{"n1", 1}});
   h.add_pod("batch", 0);

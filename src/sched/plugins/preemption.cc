@@ -22,9 +22,18 @@ namespace {
 
 using framework::Status;
 
-std::string gang_key(const api::Pod& pod) {
+// The gang a victim belongs to ("" when none). Members of a PodGroup whose
+// policy is basic are scheduled one by one and are victims one by one too;
+// so are those of a PodGroup that is gone.
+std::string gang_key(const api::Pod& pod, const ClusterCache& cache) {
   auto g = gang_of(pod);
-  return g ? pod.metadata.namespace_ + "/" + g->name : std::string();
+  if (!g) return std::string();
+  std::string key = pod.metadata.namespace_ + "/" + g->name;
+  if (g->pod_group) {
+    const api::PodGroup* group = cache.pod_group(key);
+    if (group == nullptr || !gang_of_group(*group)) return std::string();
+  }
+  return key;
 }
 
 // Claim keys a pod uses: named claims, claims generated from templates (as its
@@ -110,13 +119,14 @@ class WhatIf {
 
 // `now`: the start of a pod that has not started (assumed or just bound), as
 // upstream's GetPodStartTime says: the newest, so the first to go among equals.
-preemption::PodInfo pod_info(const std::string& key, const std::string& node, const api::Pod& p, int64_t now) {
+preemption::PodInfo pod_info(const std::string& key, const std::string& node, const api::Pod& p, int64_t now,
+                             const ClusterCache& cache) {
   preemption::PodInfo info;
   info.key = key;
   info.node = node;
   info.priority = p.spec.priority.value_or(0);
   info.start_time = common::parse_rfc3339(p.status.startTime).value_or(now);
-  info.gang = gang_key(p);
+  info.gang = gang_key(p, cache);
   info.terminating = !p.metadata.deletionTimestamp.empty();
   return info;
 }
@@ -234,7 +244,7 @@ framework::PostFilterResult DefaultPreemption::post_filter(framework::CycleState
     for (const auto& [key, p] : cache.pods()) {
       if (!pod_is_active(p)) continue;
       std::string node = cache.bound_node(key);
-      if (!node.empty()) pods.push_back(pod_info(key, node, p, now));
+      if (!node.empty()) pods.push_back(pod_info(key, node, p, now, cache));
     }
   }
   // Each what-if check: the victims out, then the nominated pods of higher or
