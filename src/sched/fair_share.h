@@ -73,6 +73,7 @@ struct ResourceSpec {
   int64_t quota = 0;             // kUnlimited: the whole of what the parent has
   int64_t limit = kUnlimited;    // kUnlimited: no cap
   double over_quota_weight = 1;  // 0: nothing beyond quota
+  bool operator==(const ResourceSpec&) const = default;
 };
 
 struct QueueInput {

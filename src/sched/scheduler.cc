@@ -403,10 +403,13 @@ void Scheduler::post_queue(std::string json, bool deleted) {
         log_->warn("queue ignored: {}", q.error().message());
         return;
       }
+      bool changed = true;
       if (deleted) queues_->erase(q->name);
-      else queues_->upsert(std::move(*q));
-      // Shares moved: every waiting pod may be judged differently now.
-      queue_.move_all(clock_.now());
+      else changed = queues_->upsert(std::move(*q));
+      // Shares moved: every waiting pod may be judged differently now. Not
+      // after a status write (the runner's, every few seconds per queue):
+      // that woke every parked pod each time.
+      if (changed) queue_.move_all(clock_.now());
     });
   }
   cv_.notify_one();

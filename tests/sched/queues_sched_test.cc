@@ -65,6 +65,24 @@ TEST(QueuesScheduler, ParseQueue) {
   EXPECT_EQ(bad.error().message(), "spec.resources.gpu.quota: Invalid value: must be a number");
 }
 
+// The runner writes each queue's status every few seconds; the event that
+// comes back carries the same spec and must not retry every parked pod. A
+// changed spec does.
+TEST(QueuesScheduler, QueueStatusWritesDoNotWakeParkedPods) {
+  QueueCluster h(1, 1);
+  h.add_queue("qa");
+  h.submit("qa", 2);
+  h.run();
+  ASSERT_EQ(h.bound("qa"), 1);
+  const int64_t cycles = h.sched.stats().cycles;
+  h.add_queue("qa");  // the same spec, as after a status write
+  h.run();
+  EXPECT_EQ(h.sched.stats().cycles, cycles);
+  h.add_queue("qa", "{\"quota\":1,\"limit\":-1,\"overQuotaWeight\":2}");
+  h.run();
+  EXPECT_GT(h.sched.stats().cycles, cycles);
+}
+
 TEST(QueuesScheduler, EqualWeightsShareSixteenGpusEightEight) {
   QueueCluster h(2, 8);
   h.add_queue("qa");

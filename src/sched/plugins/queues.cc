@@ -140,7 +140,8 @@ const fair::Amounts& KaiQueues::amounts_of(const std::string& key, const api::Po
   return it->second;
 }
 
-void KaiQueues::upsert(QueueConfig queue) {
+bool KaiQueues::upsert(QueueConfig queue) {
+  if (auto it = queues_.find(queue.name); it != queues_.end() && it->second == queue) return false;
   std::string name = queue.name;
   // Without queues no event was followed: what was remembered may be stale.
   if (queues_.empty()) amounts_.clear();
@@ -148,6 +149,7 @@ void KaiQueues::upsert(QueueConfig queue) {
   const bool added = queues_.insert_or_assign(std::move(name), std::move(queue)).second;
   if (added) recount_all_ = true;
   dirty_ = true;
+  return true;
 }
 
 void KaiQueues::erase(const std::string& name) {

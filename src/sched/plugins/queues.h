@@ -55,6 +55,7 @@ struct QueueConfig {
   std::string parent;
   int64_t priority = 100;
   std::array<fair::ResourceSpec, fair::kResources> resources{};
+  bool operator==(const QueueConfig&) const = default;
 };
 
 // A Queue object (JSON) as a QueueConfig; the error names the field.
@@ -78,7 +79,8 @@ class KaiQueues final : public framework::PreFilterPlugin, public framework::Res
   explicit KaiQueues(framework::Handle handle) : h_(handle) {}
   std::string_view name() const override { return kName; }
 
-  void upsert(QueueConfig queue);
+  // False when the queue was known with the same spec (a status write).
+  bool upsert(QueueConfig queue);
   void erase(const std::string& name);
   bool empty() const { return queues_.empty(); }
   // Something the shares depend on changed in a way no event or Reserve
