@@ -24,90 +24,94 @@ bool Scheduler::start_cycle(const std::string& key, CycleState& cs) {
   return true;
 }
 
+namespace {
+
+// The best node offered so far: the plugins' scores (framework.h), then the
+// first by name.
+struct Choice {
+  framework::NodeFit best;
+  std::vector<int64_t> best_scores, scores;
+  bool found = false;
+  void offer(framework::NodeFit&& fit) {
+    if (found && !framework::Framework::better(scores, best_scores) &&
+        !(scores == best_scores && fit.node < best.node)) {
+      return;
+    }
+    best = std::move(fit);
+    best_scores.swap(scores);
+    found = true;
+  }
+};
+
+}  // namespace
+
 bool Scheduler::find_node(CycleState& cs, NodeFit& best, std::string* message, framework::NodeStatusMap* statuses) {
   const auto& nodes = cache_.nodes();
   FitError fit_error(static_cast<int>(nodes.size()));
-  bool found = false;
   // Nominated pods of higher or equal priority keep their node's room (before
   // PreFilter: holding runs theirs).
   auto hold = preempt_ != nullptr ? preempt_->hold_nominated(cs.pod_key, cs.pod.spec.priority.value_or(0)) : nullptr;
   framework::Status pre = fw_->run_pre_filter(cs);
   if (!pre.ok()) {
     fit_error.set_pre_filter(pre.reason());
-  } else if (by_node_groups(cs) && find_node_by_groups(cs, best)) {
-    found = true;
-  } else {
-    // Node by node; also when no group's first node passed, for the
-    // explanation and PostFilter's per-node statuses.
-    std::vector<int64_t> scores, best_scores;
-    // Only the chosen node's allocation is renamed for it (NodeFit::borrowed).
-    cs.dra.lazy_results = true;
-    for (const auto& [name, node] : nodes) {
-      framework::NodeInfo info{&node, cache_.pods_on_node(name)};
-      NodeFit fit;
-      fit.node = name;
-      framework::Status st = fw_->run_filter(cs, info, fit);
-      if (!st.ok()) {
-        fit_error.add(st.reason(), st.detail());
-        if (statuses != nullptr) statuses->emplace_back(name, std::move(st));
-        continue;
-      }
-      // Plugin by plugin (framework.h), then the first node by name.
-      fw_->run_score(cs, info, fit, scores);
-      if (!found || framework::Framework::better(scores, best_scores)) {
-        best = std::move(fit);
-        best_scores.swap(scores);
-        found = true;
-      }
-    }
-    cs.dra.lazy_results = false;
-    if (found) dra_->materialize(best);
+    *message = fit_error.message(options_.max_detail_lines);
+    return false;
   }
-  if (!found) *message = fit_error.message(options_.max_detail_lines);
-  return found;
-}
-
-bool Scheduler::by_node_groups(const CycleState& cs) const {
-  // What the groups leave out: node labels and names (nodeSelector, node
-  // affinity), the per-node extended-resource check, and claims allocated
-  // earlier (their node selectors name nodes).
-  return node_classes_ != nullptr && cs.pod.spec.nodeSelector.empty() && !cs.pod.spec.affinity &&
-         cs.dra.extended.empty() && cs.dra.allocated.empty();
-}
-
-// Filter and Score on the first node by name of each group of
-// interchangeable nodes (node_classes.h): the others would get the same
-// verdict and scores, and lose the tie to it. The best is therefore the node
-// by node pass's choice.
-bool Scheduler::find_node_by_groups(CycleState& cs, NodeFit& best) {
-  node_classes_->refresh();
-  // Mostly distinct nodes: the groups would save little and, when nothing
-  // fits, the node by node pass would repeat the work.
-  if (node_classes_->size() * 4 > cache_.nodes().size() * 3) return false;
-  bool found = false;
-  std::vector<int64_t> scores, best_scores;
-  cs.dra.lazy_results = true;
-  for (const std::string* name : node_classes_->representatives()) {
-    const api::Node* node = cache_.node(*name);
-    if (node == nullptr) continue;
-    framework::NodeInfo info{node, cache_.pods_on_node(*name)};
+  Choice choice;
+  // Filter and Score on one node; its Filter status when it does not fit.
+  auto try_node = [&](const std::string& name, const api::Node& node) -> framework::Status {
+    framework::NodeInfo info{&node, cache_.pods_on_node(name)};
     NodeFit fit;
-    fit.node = *name;
-    if (!fw_->run_filter(cs, info, fit).ok()) continue;
-    fw_->run_score(cs, info, fit, scores);
-    if (!found || framework::Framework::better(scores, best_scores) ||
-        (scores == best_scores && fit.node < best.node)) {
-      best = std::move(fit);
-      best_scores.swap(scores);
-      found = true;
+    fit.node = name;
+    framework::Status st = fw_->run_filter(cs, info, fit);
+    if (!st.ok()) return st;
+    fw_->run_score(cs, info, fit, choice.scores);
+    choice.offer(std::move(fit));
+    return {};
+  };
+  // Only the chosen node's allocation is renamed for it (NodeFit::borrowed).
+  cs.dra.lazy_results = true;
+  // The first node by name of each group of interchangeable nodes
+  // (node_classes.h): the others would get the same verdict and scores, and
+  // lose the tie to it, so the choice is the node by node pass's.
+  if (use_node_groups(cs)) {
+    for (const std::string* name : node_classes_->representatives()) {
+      if (const api::Node* node = cache_.node(*name)) (void)try_node(*name, *node);
+    }
+    if (choice.found) ++stats_.node_group_cycles;
+  }
+  // Node by node; also when no group's first node passed, for the
+  // explanation and PostFilter's per-node statuses.
+  if (!choice.found) {
+    for (const auto& [name, node] : nodes) {
+      framework::Status st = try_node(name, node);
+      if (st.ok()) continue;
+      fit_error.add(st.reason(), st.detail());
+      if (statuses != nullptr) statuses->emplace_back(name, std::move(st));
     }
   }
   cs.dra.lazy_results = false;
-  if (found) {
-    dra_->materialize(best);
-    ++stats_.node_group_cycles;
+  if (!choice.found) {
+    *message = fit_error.message(options_.max_detail_lines);
+    return false;
   }
-  return found;
+  best = std::move(choice.best);
+  dra_->materialize(best);
+  return true;
+}
+
+bool Scheduler::use_node_groups(const CycleState& cs) {
+  // What the groups leave out: node labels and names (nodeSelector, node
+  // affinity), the per-node extended-resource check, and claims allocated
+  // earlier (their node selectors name nodes).
+  if (node_classes_ == nullptr || !cs.pod.spec.nodeSelector.empty() || cs.pod.spec.affinity ||
+      !cs.dra.extended.empty() || !cs.dra.allocated.empty()) {
+    return false;
+  }
+  node_classes_->refresh();
+  // Mostly distinct nodes: the groups would save little and, when nothing
+  // fits, the node by node pass would repeat the work.
+  return node_classes_->size() * 4 <= cache_.nodes().size() * 3;
 }
 
 bool Scheduler::reserve(CycleState& cs, const NodeFit& fit, Reservation& r) {
@@ -160,7 +164,7 @@ CycleResult Scheduler::cycle(const std::string& key, Clock::TimePoint now) {
   }
   if (auto r = gang_cycle(key, cs.pod, now)) return *r;
   if (wait_for_in_flight_claim(cs)) return CycleResult{Outcome::kSkipped, key, "", "a claim's write is in flight"};
-  NodeFit best;
+  framework::NodeFit best;
   std::string msg;
   framework::NodeStatusMap statuses;
   if (!find_node(cs, best, &msg, fw_->has_post_filter() ? &statuses : nullptr)) {

@@ -39,6 +39,10 @@ namespace draplane::common {
 class Clock;
 }  // namespace draplane::common
 
+namespace draplane::alloc {
+class NodeView;
+}  // namespace draplane::alloc
+
 namespace draplane::sched {
 class Binder;
 class ClusterCache;
@@ -158,7 +162,7 @@ struct NodeFit {
   // DynamicResources::materialize() makes `results` of it for the node chosen.
   // Points into the plugin's per-pod answers: valid until the next Reserve.
   const std::vector<api::AllocationResult>* borrowed = nullptr;
-  const void* borrowed_from = nullptr;  // the alloc::NodeView that computed them
+  const alloc::NodeView* borrowed_from = nullptr;  // the view that computed them
   uint64_t borrowed_generation = 0;     // which answers: `borrowed` may be reused by later ones
 };
 

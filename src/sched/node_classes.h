@@ -15,17 +15,20 @@
 // read them (nodeSelector, affinity) are scheduled node by node.
 //
 // Kept current from ClusterCache::take_node_changes(): only nodes that changed
-// since the last refresh() are regrouped, each checked exactly against its
-// group's first node (the hash only finds the candidate group).
+// since the last refresh() read their inputs again and are regrouped, each
+// compared with its group's first node (the hash only finds the candidate group).
 //
 // Thread-safety: scheduling thread only, as the cache.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#include "api/types.h"
 
 namespace draplane::sched {
 
@@ -45,14 +48,29 @@ class NodeClasses {
   size_t size() const { return groups_.size(); }
 
  private:
-  uint64_t key_of(const std::string& node);
-  bool same_inputs(const std::string& a, const std::string& b);
+  // What the default Filter and Score plugins read of a node.
+  struct Inputs {
+    bool unschedulable = false;
+    std::vector<api::Taint> taints;
+    std::map<std::string, api::Quantity> allocatable;
+    int pods = 0;
+    int64_t cpu_milli = 0, memory = 0;
+    std::vector<uint64_t> devices;  // DynamicResources::device_signature
+    std::string alone;              // the node's name when its devices form no class
+    bool operator==(const Inputs&) const = default;
+    uint64_t hash() const;
+  };
+  struct Member {
+    Inputs inputs;
+    uint64_t group = 0;
+  };
+  Inputs inputs_of(const std::string& node);
   void remove(const std::string& node);
   void add(const std::string& node);
 
   ClusterCache& cache_;
   plugins::DynamicResources& dra_;
-  std::unordered_map<std::string, uint64_t> group_of_;        // node -> group key
+  std::unordered_map<std::string, Member> members_;               // by node
   std::unordered_map<uint64_t, std::set<std::string>> groups_;  // key -> nodes by name
   std::vector<const std::string*> reps_;
   bool reps_stale_ = true;

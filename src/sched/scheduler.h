@@ -180,7 +180,6 @@ class Scheduler {
   // PreFilter + Filter + Score: the best node, or false with the Unschedulable
   // message (and, when `statuses`, every node's Filter status for PostFilter).
   bool find_node(CycleState& cs, NodeFit& best, std::string* message, framework::NodeStatusMap* statuses = nullptr);
-  bool find_node_by_groups(CycleState& cs, NodeFit& best);
   // No node fits: PostFilter (preemption), then the pod is parked with `message`.
   CycleResult unschedulable(CycleState& cs, const std::string& message, const framework::NodeStatusMap& statuses,
                             Clock::TimePoint now);
@@ -264,8 +263,9 @@ class Scheduler {
   // Groups of interchangeable nodes; null when options_.node_classes is off or
   // the node score draws at random per node.
   std::unique_ptr<NodeClasses> node_classes_;
-  // Whether find_node may try one node per group for this cycle's pod.
-  bool by_node_groups(const CycleState& cs) const;
+  // Whether find_node may try one node per group for this cycle's pod (the
+  // groups brought up to date when so).
+  bool use_node_groups(const CycleState& cs);
   // The queues' reports as last published by the scheduling thread (run()).
   std::mutex reports_mu_;
   std::vector<plugins::QueueReport> reports_;

@@ -176,22 +176,15 @@ Status DynamicResources::filter(framework::CycleState& cs, const framework::Node
     memo.nodes[name] = framework::NodeFailures::Entry{epoch, ni.pods_on_node, by_claim(lines, st.claim_names), cs.pod_key};
   };
   // An equivalent node already answered for this pod?
-  ViewKey& key = equivalence_key(name, epoch, **view);
-  const uint64_t hash = key.hash;
+  const DeviceClass& cls = device_class_of(name, epoch, **view);
+  const uint64_t hash = cls.hash;
   uint64_t answer_key = hash;
   for (char ch : mask) answer_key = (answer_key ^ static_cast<uint8_t>(ch)) * 1099511628211ULL;
   const Answer* answer = nullptr;
   Answer computed;
-  auto same_as = [&](const Answer& a) {
-    if (key.same_as == a.view && key.same_as_epoch == a.epoch) return true;
-    if (!equivalent(*a.view, **view)) return false;
-    key.same_as = a.view;
-    key.same_as_epoch = a.epoch;
-    return true;
-  };
   if (auto it = answers_.find(answer_key);
       hash != 0 && it != answers_.end() && it->second.mask == mask &&
-      cache.view_epoch(it->second.node) == it->second.epoch && same_as(it->second) &&
+      cache.view_epoch(it->second.node) == it->second.epoch && it->second.signature == cls.signature &&
       !(it->second.error && it->second.node != name)) {  // an error's message may name the other node's pool
     answer = &it->second;
     ++h_.stats->equivalent_node_hits;
@@ -219,7 +212,10 @@ Status DynamicResources::filter(framework::CycleState& cs, const framework::Node
     }
     answer = &computed;
     // An answer stays where it is for the pod's pass (NodeFit::borrowed points at it).
-    if (hash != 0 && answers_.count(answer_key) == 0) answer = &(answers_[answer_key] = std::move(computed));
+    if (hash != 0 && answers_.count(answer_key) == 0) {
+      computed.signature = cls.signature;
+      answer = &(answers_[answer_key] = std::move(computed));
+    }
   }
   if (answer->error) {
     // Broken input for this node (unknown class, CEL error, invalid pool): the
@@ -250,7 +246,7 @@ Status DynamicResources::filter(framework::CycleState& cs, const framework::Node
 
 void DynamicResources::materialize(framework::NodeFit& fit) {
   if (fit.borrowed == nullptr) return;
-  const auto* from = static_cast<const alloc::NodeView*>(fit.borrowed_from);
+  const alloc::NodeView* from = fit.borrowed_from;
   fit.results = *fit.borrowed;
   fit.borrowed = nullptr;
   fit.borrowed_from = nullptr;
@@ -282,17 +278,11 @@ void DynamicResources::materialize(framework::NodeFit& fit) {
   }
 }
 
-uint64_t DynamicResources::device_class(const std::string& node) {
+const std::vector<uint64_t>* DynamicResources::device_signature(const std::string& node) {
   auto view = h_.cache->node_view(node);
-  if (!view.has_value()) return 0;
-  return equivalence_key(node, h_.cache->view_epoch(node), **view).hash;
-}
-
-bool DynamicResources::same_devices(const std::string& a, const std::string& b) {
-  if (device_class(a) == 0 || device_class(a) != device_class(b)) return false;
-  auto va = h_.cache->node_view(a);
-  auto vb = h_.cache->node_view(b);
-  return va.has_value() && vb.has_value() && equivalent(**va, **vb);
+  if (!view.has_value()) return nullptr;
+  const DeviceClass& cls = device_class_of(node, h_.cache->view_epoch(node), **view);
+  return cls.hash == 0 ? nullptr : &cls.signature;
 }
 
 const std::vector<uint64_t>& DynamicResources::device_hashes(const alloc::Snapshot& snap) {
@@ -320,98 +310,61 @@ const std::vector<uint64_t>& DynamicResources::device_hashes(const alloc::Snapsh
   return device_hashes_;
 }
 
-// What the allocator reads of the view, names aside (see equivalent()); hash
-// 0 when the view forms no class. Cached per view and epoch.
-DynamicResources::ViewKey& DynamicResources::equivalence_key(const std::string& node, uint64_t epoch,
-                                                             const alloc::NodeView& view) {
-  ViewKey& k = view_keys_[node];
+const DynamicResources::DeviceClass& DynamicResources::device_class_of(const std::string& node, uint64_t epoch,
+                                                                       const alloc::NodeView& view) {
+  DeviceClass& k = device_classes_[node];
   if (k.view == &view && k.epoch == epoch && epoch != 0) return k;
-  k = ViewKey{&view, epoch};
+  k.view = &view;
+  k.epoch = epoch;
+  k.signature.clear();
+  k.hash = 0;
   if (view.any_invalid() || view.any_incomplete()) return k;
   const alloc::Snapshot& snap = view.snapshot();
   const auto& content = device_hashes(snap);
   const alloc::AllocatedState& allocated = view.allocated();
-  uint64_t h = 1469598103934665603ULL;
-  auto mix = [&h](uint64_t v) { h = (h ^ v) * 1099511628211ULL; };
-  auto mix128 = [&mix](__int128 v) {
-    mix(static_cast<uint64_t>(v));
-    mix(static_cast<uint64_t>(v >> 64));
+  std::vector<uint64_t>& sig = k.signature;
+  auto add128 = [&sig](__int128 v) {
+    sig.push_back(static_cast<uint64_t>(v));
+    sig.push_back(static_cast<uint64_t>(v >> 64));
   };
+  const std::hash<std::string> text;
   for (const alloc::Candidate& c : view.candidates()) {
-    if (snap.device(c.device).allowMultipleAllocations.value_or(false)) return k;
-    mix(content[c.device]);
-    mix(c.pool);
-    mix(c.node_ok ? 1 : 2);
+    if (snap.device(c.device).allowMultipleAllocations.value_or(false)) {
+      sig.clear();
+      return k;
+    }
+    sig.insert(sig.end(), {content[c.device], c.pool, c.node_ok ? 1u : 2u, c.counters_end - c.counters_begin});
     for (uint32_t u = c.counters_begin; u < c.counters_end; ++u) {
-      mix(view.counter_uses()[u].counter);
-      mix128(view.counter_uses()[u].amount);
+      sig.push_back(view.counter_uses()[u].counter);
+      add128(view.counter_uses()[u].amount);
     }
     const alloc::AllocatedState::InUse* use = allocated.in_use(snap.devices()[c.device].key);
     if (use == nullptr) {
-      mix(3);
+      sig.push_back(8);
       continue;
     }
-    mix((use->dedicated ? 1 : 0) | (use->shared ? 2 : 0) | (use->has_capacity ? 4 : 0));
+    sig.push_back((use->dedicated ? 1 : 0) | (use->shared ? 2 : 0) | (use->has_capacity ? 4 : 0));
+    sig.push_back(use->capacity.size());
     for (const auto& [capacity, amount] : use->capacity) {
-      mix(std::hash<std::string>()(capacity));
-      mix128(amount);
+      sig.push_back(text(capacity));
+      add128(amount);
     }
   }
   for (const alloc::PoolView& p : view.pools()) {
-    mix(std::hash<std::string>()(p.driver));
-    mix((p.foreign ? 4 : 0) | (p.binding_conditions ? 8 : 0) | (p.overdrawn ? 16 : 0));
+    sig.insert(sig.end(), {text(p.driver), (p.foreign ? 1u : 0u) | (p.binding_conditions ? 2u : 0u) |
+                                               (p.overdrawn ? 4u : 0u),
+                           p.counter_names.size()});
     for (size_t i = 0; i < p.counter_names.size(); ++i) {
-      mix(std::hash<std::string>()(p.counter_names[i]));
-      mix128(p.total[i]);
-      mix128(p.available[i]);
+      sig.push_back(text(p.counter_names[i]));
+      add128(p.total[i]);
+      add128(p.available[i]);
     }
   }
-  for (uint32_t c : view.packing_order()) mix(c);
+  sig.insert(sig.end(), view.packing_order().begin(), view.packing_order().end());
+  uint64_t h = 1469598103934665603ULL;
+  for (uint64_t v : sig) h = (h ^ v) * 1099511628211ULL;
   k.hash = h == 0 ? 1 : h;
   return k;
-}
-
-// The check behind a hash match: the same as equivalence_hash() reads,
-// compared exactly.
-bool DynamicResources::equivalent(const alloc::NodeView& a, const alloc::NodeView& b) {
-  if (&a == &b) return true;
-  if (&a.snapshot() != &b.snapshot() || a.candidates().size() != b.candidates().size() ||
-      a.pools().size() != b.pools().size() || a.any_invalid() || b.any_invalid() || a.any_incomplete() ||
-      b.any_incomplete() || a.packing_order() != b.packing_order()) {
-    return false;
-  }
-  const alloc::Snapshot& snap = a.snapshot();
-  const auto& content = device_hashes(snap);
-  for (size_t i = 0; i < a.candidates().size(); ++i) {
-    const alloc::Candidate& x = a.candidates()[i];
-    const alloc::Candidate& y = b.candidates()[i];
-    if (content[x.device] != content[y.device] || x.pool != y.pool || x.node_ok != y.node_ok ||
-        x.counters_end - x.counters_begin != y.counters_end - y.counters_begin) {
-      return false;
-    }
-    for (uint32_t u = 0; u < x.counters_end - x.counters_begin; ++u) {
-      const auto& ux = a.counter_uses()[x.counters_begin + u];
-      const auto& uy = b.counter_uses()[y.counters_begin + u];
-      if (ux.counter != uy.counter || ux.amount != uy.amount) return false;
-    }
-    const auto* ix = a.allocated().in_use(snap.devices()[x.device].key);
-    const auto* iy = b.allocated().in_use(snap.devices()[y.device].key);
-    if ((ix == nullptr) != (iy == nullptr)) return false;
-    if (ix != nullptr && (ix->dedicated != iy->dedicated || ix->shared != iy->shared ||
-                          ix->has_capacity != iy->has_capacity || ix->capacity != iy->capacity)) {
-      return false;
-    }
-  }
-  for (size_t i = 0; i < a.pools().size(); ++i) {
-    const alloc::PoolView& x = a.pools()[i];
-    const alloc::PoolView& y = b.pools()[i];
-    if (x.driver != y.driver || x.foreign != y.foreign || x.binding_conditions != y.binding_conditions ||
-        x.overdrawn != y.overdrawn || x.counter_names != y.counter_names || x.total != y.total ||
-        x.available != y.available) {
-      return false;
-    }
-  }
-  return true;
 }
 
 int64_t DynamicResources::score(const framework::CycleState&, const framework::NodeInfo&,

@@ -95,20 +95,23 @@ class DynamicResources final : public framework::PreFilterPlugin,
   // answer): views with invalid or incomplete pools (their messages name
   // pools) and views with shareable devices (share IDs are drawn per device).
   // Within one pod's Filter pass the first node of a class answers for the rest.
-  struct ViewKey {
+  // A view's class: what the allocator reads of it apart from names, as one
+  // list of numbers (device content and allocation state per candidate, pool
+  // state and counters, packing order; strings and device contents enter as
+  // 64-bit hashes). Equal lists, equal answers up to names. Computed once per
+  // view and epoch; `hash` 0 when the view forms no class.
+  struct DeviceClass {
     const alloc::NodeView* view = nullptr;
     uint64_t epoch = 0;  // ClusterCache::view_epoch when computed
-    uint64_t hash = 0;   // 0: no class
-    // Last found equivalent() to this view at that epoch of its node (a
-    // class's first node is mostly the same from pod to pod).
-    const alloc::NodeView* same_as = nullptr;
-    uint64_t same_as_epoch = 0;
+    std::vector<uint64_t> signature;
+    uint64_t hash = 0;
   };
   struct Answer {
     const alloc::NodeView* view = nullptr;  // the node that computed it
     std::string node;
     std::string mask;    // extended mask it was computed for
     uint64_t epoch = 0;  // its view epoch then: an allocation in its pools since voids the answer
+    std::vector<uint64_t> signature;  // of that view
     bool error = false, fits = false, timed_out = false;
     std::string message;  // error
     std::vector<std::string> reasons;
@@ -116,11 +119,10 @@ class DynamicResources final : public framework::PreFilterPlugin,
     int devices = 0;
     std::vector<api::AllocationResult> results;
   };
-  ViewKey& equivalence_key(const std::string& node, uint64_t epoch, const alloc::NodeView& view);
+  const DeviceClass& device_class_of(const std::string& node, uint64_t epoch, const alloc::NodeView& view);
   // The content of each device of the snapshot, without node and pool names.
   const std::vector<uint64_t>& device_hashes(const alloc::Snapshot& snap);
-  bool equivalent(const alloc::NodeView& a, const alloc::NodeView& b);
-  std::unordered_map<std::string, ViewKey> view_keys_;
+  std::unordered_map<std::string, DeviceClass> device_classes_;  // by node
   std::unordered_map<uint64_t, Answer> answers_;  // by hash and extended mask; cleared per pod
   uint64_t answers_generation_ = 1;                // counts clear_answers()
   void clear_answers() {
@@ -134,11 +136,9 @@ class DynamicResources final : public framework::PreFilterPlugin,
   // Makes fit.results of what Filter borrowed (NodeFit::borrowed), with the
   // pools and node of the node that computed them renamed to fit.node's.
   void materialize(framework::NodeFit& fit);
-  // For the scheduler's node classes (sched/node_classes.h): the class of the
-  // node's devices as above, 0 when it forms none (or its view is broken); and
-  // whether two nodes' views are equivalent (both in a class).
-  uint64_t device_class(const std::string& node);
-  bool same_devices(const std::string& a, const std::string& b);
+  // For the scheduler's node groups (sched/node_classes.h): the signature of
+  // the node's device class as above; null when it forms none (or its view is broken).
+  const std::vector<uint64_t>* device_signature(const std::string& node);
 
  private:
   framework::Handle h_;

@@ -106,8 +106,7 @@ class PlacementScore final : public framework::ScorePlugin, public framework::Re
       // devices up to names, same state): its demand there is its demand here.
       auto [it, fresh] = borrowed_demands_.try_emplace(fit.borrowed);
       if (fresh) {
-        const auto* from = static_cast<const alloc::NodeView*>(fit.borrowed_from);
-        const LiveNode* rep = node_state(from->node());
+        const LiveNode* rep = node_state(fit.borrowed_from->node());
         it->second = demand(cs.pod, *fit.borrowed, rep != nullptr ? *rep : *live);
       }
       d = &it->second;
@@ -308,7 +307,7 @@ class PlacementScore final : public framework::ScorePlugin, public framework::Re
   std::unordered_map<uint64_t, Shared> shared_;  // by ViewSig::hash
   std::string demand_pod_;
   std::unordered_map<const Gpus*, std::pair<std::vector<api::AllocationResult>, Demand>> demands_;
-  std::unordered_map<const void*, Demand> borrowed_demands_;  // by NodeFit::borrowed
+  std::unordered_map<const std::vector<api::AllocationResult>*, Demand> borrowed_demands_;  // by NodeFit::borrowed
   uint64_t borrowed_generation_ = 0;
   std::unordered_set<std::string> observed_;
 };
