@@ -244,48 +244,40 @@ fair::Amounts KaiQueues::capacity() const {
   return cap;
 }
 
+void KaiQueues::add_to_totals(const Counted& c, int sign) {
+  Totals& t = totals_[c.queue];
+  for (int r = 0; r < fair::kResources; ++r) {
+    const int64_t a = sign * c.amounts[r];
+    t.demand[r] += a;
+    (c.bound ? t.allocated : t.pending)[r] += a;
+    if (c.bound && c.terminating) t.releasing[r] += a;
+    if (c.nominated) t.nominated[r] += a;
+  }
+  t.pending_pods += c.bound ? 0 : sign;
+  t.releasing_pods += c.bound && c.terminating ? sign : 0;
+  t.nominated_pods += c.nominated ? sign : 0;
+}
+
 void KaiQueues::count(const std::string& key) {
   ClusterCache& cache = *h_.cache;
   const api::Pod* p = cache.pod(key);
   if (p == nullptr || !pod_is_active(*p)) return;
-  std::string q = queue_of(*p);
-  if (q.empty() || queues_.count(q) == 0) return;
   Counted c;
+  c.queue = queue_of(*p);
+  if (c.queue.empty() || queues_.count(c.queue) == 0) return;
   c.bound = !cache.bound_node(key).empty();
   c.terminating = !p->metadata.deletionTimestamp.empty();
   if (!c.bound && c.terminating) return;
   c.nominated = !c.bound && !p->status.nominatedNodeName.empty();
   c.amounts = amounts_of(key, *p);
-  Totals& t = totals_[q];
-  for (int r = 0; r < fair::kResources; ++r) {
-    t.demand[r] += c.amounts[r];
-    if (c.bound) t.allocated[r] += c.amounts[r];
-    else t.pending[r] += c.amounts[r];
-    if (c.bound && c.terminating) t.releasing[r] += c.amounts[r];
-    if (c.nominated) t.nominated[r] += c.amounts[r];
-  }
-  t.pending_pods += c.bound ? 0 : 1;
-  t.releasing_pods += c.bound && c.terminating ? 1 : 0;
-  t.nominated_pods += c.nominated ? 1 : 0;
-  c.queue = std::move(q);
+  add_to_totals(c, +1);
   counted_[key] = std::move(c);
 }
 
 void KaiQueues::uncount(const std::string& key) {
   auto it = counted_.find(key);
   if (it == counted_.end()) return;
-  const Counted& c = it->second;
-  Totals& t = totals_[c.queue];
-  for (int r = 0; r < fair::kResources; ++r) {
-    t.demand[r] -= c.amounts[r];
-    if (c.bound) t.allocated[r] -= c.amounts[r];
-    else t.pending[r] -= c.amounts[r];
-    if (c.bound && c.terminating) t.releasing[r] -= c.amounts[r];
-    if (c.nominated) t.nominated[r] -= c.amounts[r];
-  }
-  t.pending_pods -= c.bound ? 0 : 1;
-  t.releasing_pods -= c.bound && c.terminating ? 1 : 0;
-  t.nominated_pods -= c.nominated ? 1 : 0;
+  add_to_totals(it->second, -1);
   counted_.erase(it);
 }
 

@@ -139,6 +139,7 @@ class KaiQueues final : public framework::PreFilterPlugin, public framework::Res
   };
   void count(const std::string& pod_key);
   void uncount(const std::string& pod_key);
+  void add_to_totals(const Counted& c, int sign);  // sign -1: takes it off
   // pod_amounts, remembered per pod until an event about it or its claims
   // (a refresh per cycle recomputed every pod's: 10 ms a cycle at 2,000 pods).
   const fair::Amounts& amounts_of(const std::string& key, const api::Pod& pod);
