@@ -39,6 +39,13 @@ struct QueueCluster : Harness {
       add(p);
     }
   }
+  // Queues qa and qb share alike; qa alone has pods (16), so it borrows qb's share.
+  void qa_borrows_all() {
+    add_queue("qa");
+    add_queue("qb");
+    submit("qa", 16);
+    run();
+  }
   int bound(const std::string& queue) {
     int n = 0;
     for (const auto& [k, p] : api.pods) {
@@ -97,10 +104,7 @@ TEST(QueuesScheduler, EqualWeightsShareSixteenGpusEightEight) {
 
 TEST(QueuesScheduler, IdleQueueLendsAllAndReclaimsItsHalf) {
   QueueCluster h(2, 8);
-  h.add_queue("qa");
-  h.add_queue("qb");
-  h.submit("qa", 16);
-  h.run();
+  h.qa_borrows_all();
   EXPECT_EQ(h.bound("qa"), 16);  // qb is idle: qa's fair share is all 16
   h.submit("qb", 8);
   h.run();
@@ -118,10 +122,7 @@ TEST(QueuesScheduler, IdleQueueLendsAllAndReclaimsItsHalf) {
 // sees qa's leaving pods gone and qb's nominated pods placed).
 TEST(QueuesScheduler, ReclaimStopsAtTheReclaimersShare) {
   QueueCluster h(2, 8);
-  h.add_queue("qa");
-  h.add_queue("qb");
-  h.submit("qa", 16);
-  h.run();
+  h.qa_borrows_all();
   ASSERT_EQ(h.bound("qa"), 16);
   h.submit("qb", 12);
   h.run();
