@@ -111,11 +111,8 @@ void ClaimController::on_pod(const api::Pod& pod, bool deleted) {
     std::lock_guard<std::mutex> l(mu_);
     const auto& owned = pod_uids_of_claims_.keys_of(pod.metadata.uid);
     claims.insert(owned.begin(), owned.end());
-    if (deleted) {
-      for (auto it = created_.begin(); it != created_.end();) {
-        it = it->first.first == pod.metadata.uid ? created_.erase(it) : std::next(it);
-      }
-    }
+    auto it = created_.lower_bound({pod.metadata.uid, ""});
+    while (it != created_.end() && it->first.first == pod.metadata.uid) it = created_.erase(it);
   }
   for (const auto& c : claims) workers_.queue().add(kClaimPrefix + c);
 }
@@ -305,10 +302,6 @@ Result<void> ClaimController::sync_pod(const std::string& key) {
   Status first_error;
   for (const auto& pc : pod->spec.resourceClaims) {
     std::optional<std::string> name = claim_name_for(*pod, pc);
-    if (name && pc.resourceClaimTemplateName) {
-      std::lock_guard<std::mutex> l(mu_);
-      created_.erase({pod->metadata.uid, pc.name});  // the cached pod shows it now
-    }
     if (!name && pc.resourceClaimTemplateName) {
       auto created = ensure_template_claim(*pod, pc);
       if (!created.has_value()) {

@@ -92,9 +92,11 @@ class ClaimController {
   // claim (a bound pod waits for its claim to appear in the cache before it is
   // reserved). Events need not decode the previous pod to unindex it.
   common::ReverseIndex<std::string, std::string> claims_named_by_pods_;
-  // (pod UID, pod claim name) -> created claim name, until the cached pod's
-  // status shows it (the informers may lag behind our own writes, even after
-  // the status write succeeded); dropped with the pod.
+  // (pod UID, pod claim name) -> created claim name, kept while the pod runs:
+  // the informers may lag behind our own writes, even after the status write
+  // succeeded, and a sync that read a lagging pod must find the name here even
+  // when another sync has already seen the caught-up pod. Dropped when the pod
+  // ends or goes away, so it holds one entry per live pod claim at most.
   std::map<std::pair<std::string, std::string>, std::string> created_;
   // UIDs of claims this controller deleted: the cache may still show them, and
   // deleting them again would only draw a 404. Entries outlive the claim's
