@@ -2,6 +2,7 @@
 // scheduling.k8s.io/v1beta1 (1.37: podGroupTemplates, schedulingPolicy,
 // workloadRef, resourceClaims, disruptionMode) with their messages (union,
 // immutable, NoSet/NoUnset, NoAddItem/NoRemoveItem).
+#include <algorithm>
 #include <set>
 
 #include "api/validation_core.h"
@@ -261,6 +262,11 @@ FieldErrorList validate_pod_group_status_update(const PodGroup& g, const PodGrou
     const auto& c = g.status.resourceClaimStatuses[i];
     short_name(c.name, claims.index(i).child("name"), errs);
     if (!seen.insert(c.name).second) errs.push_back(field_duplicate(claims.index(i), c.name));
+    const auto& spec = g.spec.resourceClaims;
+    if (!c.name.empty() && std::none_of(spec.begin(), spec.end(), [&](const auto& e) { return e.name == c.name; })) {
+      errs.push_back(field_invalid(claims.index(i).child("name"), c.name,
+                                   "must match the name of an entry in `spec.resourceClaims`"));
+    }
     if (c.resourceClaimName) long_name(*c.resourceClaimName, claims.index(i).child("resourceClaimName"), errs);
   }
   return errs;

@@ -5,6 +5,8 @@
 #include <chrono>
 
 #include "api/codec.h"
+#include "api/pod_group_claims.h"
+#include "api/workload.h"
 #include "client/resource_path.h"
 #include "controllers/claim_logic.h"
 #include "controllers/device_taint_controller.h"
@@ -18,6 +20,7 @@ namespace {
 
 constexpr const char* kPodPrefix = "pod:";
 constexpr const char* kClaimPrefix = "claim:";
+constexpr const char* kPodGroupPrefix = "podgroup:";
 constexpr int kMaxReservedFor = 256;
 
 using namespace client::resources;
@@ -49,6 +52,7 @@ ClaimController::ClaimController(client::RestClient& rest, ControllerOptions opt
       pods_(rest, informer_options("v1", "Pod", kPods)),
       claims_(rest, informer_options(api::kResourceV1, "ResourceClaim", kResourceClaims)),
       templates_(rest, informer_options(api::kResourceV1, "ResourceClaimTemplate", kResourceClaimTemplates)),
+      groups_(rest, informer_options(api::kSchedulingV1beta1, "PodGroup", kPodGroups)),
       events_(rest, event_options()),
       workers_("claim", [this](const std::string& key) { return sync(key); }, null_logger_if_unset(options_.logger)) {
   options_.logger = null_logger_if_unset(options_.logger);
@@ -62,6 +66,11 @@ ClaimController::ClaimController(client::RestClient& rest, ControllerOptions opt
         on_claim(claim, t == client::EventType::kDeleted);
       },
       /*wants_old=*/false);
+  groups_.add_handler(
+      [this](client::EventType t, const api::PodGroup*, const api::PodGroup& group) {
+        on_pod_group(group, t == client::EventType::kDeleted);
+      },
+      /*wants_old=*/false);
 }
 
 ClaimController::~ClaimController() { stop(); }
@@ -72,6 +81,7 @@ void ClaimController::start() {
   pods_.start();
   claims_.start();
   templates_.start();
+  groups_.start();
   workers_.start(options_.workers);
 }
 
@@ -82,10 +92,12 @@ void ClaimController::stop() {
   pods_.stop();
   claims_.stop();
   templates_.stop();
+  groups_.stop();
 }
 
 bool ClaimController::wait_synced(int timeout_ms) {
-  return pods_.wait_synced(timeout_ms) && claims_.wait_synced(timeout_ms) && templates_.wait_synced(timeout_ms);
+  return pods_.wait_synced(timeout_ms) && claims_.wait_synced(timeout_ms) && templates_.wait_synced(timeout_ms) &&
+         groups_.wait_synced(timeout_ms);
 }
 
 void ClaimController::on_pod(const api::Pod& pod, bool deleted) {
@@ -97,6 +109,11 @@ void ClaimController::on_pod(const api::Pod& pod, bool deleted) {
       for (const auto& n : claim_names_of(pod)) named.insert(pod.metadata.namespace_ + "/" + n);
     }
     claims_named_by_pods_.set(key, named);
+    std::set<std::string> group;
+    if (const std::string* g = api::pod_group_name_of(pod); g && !deleted) {
+      group.insert(pod.metadata.namespace_ + "/" + *g);
+    }
+    groups_of_pods_.set(key, group);
   }
   if (!deleted && !is_pod_done(pod) && pod.metadata.deletionTimestamp.empty() &&
       (!pod.spec.resourceClaims.empty())) {
@@ -123,6 +140,7 @@ void ClaimController::on_claim(const api::ResourceClaim& claim, bool deleted) {
   if (!deleted) {
     for (const auto& r : claim.status.reservedFor) uids.insert(r.uid);
     if (auto o = owning_pod(claim)) uids.insert(o->uid);
+    if (auto o = api::owning_pod_group(claim)) uids.insert(o->uid);
   }
   {
     std::lock_guard<std::mutex> l(mu_);
@@ -135,8 +153,10 @@ void ClaimController::on_claim(const api::ResourceClaim& claim, bool deleted) {
 }
 
 Status ClaimController::sync(const std::string& key) {
-  if (key.rfind(kPodPrefix, 0) == 0) return sync_pod(key.substr(4)).status();
-  return sync_claim(key.substr(6)).status();
+  auto rest_of = [&](std::string_view prefix) { return key.substr(prefix.size()); };
+  if (key.rfind(kPodPrefix, 0) == 0) return sync_pod(rest_of(kPodPrefix)).status();
+  if (key.rfind(kPodGroupPrefix, 0) == 0) return sync_pod_group(rest_of(kPodGroupPrefix)).status();
+  return sync_claim(rest_of(kClaimPrefix)).status();
 }
 
 Result<std::optional<api::Pod>> ClaimController::lookup_pod(const std::string& ns, const std::string& name) {
@@ -160,14 +180,31 @@ Result<void> ClaimController::sync_claim(const std::string& key) {
     if (deleted_uids_.count(claim->metadata.uid)) return {};
   }
   Status lookup_error;
-  auto decision = decide_claim(*claim, [&](const std::string& ns, const std::string& name) -> std::optional<api::Pod> {
+  auto pods = [&](const std::string& ns, const std::string& name) -> std::optional<api::Pod> {
     auto p = lookup_pod(ns, name);
     if (!p.has_value()) {
       lookup_error = p.error();
       return api::Pod{};  // treated as "exists" so nothing is dropped on an error
     }
     return *p;
-  });
+  };
+  auto groups = [&](const std::string& ns, const std::string& name) -> std::optional<api::PodGroup> {
+    if (auto g = groups_.get(ns + "/" + name)) return g;
+    // Not in the cache (yet): the server decides, as for pods.
+    auto body = rest_.get(kPodGroups.ns(ns).name(name));
+    if (!body.has_value()) {
+      if (body.error().code() == Code::kNotFound) return std::nullopt;
+      lookup_error = body.error();
+      return std::nullopt;
+    }
+    auto g = api::decode_as<api::PodGroup>(*body);
+    if (!g.has_value()) {
+      lookup_error = g.error();
+      return std::nullopt;
+    }
+    return *g;
+  };
+  auto decision = decide_claim(*claim, pods, groups);
   if (!lookup_error.ok()) return lookup_error;
   const auto& [ns, name] = split_key(key);
   api::ResourceClaim current = *claim;
@@ -279,18 +316,19 @@ Result<void> ClaimController::record_claim_statuses(const api::Pod& pod, const s
                         ": status.resourceClaimStatuses: too many concurrent updates");
 }
 
-Result<void> ClaimController::reserve_for_pod(const api::Pod& pod, const std::string& claim_name) {
+Result<void> ClaimController::reserve_for_pod(const api::Pod& pod, const std::string& claim_name,
+                                              const api::ResourceClaimConsumerReference& consumer) {
   const std::string& ns = pod.metadata.namespace_;
   auto cached = claims_.get(ns + "/" + claim_name);
-  if (!cached || !cached->status.allocation || reserved_for(*cached, pod.metadata.uid)) return {};
+  if (!cached || !cached->status.allocation || api::reserved_for_pod_or_group(*cached, pod)) return {};
   ASSIGN_OR_RETURN(std::string body, rest_.get(claim_path(ns, claim_name)));
   ASSIGN_OR_RETURN(api::ResourceClaim claim, api::decode_as<api::ResourceClaim>(body));
-  if (!claim.status.allocation || reserved_for(claim, pod.metadata.uid) ||
+  if (!claim.status.allocation || api::reserved_for_pod_or_group(claim, pod) ||
       !claim.metadata.deletionTimestamp.empty() ||
       claim.status.reservedFor.size() >= static_cast<size_t>(kMaxReservedFor)) {
     return {};
   }
-  claim.status.reservedFor.push_back({"", "pods", pod.metadata.name, pod.metadata.uid});
+  claim.status.reservedFor.push_back(consumer);
   auto out = rest_.put(claim_path(ns, claim_name).sub("status"), api::to_json(api::Object(claim)));
   return out.has_value() ? Status() : out.error();
 }
@@ -298,11 +336,32 @@ Result<void> ClaimController::reserve_for_pod(const api::Pod& pod, const std::st
 Result<void> ClaimController::sync_pod(const std::string& key) {
   auto pod = pods_.get(key);
   if (!pod || is_pod_done(*pod) || !pod->metadata.deletionTimestamp.empty()) return {};
+  // A member of a PodGroup: which of its entries are the group's (KEP-5729)
+  // is known only once the group is.
+  std::optional<api::PodGroup> group;
+  if (const std::string* g = api::pod_group_name_of(*pod); g && !pod->spec.resourceClaims.empty()) {
+    group = groups_.get(pod->metadata.namespace_ + "/" + *g);
+    if (!group) {
+      return Status(Code::kNotFound, "get PodGroup for Pod " + key + ": podgroup.scheduling.k8s.io \"" + *g +
+                                         "\" not found (spec.schedulingGroup.podGroupName)");
+    }
+  }
   std::map<std::string, std::string> recorded;
   Status first_error;
   for (const auto& pc : pod->spec.resourceClaims) {
     std::optional<std::string> name = claim_name_for(*pod, pc);
-    if (!name && pc.resourceClaimTemplateName) {
+    const api::PodGroupResourceClaim* gc = api::group_claim_for(*pod, group ? &*group : nullptr, pc);
+    const api::ResourceClaimConsumerReference consumer =
+        gc ? api::pod_group_consumer(*group)
+           : api::ResourceClaimConsumerReference{"", "pods", pod->metadata.name, pod->metadata.uid};
+    if (!name && gc && gc->resourceClaimTemplateName) {
+      // The group's claim: its sync creates it; the group's status naming it
+      // brings this pod back (on_pod_group).
+      ASSIGN_OR_RETURN(auto made, group_claim_name(*group, *gc, /*verify=*/false));
+      if (!made) continue;
+      recorded[pc.name] = *made;
+      name = *made;
+    } else if (!name && pc.resourceClaimTemplateName) {
       auto created = ensure_template_claim(*pod, pc);
       if (!created.has_value()) {
         client::ObjectReference ref{"v1", "Pod", pod->metadata.namespace_, pod->metadata.name, pod->metadata.uid, "", ""};
@@ -315,7 +374,7 @@ Result<void> ClaimController::sync_pod(const std::string& key) {
       name = *created;
     }
     if (name && !pod->spec.nodeName.empty()) {
-      Status st = reserve_for_pod(*pod, *name).status();
+      Status st = reserve_for_pod(*pod, *name, consumer).status();
       if (!st.ok() && first_error.ok()) first_error = st;
     }
   }

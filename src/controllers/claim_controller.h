@@ -13,6 +13,12 @@
 //   claim nothing reserves and removes the delete-protection finalizer, and
 //   deletes generated claims whose pod is done or gone (claim_logic.h:
 //   decide_claim).
+// - PodGroups (KEP-5729, api/pod_group_claims.h): a claim per template entry
+//   of spec.resourceClaims, controlled by the group and recorded in the
+//   group's status.resourceClaimStatuses; a member pod whose entry equals the
+//   group's gets that claim's name in its own status.resourceClaimStatuses
+//   (so the kubelet needs no PodGroup), and a reservation for a group is kept
+//   until the group is gone.
 // Failed syncs are retried with exponential backoff (5 ms .. 10 s). A claim
 // that cannot be created from its template is reported on the pod as a
 // FailedResourceClaimCreation Warning event, as upstream's controller does.
@@ -64,29 +70,42 @@ class ClaimController {
   // OK when done (also when the object is gone); an error means "retry later".
   Result<void> sync_pod(const std::string& key);
   Result<void> sync_claim(const std::string& key);
+  Result<void> sync_pod_group(const std::string& key);
 
  private:
-  // The work queue's keys: "pod:NS/NAME" or "claim:NS/NAME".
+  // The work queue's keys: "pod:NS/NAME", "claim:NS/NAME" or "podgroup:NS/NAME".
   Status sync(const std::string& key);
   void on_pod(const api::Pod& pod, bool deleted);
   void on_claim(const api::ResourceClaim& claim, bool deleted);
+  void on_pod_group(const api::PodGroup& group, bool deleted);
+  // The claim made for `gc` of `group`: its status entry, one this controller
+  // created, or one controlled by the group with the entry's annotation; with
+  // `verify`, a status entry counts only for a claim that exists (cache, else
+  // the server) controlled by the group.
+  Result<std::optional<std::string>> group_claim_name(const api::PodGroup& group, const api::PodGroupResourceClaim& gc,
+                                                      bool verify);
+  Result<std::string> ensure_group_template_claim(const api::PodGroup& group, const api::PodGroupResourceClaim& gc);
+  Result<void> record_group_claim_statuses(const api::PodGroup& group, const std::map<std::string, std::string>& names);
   Result<std::optional<api::Pod>> lookup_pod(const std::string& ns, const std::string& name);
   Result<std::string> ensure_template_claim(const api::Pod& pod, const api::PodResourceClaim& pc);
   Result<void> record_claim_statuses(const api::Pod& pod, const std::map<std::string, std::string>& names);
-  Result<void> reserve_for_pod(const api::Pod& pod, const std::string& claim_name);
+  // Reserves an allocated claim for `consumer` (the pod, or its PodGroup).
+  Result<void> reserve_for_pod(const api::Pod& pod, const std::string& claim_name,
+                               const api::ResourceClaimConsumerReference& consumer);
 
   client::RestClient& rest_;
   ControllerOptions options_;
   client::Informer<api::Pod> pods_;
   client::Informer<api::ResourceClaim> claims_;
   client::Informer<api::ResourceClaimTemplate> templates_;
+  client::Informer<api::PodGroup> groups_;
   client::EventRecorder events_;
   SyncWorkers workers_;
   bool started_ = false;
 
   std::mutex mu_;
-  // Claim key -> the UIDs of the pods that own it or that it reserves; and
-  // back, the claims of a pod UID.
+  // Claim key -> the UIDs of the pods and PodGroups that own it or that it
+  // reserves; and back, the claims of such a UID.
   common::ReverseIndex<std::string, std::string> pod_uids_of_claims_;
   // Pod key -> keys of the claims it names; and back, the pods that name a
   // claim (a bound pod waits for its claim to appear in the cache before it is
@@ -98,6 +117,12 @@ class ClaimController {
   // when another sync has already seen the caught-up pod. Dropped when the pod
   // ends or goes away, so it holds one entry per live pod claim at most.
   std::map<std::pair<std::string, std::string>, std::string> created_;
+  // The same for PodGroups: (group UID, group claim name) -> claim name, until
+  // the group goes away.
+  std::map<std::pair<std::string, std::string>, std::string> group_created_;
+  // Pod key -> "NS/NAME" of the PodGroup it names; and back, a group's members
+  // (a group's status naming its claims brings them back).
+  common::ReverseIndex<std::string, std::string> groups_of_pods_;
   // UIDs of claims this controller deleted: the cache may still show them, and
   // deleting them again would only draw a 404. Entries outlive the claim's
   // delete event on purpose: a sync that read the claim from the cache just

@@ -2,33 +2,57 @@
 
 #include <algorithm>
 
+#include "api/pod_group_claims.h"
+#include "api/workload.h"
+
 namespace draplane::controllers {
 
-std::string claim_generate_name(std::string_view pod_name, std::string_view pod_claim_name) {
-  std::string name = std::string(pod_name) + "-" + std::string(pod_claim_name) + "-";
-  if (name.size() > kMaxGenerateNameBase) name.resize(kMaxGenerateNameBase);
-  return name;
+std::string claim_generate_name(std::string_view owner_name, std::string_view claim_name) {
+  std::string name = std::string(owner_name) + "-" + std::string(claim_name) + "-";
+  if (name.size() <= kMaxGenerateNameBase) return name;
+  // Both parts cut in proportion to their lengths, as upstream: cutting the
+  // end alone would lose the claim's name whenever the owner's is long.
+  const size_t n = name.size();
+  return std::string(owner_name.substr(0, owner_name.size() * kMaxGenerateNameBase / n)) + "-" +
+         std::string(claim_name.substr(0, claim_name.size() * kMaxGenerateNameBase / n));
 }
+
+namespace {
+
+api::ResourceClaim claim_from(const api::ObjectMeta& owner_meta, const std::string& claim_name,
+                              const api::ResourceClaimTemplate& tmpl, api::OwnerReference owner) {
+  api::ResourceClaim claim;
+  claim.typeMeta = {api::kResourceV1, "ResourceClaim"};
+  claim.metadata.generateName = claim_generate_name(owner_meta.name, claim_name);
+  claim.metadata.namespace_ = owner_meta.namespace_;
+  claim.metadata.labels = tmpl.spec.metadata.labels;
+  claim.metadata.annotations = tmpl.spec.metadata.annotations;
+  claim.metadata.annotations[kPodClaimNameAnnotation] = claim_name;
+  owner.name = owner_meta.name;
+  owner.uid = owner_meta.uid;
+  owner.controller = true;
+  claim.metadata.ownerReferences.push_back(std::move(owner));
+  claim.spec = tmpl.spec.spec;
+  return claim;
+}
+
+}  // namespace
 
 api::ResourceClaim claim_from_template(const api::Pod& pod, const api::PodResourceClaim& pod_claim,
                                        const api::ResourceClaimTemplate& tmpl) {
-  api::ResourceClaim claim;
-  claim.typeMeta = {api::kResourceV1, "ResourceClaim"};
-  claim.metadata.generateName = claim_generate_name(pod.metadata.name, pod_claim.name);
-  claim.metadata.namespace_ = pod.metadata.namespace_;
-  claim.metadata.labels = tmpl.spec.metadata.labels;
-  claim.metadata.annotations = tmpl.spec.metadata.annotations;
-  claim.metadata.annotations[kPodClaimNameAnnotation] = pod_claim.name;
   api::OwnerReference owner;
   owner.apiVersion = "v1";
   owner.kind = "Pod";
-  owner.name = pod.metadata.name;
-  owner.uid = pod.metadata.uid;
-  owner.controller = true;
   owner.blockOwnerDeletion = true;
-  claim.metadata.ownerReferences.push_back(owner);
-  claim.spec = tmpl.spec.spec;
-  return claim;
+  return claim_from(pod.metadata, pod_claim.name, tmpl, std::move(owner));
+}
+
+api::ResourceClaim claim_from_group_template(const api::PodGroup& group, const api::PodGroupResourceClaim& group_claim,
+                                             const api::ResourceClaimTemplate& tmpl) {
+  api::OwnerReference owner;
+  owner.apiVersion = api::kSchedulingV1beta1;
+  owner.kind = "PodGroup";
+  return claim_from(group.metadata, group_claim.name, tmpl, std::move(owner));
 }
 
 bool is_pod_terminal(const api::Pod& pod) {
@@ -70,14 +94,27 @@ bool reserved_for(const api::ResourceClaim& claim, const std::string& pod_uid) {
                      [&](const auto& r) { return r.uid == pod_uid; });
 }
 
-ClaimDecision decide_claim(const api::ResourceClaim& claim, const PodLookup& pods) {
+ClaimDecision decide_claim(const api::ResourceClaim& claim, const PodLookup& pods, const PodGroupLookup& groups) {
   ClaimDecision d;
   d.status = claim.status;
   const std::string& ns = claim.metadata.namespace_;
   std::vector<api::ResourceClaimConsumerReference> valid;
   for (const auto& r : claim.status.reservedFor) {
-    // Only pods are understood; anything else stays (upstream keeps unknown
-    // consumers because it cannot tell whether they still use the claim).
+    // A PodGroup holds its claim until the group itself is gone (KEP-5729):
+    // its pods ending does not release it.
+    if (api::is_pod_group_consumer(r) && groups) {
+      std::optional<api::PodGroup> g = groups(ns, r.name);
+      if (!g) {
+        d.dropped.push_back("podgroup " + r.name + " (deleted)");
+      } else if (g->metadata.uid != r.uid) {
+        d.dropped.push_back("podgroup " + r.name + " (replaced)");
+      } else {
+        valid.push_back(r);
+      }
+      continue;
+    }
+    // Pods and groups are understood; anything else stays (upstream keeps
+    // unknown consumers because it cannot tell whether they still use the claim).
     if (!r.apiGroup.empty() || r.resource != "pods") {
       valid.push_back(r);
       continue;

@@ -8,7 +8,11 @@
 // - what to do with a claim: drop stale status.reservedFor entries (pod gone,
 //   replaced by another with the same name, or terminal), deallocate and drop
 //   the delete-protection finalizer when nothing reserves it, delete a claim
-//   generated for a pod that is done or gone.
+//   generated for a pod that is done or gone;
+// - the same for a PodGroup's claims (KEP-5729): made from the group's
+//   templates, reserved for the group until it is gone. A group's generated
+//   claim is deleted with the group by the API server's garbage collection
+//   (ownerReferences), as upstream's garbage collector does.
 //
 // Pure functions; thread-safe.
 #pragma once
@@ -28,8 +32,9 @@ inline constexpr const char* kDeleteProtectionFinalizer = "resource.kubernetes.i
 // Upstream: leave room for "-" and 5 random characters in a 63-character name.
 inline constexpr size_t kMaxGenerateNameBase = 57;
 
-// `<pod>-<claim>-`, cut to 57 characters.
-std::string claim_generate_name(std::string_view pod_name, std::string_view pod_claim_name);
+// `<owner>-<claim>-` (owner: the pod or PodGroup); longer than 57 characters,
+// `<owner[:k]>-<claim[:m]>` with both cut in proportion to their lengths.
+std::string claim_generate_name(std::string_view owner_name, std::string_view claim_name);
 
 // The claim (generateName set, name empty) for `pod_claim` of `pod` made from
 // `tmpl`: labels and annotations of tmpl.spec.metadata plus the pod-claim-name
@@ -37,6 +42,13 @@ std::string claim_generate_name(std::string_view pod_name, std::string_view pod_
 // tmpl.spec.spec as spec.
 api::ResourceClaim claim_from_template(const api::Pod& pod, const api::PodResourceClaim& pod_claim,
                                        const api::ResourceClaimTemplate& tmpl);
+
+// The claim made from `tmpl` for `group_claim` of a PodGroup (KEP-5729): as
+// for a pod, but controlled by the PodGroup (apiVersion
+// scheduling.k8s.io/v1beta1, no blockOwnerDeletion, as upstream) and named
+// `<group>-<claim>-`; the pod-claim-name annotation holds the group's entry name.
+api::ResourceClaim claim_from_group_template(const api::PodGroup& group, const api::PodGroupResourceClaim& group_claim,
+                                             const api::ResourceClaimTemplate& tmpl);
 
 // Phase Succeeded or Failed.
 bool is_pod_terminal(const api::Pod& pod);
@@ -71,7 +83,12 @@ struct ClaimDecision {
   std::vector<std::string> dropped;  // "pod <name> (<why>)" for the log
 };
 
-// Decides what the controller does with `claim`, reading pods through `pods`.
-ClaimDecision decide_claim(const api::ResourceClaim& claim, const PodLookup& pods);
+// Current state of a PodGroup by namespace and name (nullopt: it does not exist).
+using PodGroupLookup = std::function<std::optional<api::PodGroup>(const std::string& ns, const std::string& name)>;
+
+// Decides what the controller does with `claim`, reading pods through `pods`
+// and PodGroups through `groups`: a reservation for a PodGroup stays while the
+// group exists (same UID); without `groups` such entries are kept as unknown.
+ClaimDecision decide_claim(const api::ResourceClaim& claim, const PodLookup& pods, const PodGroupLookup& groups = {});
 
 }  // namespace draplane::controllers

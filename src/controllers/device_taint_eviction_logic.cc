@@ -4,6 +4,7 @@
 #include <set>
 
 #include "alloc/taint_rules.h"
+#include "api/pod_group_claims.h"
 #include "common/rfc3339.h"
 #include "controllers/claim_logic.h"
 
@@ -65,9 +66,13 @@ std::vector<const api::ResourceSlice*> current_slices(const std::vector<api::Res
   return out;
 }
 
+// Generated for the pod, or for the PodGroup it names (KEP-5729).
 bool pod_claim_owned(const api::ResourceClaim& claim, const api::Pod& pod) {
   auto owner = owning_pod(claim);
-  return owner && owner->uid == pod.metadata.uid;
+  if (owner && owner->uid == pod.metadata.uid) return true;
+  auto group = api::owning_pod_group(claim);
+  const std::string* name = api::pod_group_name_of(pod);
+  return group && name && group->name == *name;
 }
 
 }  // namespace
@@ -130,10 +135,11 @@ std::optional<PodEviction> pod_eviction(const api::Pod& pod, const std::map<std:
     auto it = claims.find(pod.metadata.namespace_ + "/" + *name);
     if (it == claims.end()) continue;
     const api::ResourceClaim& claim = it->second;
-    // A generated claim counts only for the pod it was generated for, and any
-    // claim only for a pod it is reserved for (not a successor with the same name).
+    // A generated claim counts only for the pod (or group) it was generated
+    // for, and any claim only for a pod it is reserved for, directly or
+    // through its PodGroup (not a successor with the same name).
     if (pc.resourceClaimTemplateName && !pod_claim_owned(claim, pod)) continue;
-    if (!reserved_for(claim, pod.metadata.uid)) continue;
+    if (!api::reserved_for_pod_or_group(claim, pod)) continue;
     auto ce = claim_eviction(claim, inv);
     if (!ce) continue;
     if (!out) out = PodEviction{pod.metadata.namespace_, pod.metadata.name, pod.metadata.uid, ce->when, {}};

@@ -335,7 +335,7 @@ bool Kubelet::prepare_claims(Worker& w, std::map<std::string, PreparedClaimInfo>
         not_ready = "claim " + ref.claim_name + ": " + claim.error().message();
         break;
       }
-      if (std::string why = claim_not_ready_reason(*claim, w.uid); !why.empty()) {
+      if (std::string why = claim_not_ready_reason(*claim, pod); !why.empty()) {
         not_ready = why;
         break;
       }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "api/pod_group_claims.h"
 #include "common/split.h"
 
 namespace draplane::node {
@@ -195,11 +196,9 @@ Result<std::vector<PodClaimRef>> pod_claim_refs(const api::Pod& pod) {
   return out;
 }
 
-std::string claim_not_ready_reason(const api::ResourceClaim& claim, const std::string& pod_uid) {
+std::string claim_not_ready_reason(const api::ResourceClaim& claim, const api::Pod& pod) {
   if (!claim.status.allocation) return "claim " + claim.metadata.name + " is not allocated yet";
-  for (const auto& r : claim.status.reservedFor) {
-    if (r.uid == pod_uid) return "";
-  }
+  if (api::reserved_for_pod_or_group(claim, pod)) return "";
   return "claim " + claim.metadata.name + " is not reserved for the pod";
 }
 

@@ -33,8 +33,9 @@ struct PodClaimRef {
 Result<std::vector<PodClaimRef>> pod_claim_refs(const api::Pod& pod);
 
 // Why the claim cannot be used by the pod yet ("" when it can): it must be
-// allocated and reserved for the pod's UID.
-std::string claim_not_ready_reason(const api::ResourceClaim& claim, const std::string& pod_uid);
+// allocated and reserved for the pod's UID, or for the PodGroup the pod names
+// (a claim the group shares, KEP-5729; matched by name, as upstream's kubelet).
+std::string claim_not_ready_reason(const api::ResourceClaim& claim, const api::Pod& pod);
 
 // A prepared claim: what DeviceState::prepare returned and the CDI spec it wrote.
 struct PreparedClaimInfo {

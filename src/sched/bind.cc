@@ -61,11 +61,11 @@ Scheduler::BindOutcome Scheduler::write_reservation(const CycleState& cs, const 
     st.requestMappings = cs.dra.extended_mappings.at(fit.extended_mask);
     st.resourceClaimName = created->metadata.name;
     auto ps = binder_.update_pod_status(pod, [&](api::Pod& p) { p.status.extendedResourceClaimStatus = st; });
-    ClaimWrite w{*created, true, true};
+    ClaimWrite w{*created, true, true, pod_consumer(pod)};
     w.claim.status.allocation = fit.results.back();
-    w.claim.status.reservedFor = {pod_consumer(pod)};
+    w.claim.status.reservedFor = {w.consumer};
     if (!ps.has_value()) {
-      out.written.push_back({*created, true, false});
+      out.written.push_back({*created, true, false, pod_consumer(pod)});
       return fail(ps.error(), "record extendedResourceClaimStatus");
     }
     to_write.push_back(std::move(w));
@@ -84,7 +84,7 @@ Scheduler::BindOutcome Scheduler::write_reservation(const CycleState& cs, const 
     }
     auto stored = binder_.update_claim_status(w.claim);
     if (!stored.has_value()) return fail(stored.error(), "update status of resourceclaim " + name);
-    out.written.push_back({std::move(*stored), w.newly_allocated, w.extended});
+    out.written.push_back({std::move(*stored), w.newly_allocated, w.extended, w.consumer});
   }
 
   auto b = binder_.bind(pod, fit.node);
@@ -146,7 +146,10 @@ std::vector<std::pair<std::string, std::optional<api::ResourceClaim>>> Scheduler
     api::ResourceClaim r = w.stored;
     auto& rf = r.status.reservedFor;
     rf.erase(std::remove_if(rf.begin(), rf.end(),
-                            [&](const auto& c) { return c.resource == "pods" && c.uid == pod.metadata.uid; }),
+                             [&](const auto& c) {
+                               return c.apiGroup == w.consumer.apiGroup && c.resource == w.consumer.resource &&
+                                      c.uid == w.consumer.uid;
+                             }),
              rf.end());
     if (w.newly_allocated && rf.empty()) r.status.allocation.reset();
     std::string key = object_key(r.metadata);

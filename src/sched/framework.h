@@ -118,6 +118,9 @@ struct DynamicResourcesState {
   std::vector<api::ResourceClaim> allocated;
   // Claims to allocate in this cycle, in the pod's order.
   std::vector<api::ResourceClaim> pending;
+  // Who each claim is reserved for (the pod, or its PodGroup for a shared
+  // group claim): one entry per element of `allocated` and `pending`.
+  std::vector<api::ResourceClaimConsumerReference> allocated_consumers, pending_consumers;
   // Extended resources of the containers; served by DRA where a node lacks them.
   std::vector<ExtendedNeed> extended;
   // The pod already has its extended-resource claim (status names it).
@@ -170,6 +173,9 @@ struct ClaimWrite {
   api::ResourceClaim claim;  // desired object (status with allocation / reservedFor)
   bool newly_allocated = false;
   bool extended = false;  // the pod's extended-resource claim
+  // The status.reservedFor entry this write adds: the pod, or its PodGroup
+  // for a claim the group shares (api/pod_group_claims.h).
+  api::ResourceClaimConsumerReference consumer;
 };
 
 // What Reserve assumed in the cache and what the binding cycle will write.

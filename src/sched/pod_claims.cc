@@ -15,11 +15,12 @@ bool owned_by(const api::ResourceClaim& claim, const api::Pod& pod) {
   return false;
 }
 
-bool reserved_by(const api::ResourceClaim& claim, const api::Pod& pod) {
-  for (const auto& r : claim.status.reservedFor) {
-    if (r.resource == "pods" && r.name == pod.metadata.name && r.uid == pod.metadata.uid) return true;
-  }
-  return false;
+// Generated for the pod's PodGroup (upstream's IsForPod with the group owner
+// accepted: by the group's name, which is all a pod knows of it).
+bool owned_by_group(const api::ResourceClaim& claim, const std::string* group) {
+  if (group == nullptr) return false;
+  auto o = api::owning_pod_group(claim);
+  return o && o->name == *group;
 }
 
 constexpr size_t kReservedForMax = 256;
@@ -29,8 +30,15 @@ constexpr size_t kReservedForMax = 256;
 ResolvedClaims resolve_claims(const api::Pod& pod, const ClusterCache& cache) {
   ResolvedClaims out;
   const std::string& ns = pod.metadata.namespace_;
+  const std::string* group_name = api::pod_group_name_of(pod);
+  const api::PodGroup* group = group_name ? cache.pod_group(ns + "/" + *group_name) : nullptr;
+  if (group_name != nullptr && group == nullptr && !pod.spec.resourceClaims.empty()) {
+    // Which entries the group shares is unknown until it exists.
+    out.waiting = "podgroup.scheduling.k8s.io \"" + *group_name + "\" not found";
+    return out;
+  }
   std::set<std::string> seen;
-  auto check = [&](const std::string& name, bool must_own) -> bool {
+  auto check = [&](const std::string& name, bool must_own, const api::ResourceClaimConsumerReference& consumer) {
     std::string key = ns + "/" + name;
     const api::ResourceClaim* c = cache.claim(key);
     if (c == nullptr) {
@@ -41,23 +49,29 @@ ResolvedClaims resolve_claims(const api::Pod& pod, const ClusterCache& cache) {
       out.waiting = "resourceclaim \"" + name + "\" is being deleted";
       return false;
     }
-    if (must_own && !owned_by(*c, pod)) {
+    if (must_own && !owned_by(*c, pod) && !owned_by_group(*c, group_name)) {
       out.waiting = "ResourceClaim " + key + " was not created for pod " + ns + "/" + pod.metadata.name +
-                    " (pod is not owner)";
+                    (group_name ? " (neither pod nor PodGroup " + *group_name + " is the owner)"
+                                : std::string(" (pod is not owner)"));
       return false;
     }
-    if (!reserved_by(*c, pod) && c->status.reservedFor.size() >= kReservedForMax) {
+    if (!api::reserved_for_pod_or_group(*c, pod) && c->status.reservedFor.size() >= kReservedForMax) {
       out.waiting = "resourceclaim \"" + name + "\" is in use by " + std::to_string(kReservedForMax) +
                     " consumers, the maximum (status.reservedFor)";
       return false;
     }
-    if (seen.insert(key).second) out.keys.push_back(key);
+    if (seen.insert(key).second) {
+      out.keys.push_back(key);
+      out.consumers.push_back(consumer);
+    }
     return true;
   };
   for (size_t i = 0; i < pod.spec.resourceClaims.size(); ++i) {
     const auto& rc = pod.spec.resourceClaims[i];
+    const api::ResourceClaimConsumerReference consumer =
+        api::group_claim_for(pod, group, rc) ? api::pod_group_consumer(*group) : pod_consumer(pod);
     if (rc.resourceClaimName) {
-      if (!check(*rc.resourceClaimName, false)) return out;
+      if (!check(*rc.resourceClaimName, false, consumer)) return out;
       continue;
     }
     if (!rc.resourceClaimTemplateName) continue;  // invalid pod; validation rejects it
@@ -72,11 +86,14 @@ ResolvedClaims resolve_claims(const api::Pod& pod, const ClusterCache& cache) {
       return out;
     }
     if (!st->resourceClaimName) continue;  // the controller decided no claim is needed
-    if (!check(*st->resourceClaimName, true)) return out;
+    if (!check(*st->resourceClaimName, true, consumer)) return out;
   }
   if (pod.status.extendedResourceClaimStatus && !pod.status.extendedResourceClaimStatus->resourceClaimName.empty()) {
     std::string key = ns + "/" + pod.status.extendedResourceClaimStatus->resourceClaimName;
-    if (cache.claim(key) != nullptr && seen.insert(key).second) out.keys.push_back(key);
+    if (cache.claim(key) != nullptr && seen.insert(key).second) {
+      out.keys.push_back(key);
+      out.consumers.push_back(pod_consumer(pod));
+    }
   }
   return out;
 }

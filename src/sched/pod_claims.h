@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "api/pod_group_claims.h"
 #include "api/types.h"
 #include "sched/cluster_cache.h"
 
@@ -23,6 +24,9 @@ inline constexpr const char* kPodClaimNameAnnotation = "resource.kubernetes.io/p
 
 struct ResolvedClaims {
   std::vector<std::string> keys;  // "namespace/name", in spec order, without duplicates
+  // Per key: the status.reservedFor entry the pod's use of it needs (the pod,
+  // or its PodGroup when the entry binds to the group's claim, KEP-5729).
+  std::vector<api::ResourceClaimConsumerReference> consumers;
   // Non-empty: the pod must wait (claim not created yet, missing, being deleted,
   // not owned by the pod, reservedFor full). Text as kube-scheduler's.
   std::string waiting;
@@ -41,6 +45,9 @@ inline api::ResourceClaimConsumerReference pod_consumer(const api::Pod& pod) {
 
 // Resolves the pod's claims against the cache (assumed state included). The
 // pod's own extended-resource claim, when status names one, is included.
+// Entries a PodGroup shares (api/pod_group_claims.h) resolve as the pod's own
+// (status.resourceClaimStatuses names a generated one) but may be owned and
+// reserved by the group.
 ResolvedClaims resolve_claims(const api::Pod& pod, const ClusterCache& cache);
 
 // One extended resource of one container.

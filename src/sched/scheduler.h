@@ -198,13 +198,15 @@ class Scheduler {
   // PreBind + Bind of a reservation; on failure unreserves and backs off.
   CycleResult commit(CycleState& cs, const NodeFit& fit, Reservation& reservation);
   // Takes back a failed cycle's reservations: `written` claims (stored object,
-  // allocated by this cycle?) get the pod removed from reservedFor (and their
+  // allocated by this cycle?) get the entry the cycle added (the pod, or its
+  // PodGroup) removed from reservedFor (and their
   // allocation cleared when it was ours and nobody else uses it); assumed ones
   // are forgotten.
   struct WrittenClaim {
     api::ResourceClaim stored;
     bool newly_allocated = false;
     bool extended = false;
+    api::ResourceClaimConsumerReference consumer;  // the reservedFor entry the write added
   };
   // What a binding cycle's API writes did.
   struct BindOutcome {

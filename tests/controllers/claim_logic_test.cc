@@ -41,8 +41,11 @@ TEST(ClaimLogic, GenerateNameIsCutTo57) {
   const std::string long_pod(60, 'p');
   std::vector<Case> cases = {
       {"train", "gpu", "train-gpu-"},
-      {long_pod, "gpu", std::string(57, 'p')},
-      {std::string(50, 'a'), "abcdefgh", std::string(50, 'a') + "-abcdef"},
+      // Longer than 57: both cut in proportion (upstream's rule), no trailing '-'.
+      {long_pod, "gpu", std::string(52, 'p') + "-gp"},
+      {std::string(50, 'a'), "abcdefgh", std::string(47, 'a') + "-abcdefg"},
+      {std::string(27, 'a'), std::string(28, 'b'), std::string(27, 'a') + "-" + std::string(28, 'b') + "-"},
+      {std::string(28, 'a'), std::string(28, 'b'), std::string(27, 'a') + "-" + std::string(27, 'b')},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.pod + "/" + c.claim);

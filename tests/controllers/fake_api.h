@@ -292,7 +292,7 @@ class FakeApi final : public client::RestClient {
     static const std::map<std::string, std::string> kinds = {
         {"pods", "Pod"}, {"nodes", "Node"}, {"resourceclaims", "ResourceClaim"},
         {"resourceclaimtemplates", "ResourceClaimTemplate"}, {"resourceslices", "ResourceSlice"},
-        {"deviceclasses", "DeviceClass"}, {"leases", "Lease"}, {"jobs", "Job"}};
+        {"deviceclasses", "DeviceClass"}, {"leases", "Lease"}, {"jobs", "Job"}, {"podgroups", "PodGroup"}};
     auto it = kinds.find(resource);
     return it == kinds.end() ? "Unknown" : it->second;
   }
@@ -380,7 +380,8 @@ class FakeApi final : public client::RestClient {
                        "\\\": the object has been modified; please apply your changes to the latest version and try again");
     }
     const bool has_status = p.resource == "pods" || p.resource == "nodes" || p.resource == "resourceclaims" ||
-                            p.resource == "jobs" || p.resource == "replicasets" || p.resource == "deployments";
+                            p.resource == "jobs" || p.resource == "replicasets" || p.resource == "deployments" ||
+                            p.resource == "podgroups";
     if (p.sub == "status") {
       if (cur.HasMember("status")) cur.RemoveMember("status");
       if (in.HasMember("status")) cur.AddMember("status", rapidjson::Value(in["status"], a), a);

@@ -79,12 +79,34 @@ TEST(KubeletPod, ClaimRefs) {
 TEST(KubeletPod, ClaimReadiness) {
   api::ResourceClaim c;
   c.metadata.name = "gpu";
-  EXPECT_EQ(claim_not_ready_reason(c, "u"), "claim gpu is not allocated yet");
+  api::Pod p;
+  p.metadata.name = "p";
+  p.metadata.uid = "u";
+  EXPECT_EQ(claim_not_ready_reason(c, p), "claim gpu is not allocated yet");
   c.status.allocation = api::AllocationResult{};
-  EXPECT_EQ(claim_not_ready_reason(c, "u"), "claim gpu is not reserved for the pod");
+  EXPECT_EQ(claim_not_ready_reason(c, p), "claim gpu is not reserved for the pod");
   c.status.reservedFor.push_back({"", "pods", "other", "x"});
   c.status.reservedFor.push_back({"", "pods", "p", "u"});
-  EXPECT_EQ(claim_not_ready_reason(c, "u"), "");
+  EXPECT_EQ(claim_not_ready_reason(c, p), "");
+}
+
+TEST(KubeletPod, ClaimReservedForThePodsGroupIsReady) {
+  api::ResourceClaim c;
+  c.metadata.name = "domain";
+  c.status.allocation = api::AllocationResult{};
+  c.status.reservedFor.push_back({"scheduling.k8s.io", "podgroups", "train", "g-uid"});
+  api::Pod p;
+  p.metadata.name = "train-0";
+  p.metadata.uid = "u";
+  // Not a member: the group's reservation is not the pod's.
+  EXPECT_EQ(claim_not_ready_reason(c, p), "claim domain is not reserved for the pod");
+  p.spec.schedulingGroup = api::PodSchedulingGroup{std::string("other")};
+  EXPECT_EQ(claim_not_ready_reason(c, p), "claim domain is not reserved for the pod");
+  p.spec.schedulingGroup = api::PodSchedulingGroup{std::string("train")};
+  EXPECT_EQ(claim_not_ready_reason(c, p), "");
+  // A pod entry with the group's name is not the group.
+  c.status.reservedFor = {{"", "pods", "train", "g-uid"}};
+  EXPECT_EQ(claim_not_ready_reason(c, p), "claim domain is not reserved for the pod");
 }
 
 PreparedClaimInfo claim_info(const std::string& uid, const std::vector<std::pair<std::string, std::string>>& devs) {

@@ -12,13 +12,6 @@ namespace {
 
 using framework::Status;
 
-bool reserved_for(const api::ResourceClaim& claim, const api::Pod& pod) {
-  for (const auto& r : claim.status.reservedFor) {
-    if (r.resource == "pods" && r.uid == pod.metadata.uid && r.name == pod.metadata.name) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 Status DynamicResources::pre_filter(framework::CycleState& cs) {
@@ -32,13 +25,16 @@ Status DynamicResources::pre_filter(framework::CycleState& cs) {
   const std::string ext_name = cs.pod.status.extendedResourceClaimStatus
                                    ? cs.pod.status.extendedResourceClaimStatus->resourceClaimName
                                    : std::string();
-  for (const auto& key : rc.keys) {
+  for (size_t k = 0; k < rc.keys.size(); ++k) {
+    const std::string& key = rc.keys[k];
     const api::ResourceClaim* c = cache.claim(key);
     if (!ext_name.empty() && c->metadata.name == ext_name) st.extended_claim_exists = true;
     if (c->status.allocation) {
       st.allocated.push_back(*c);
+      st.allocated_consumers.push_back(rc.consumers[k]);
     } else {
       st.pending.push_back(*c);
+      st.pending_consumers.push_back(rc.consumers[k]);
       st.claims_signature += key + "/" + c->metadata.uid + "@" + c->metadata.resourceVersion + ";";
     }
   }
@@ -377,15 +373,17 @@ Status DynamicResources::reserve(framework::CycleState& cs, const framework::Nod
   const api::Pod& pod = cs.pod;
   ClusterCache& cache = *h_.cache;
   for (size_t i = 0; i < cs.dra.pending.size(); ++i) {
-    framework::ClaimWrite w{cs.dra.pending[i], true};
+    framework::ClaimWrite w{cs.dra.pending[i], true, false, cs.dra.pending_consumers[i]};
     w.claim.status.allocation = fit.results[i];
-    w.claim.status.reservedFor.push_back(pod_consumer(pod));
+    w.claim.status.reservedFor.push_back(w.consumer);
     r.writes.push_back(std::move(w));
   }
-  for (const auto& c : cs.dra.allocated) {
-    if (reserved_for(c, pod)) continue;
-    framework::ClaimWrite w{c, false};
-    w.claim.status.reservedFor.push_back(pod_consumer(pod));
+  for (size_t i = 0; i < cs.dra.allocated.size(); ++i) {
+    const api::ResourceClaim& c = cs.dra.allocated[i];
+    // In use by the pod already, or by its PodGroup (an earlier member).
+    if (api::reserved_for_pod_or_group(c, pod)) continue;
+    framework::ClaimWrite w{c, false, false, cs.dra.allocated_consumers[i]};
+    w.claim.status.reservedFor.push_back(w.consumer);
     r.writes.push_back(std::move(w));
   }
   clear_answers();  // the cache changes: answers no longer hold

@@ -74,9 +74,12 @@ class WhatIf {
     for (const auto& k : claims) {
       const api::ResourceClaim* c = cache.claim(k);
       if (c == nullptr || !c->status.allocation) continue;
-      // Shared with a pod that stays: the devices stay in use.
-      bool others = std::any_of(c->status.reservedFor.begin(), c->status.reservedFor.end(),
-                                [&](const auto& r) { return r.resource == "pods" && !gone_uids.count(r.uid); });
+      // Shared with a pod that stays, or reserved for a PodGroup (KEP-5729:
+      // held for the group, not its members, until the group goes): the
+      // devices stay in use.
+      bool others = std::any_of(c->status.reservedFor.begin(), c->status.reservedFor.end(), [&](const auto& r) {
+        return !(r.apiGroup.empty() && r.resource == "pods" && gone_uids.count(r.uid));
+      });
       if (others) continue;
       const bool assumed = c != cache.observed_claim(k);
       claims_.push_back(SavedClaim{*c, assumed});
@@ -298,8 +301,9 @@ void DefaultPreemption::evict(const framework::CycleState& state, const std::str
     for (const auto& k : claim_keys(*v)) {
       const api::ResourceClaim* c = cache.claim(k);
       if (c == nullptr || !c->status.allocation) continue;
-      bool victims_only = std::all_of(c->status.reservedFor.begin(), c->status.reservedFor.end(),
-                                      [&](const auto& r) { return r.resource != "pods" || victim_uids.count(r.uid); });
+      bool victims_only = std::all_of(c->status.reservedFor.begin(), c->status.reservedFor.end(), [&](const auto& r) {
+        return r.apiGroup.empty() && r.resource == "pods" && victim_uids.count(r.uid);
+      });
       if (victims_only) awaiting[k] = c->metadata.uid;
     }
   }
