@@ -159,6 +159,14 @@ TEST(ValidatePodGroup, CreateUpdateAndStatus) {
   st.status.conditions.push_back(st.status.conditions[0]);
   EXPECT_EQ(lines(validate_pod_group_status_update(st, old)),
             (Lines{"status.conditions[1].type: Duplicate value: \"PodGroupInitiallyScheduled\""}));
+
+  // KEP-5729: each recorded claim names an entry of spec.resourceClaims.
+  PodGroup claims = old;
+  claims.spec.resourceClaims = {PodGroupResourceClaim{"domain", std::nullopt, std::string("domain-tmpl")}};
+  claims.status.resourceClaimStatuses = {{"domain", std::string("train-domain-abcde")}, {"other", std::nullopt}};
+  EXPECT_EQ(lines(validate_pod_group_status_update(claims, old)),
+            (Lines{"status.resourceClaimStatuses[1].name: Invalid value: \"other\": must match the name of an entry "
+                   "in `spec.resourceClaims`"}));
 }
 
 TEST(ValidatePod, SchedulingGroup) {

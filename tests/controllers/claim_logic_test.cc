@@ -173,6 +173,56 @@ TEST(ClaimLogic, DecideClaimReservedForCleanup) {
   }
 }
 
+TEST(ClaimLogic, DecideClaimKeepsAPodGroupsReservationWhileTheGroupExists) {
+  api::PodGroup train;
+  train.metadata.name = "train";
+  train.metadata.uid = "uid-train";
+  std::optional<api::PodGroup> group = train;
+  PodGroupLookup groups = [&](const std::string& ns, const std::string& name) -> std::optional<api::PodGroup> {
+    EXPECT_EQ(ns, "default");
+    return name == "train" ? group : std::nullopt;
+  };
+  PodLookup no_pods = [](const std::string&, const std::string&) -> std::optional<api::Pod> { return std::nullopt; };
+  api::ResourceClaim c = make_claim({});
+  c.status.reservedFor.push_back({"scheduling.k8s.io", "podgroups", "train", "uid-train"});
+  // Its pods may all be gone: the group holds the claim.
+  ClaimDecision d = decide_claim(c, no_pods, groups);
+  EXPECT_FALSE(d.update_status);
+  // Replaced by a group of the same name, then gone: dropped and deallocated.
+  group->metadata.uid = "uid-new";
+  d = decide_claim(c, no_pods, groups);
+  EXPECT_TRUE(d.update_status);
+  EXPECT_TRUE(d.status.reservedFor.empty());
+  EXPECT_FALSE(d.status.allocation.has_value());
+  EXPECT_TRUE(d.remove_finalizer);
+  EXPECT_EQ(d.dropped, std::vector<std::string>{"podgroup train (replaced)"});
+  group.reset();
+  d = decide_claim(c, no_pods, groups);
+  EXPECT_EQ(d.dropped, std::vector<std::string>{"podgroup train (deleted)"});
+  EXPECT_FALSE(d.delete_claim) << "a group's claim goes with the group (ownerReferences), not here";
+  // Without a way to look groups up, such entries are kept as unknown consumers.
+  EXPECT_FALSE(decide_claim(c, no_pods).update_status);
+}
+
+TEST(ClaimLogic, ClaimFromGroupTemplate) {
+  api::PodGroup g;
+  g.metadata.name = "train";
+  g.metadata.namespace_ = "ml";
+  g.metadata.uid = "uid-train";
+  api::ResourceClaimTemplate t;
+  t.spec.metadata.labels["team"] = "a";
+  t.spec.spec.devices.requests.push_back(api::DeviceRequest{});
+  api::ResourceClaim c = claim_from_group_template(g, api::PodGroupResourceClaim{"domain", std::nullopt, "t"}, t);
+  EXPECT_EQ(c.metadata.generateName, "train-domain-");
+  EXPECT_EQ(c.metadata.namespace_, "ml");
+  EXPECT_EQ(c.metadata.labels.at("team"), "a");
+  EXPECT_EQ(c.metadata.annotations.at(kPodClaimNameAnnotation), "domain");
+  EXPECT_EQ(c.metadata.ownerReferences,
+            (std::vector<api::OwnerReference>{
+                {"scheduling.k8s.io/v1beta1", "PodGroup", "train", "uid-train", true, std::nullopt}}));
+  EXPECT_EQ(c.spec.devices.requests.size(), 1u);
+}
+
 TEST(ClaimLogic, DecideClaimKeepsNonPodConsumers) {
   api::ResourceClaim c = make_claim({});
   c.status.reservedFor.push_back({"example.com", "widgets", "w", "uid-w"});
