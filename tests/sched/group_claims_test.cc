@@ -171,6 +171,70 @@ TEST(GroupClaims, GeneratedClaimMustBeTheGroupsOrThePods) {
       << h.condition_message("w1");
 }
 
+// The use KEP-5729 exists for: one device standing for a topology domain (an
+// NVLink domain across nodes, published with a node selector) is claimed once
+// for the gang, and every member lands inside that domain, on any of its nodes.
+// (Members are placed one by one, as upstream: the domain is where the first
+// lands; docs/compat.md.)
+TEST(GroupClaims, AGangSharesOneTopologyDomainAcrossNodes) {
+  Harness h;
+  h.add(gpu_class());
+  api::DeviceClass domains;
+  domains.metadata.name = "nvlink-domain";
+  domains.spec.selectors.push_back(api::DeviceSelector{
+      api::CELDeviceSelector{"device.attributes['gpu.nvidia.com'].type == 'domain'"}});
+  h.add(domains);
+  // n1 and n2 form domain "a", n3 and n4 domain "b"; n1, n2 and n3 are taken by others.
+  for (const auto& [n, d] : std::vector<std::pair<std::string, std::string>>{
+           {"n1", "a"}, {"n2", "a"}, {"n3", "b"}, {"n4", "b"}}) {
+    h.add(node(n, {{"nvlink", d}}));
+    h.add(gpu_slice(n, 4));
+  }
+  for (const std::string d : {"a", "b"}) {
+    api::ResourceSlice s;
+    s.metadata.name = "domain-" + d;
+    s.spec.driver = kDriver;
+    s.spec.pool = api::ResourcePool{"domain-" + d, 1, 1};
+    s.spec.nodeSelector = api::NodeSelector{{api::NodeSelectorTerm{{{"nvlink", "In", {d}}}, {}}}};
+    api::Device dev;
+    dev.name = "domain";
+    dev.attributes["type"].string_ = "domain";
+    s.spec.devices.push_back(dev);
+    h.add(s);
+  }
+  for (const char* n : {"n1", "n2", "n3"}) {
+    const std::string name = std::string("busy-") + n;
+    h.add(claim(name, 4));
+    api::Pod p = pod(name, {name});
+    p.spec.nodeSelector["kubernetes.io/hostname"] = n;
+    h.add(p);
+  }
+  h.run();
+  h.add(gang("train", 2, {named("domain", "domain")}));
+  h.add(claim("domain", 1, "nvlink-domain"));
+  for (const char* n : {"w0", "w1"}) {
+    h.add(claim(n, 4));
+    h.add(member("train", n, {entry("domain", "domain")}));
+  }
+  h.run();
+  // Only n4 is free: one member would fit, the gang does not.
+  EXPECT_EQ(h.pod("w0").spec.nodeName, "");
+  EXPECT_FALSE(h.claim("domain").status.allocation);
+  // n3 frees: domain b has room for both.
+  api::ResourceClaim busy = h.claim("busy-n3");
+  busy.status = {};
+  h.sched.handle(Event{Event::Op::kDelete, h.pod("busy-n3")});
+  h.api.pods.erase("default/busy-n3");
+  h.add(busy);
+  h.clock.advance(std::chrono::seconds(2));
+  h.run();
+  std::set<std::string> nodes{h.pod("w0").spec.nodeName, h.pod("w1").spec.nodeName};
+  EXPECT_EQ(nodes, (std::set<std::string>{"n3", "n4"}));
+  ASSERT_TRUE(h.claim("domain").status.allocation);
+  EXPECT_EQ(h.claim("domain").status.allocation->devices.results.at(0).pool, "domain-b");
+  EXPECT_EQ(h.claim("domain").status.reservedFor, std::vector<api::ResourceClaimConsumerReference>{kTrainGroup});
+}
+
 // A claim reserved for a PodGroup stays allocated while the group exists
 // (KEP-5729): evicting its members frees nothing of it, so they are no victims
 // for devices only that claim holds; a pod's own claim still is.
