@@ -11,7 +11,13 @@ Starts `draplane up --nodes node-1=sim:8xH100` (tests/e2e/up_cluster.py) and:
   3. "other" is deleted: the whole gang runs and the condition turns True;
   4. a Job with spec.scheduling (gang, minCount from parallelism) gets a
      Workload and a PodGroup from the Job controller, its pods name the
-     PodGroup, and it completes.
+     PodGroup, and it completes;
+  5. the gang's pods are deleted; a PodGroup with spec.resourceClaims naming a
+     ResourceClaimTemplate (KEP-5729) and two members with the same entry: the
+     claim controller makes one claim, owned by the PodGroup and named in its
+     status and in both members' statuses; both members run sharing its two
+     GPUs, and the claim is reserved for the PodGroup, not the pods; it stays
+     allocated when the members go and is deleted with the PodGroup.
 
 Usage: up_workload.py DRAPLANE_BINARY
 """
@@ -117,10 +123,59 @@ def job_part():
           "the Job's pods name its PodGroup")
 
 
+def group_claim_part():
+    kubectl('delete', 'pods', *MEMBERS, '--wait=true', '--timeout=60s')
+    shared = {'name': 'shared', 'resourceClaimTemplateName': 'two-gpus'}
+    objs = [{'apiVersion': 'resource.k8s.io/v1', 'kind': 'ResourceClaimTemplate',
+             'metadata': {'name': 'two-gpus', 'namespace': 'default'},
+             'spec': {'spec': {'devices': {'requests': [{'name': 'gpus', 'exactly': {
+                 'deviceClassName': 'gpu.nvidia.com', 'count': 2}}]}}}},
+            {'apiVersion': 'scheduling.k8s.io/v1beta1', 'kind': 'PodGroup',
+             'metadata': {'name': 'pair-domain', 'namespace': 'default'},
+             'spec': {'schedulingPolicy': {'gang': {'minCount': 2}}, 'resourceClaims': [shared]}}]
+    for m in ('s0', 's1'):
+        objs.append({'apiVersion': 'v1', 'kind': 'Pod', 'metadata': {'name': m, 'namespace': 'default'},
+                     'spec': {'terminationGracePeriodSeconds': 1, 'schedulingGroup': {'podGroupName': 'pair-domain'},
+                              'containers': [{'name': 'main', 'image': 'busybox', 'command': ['sleep', '3600'],
+                                              'resources': {'claims': [{'name': 'shared'}]}}],
+                              'resourceClaims': [shared]}})
+    create(objs)
+    running = wait(lambda: all(pods().get(m, {}).get('status', {}).get('phase') == 'Running' for m in ('s0', 's1')),
+                   60, 'both members of the PodGroup run')
+    check(bool(running), 'the members sharing the group claim run')
+    g = find('podgroups', 'pair-domain') or {}
+    named = {s['name']: s.get('resourceClaimName') for s in g.get('status', {}).get('resourceClaimStatuses', [])}
+    claim_name = named.get('shared')
+    check(bool(claim_name) and claim_name.startswith('pair-domain-shared-'),
+          'the PodGroup status names its claim: %s' % g.get('status'))
+    ps = pods()
+    for m in ('s0', 's1'):
+        st = {s['name']: s.get('resourceClaimName') for s in ps[m].get('status', {}).get('resourceClaimStatuses', [])}
+        check(st.get('shared') == claim_name, '%s names the group claim: %s' % (m, st))
+    claim = find('resourceclaims', claim_name) or {}
+    owners = claim.get('metadata', {}).get('ownerReferences', [])
+    check([(o['kind'], o['name']) for o in owners] == [('PodGroup', 'pair-domain')], 'owned by the PodGroup: %s' % owners)
+    reserved = claim.get('status', {}).get('reservedFor', [])
+    check([(r.get('apiGroup'), r['resource'], r['name']) for r in reserved] ==
+          [('scheduling.k8s.io', 'podgroups', 'pair-domain')], 'reserved for the PodGroup: %s' % reserved)
+    results = claim.get('status', {}).get('allocation', {}).get('devices', {}).get('results', [])
+    check(len(results) == 2, 'two GPUs for the pair: %s' % results)
+    mine = [c for c in kjson('get', 'resourceclaims')['items'] if c['metadata']['name'].startswith(('s0-', 's1-'))]
+    check(not mine, 'no per-pod claims: %s' % [c['metadata']['name'] for c in mine])
+    # The members go: the group still holds its claim. The group goes: so does the claim.
+    kubectl('delete', 'pods', 's0', 's1', '--wait=true', '--timeout=60s')
+    check(bool((find('resourceclaims', claim_name) or {}).get('status', {}).get('allocation')),
+          'the claim stays allocated for the PodGroup without its pods')
+    kubectl('delete', 'podgroup', 'pair-domain')
+    gone = wait(lambda: find('resourceclaims', claim_name) is None, 30, 'the group claim goes with its PodGroup')
+    check(bool(gone), 'the PodGroup took its claim along')
+
+
 def main():
     with up:
         gang_part()
         job_part()
+        group_claim_part()
     sys.exit(up.exit_code)
 
 
