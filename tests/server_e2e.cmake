@@ -90,7 +90,11 @@ draplane_python_e2e(up_preempt_e2e up_preempt.py up 120)
 # The same gang through the Workload API (scheduling.k8s.io/v1beta1 Workload and
 # PodGroup, pods with spec.schedulingGroup): the PodGroup's condition says why,
 # then True; and a Job with spec.scheduling gets its Workload and PodGroup.
+# And KEP-5729: a PodGroup's template claim shared by its members.
 draplane_python_e2e(up_workload_e2e up_workload.py up 180)
+# KAI queues with kubectl (2 nodes of 8 GPUs): an idle queue lends its share
+# (16 pods of qa run), then reclaims it (8 of qa's pods preempted, 8/8).
+draplane_python_e2e(up_queues_e2e up_queues.py up 240)
 # Deployments (issue 28) on one node of 8 H100s: a claim template per replica,
 # kubectl scale, rolling update within maxSurge, rollout status/history/undo,
 # kubectl create deployment, delete with --cascade orphan/foreground/background.
