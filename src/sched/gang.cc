@@ -5,6 +5,7 @@
 // PodGroup's PodGroupInitiallyScheduled condition follows the outcome.
 #include <spdlog/spdlog.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -12,6 +13,7 @@
 #include "api/workload.h"
 #include "sched/gang.h"
 #include "sched/plugins/gang_scheduling.h"
+#include "sched/plugins/preemption.h"
 #include "sched/pod_claims.h"
 #include "sched/scheduler.h"
 
@@ -155,11 +157,7 @@ CycleResult Scheduler::schedule_group(const std::string& key, const GangSpec& ga
     return give_up(gang_id + ": " + std::to_string(exist) + " of " + std::to_string(min_member) + " pods (" + field +
                    ") exist");
   }
-  struct Member {
-    CycleState cs;
-    NodeFit fit;
-    Reservation reservation;
-  };
+  using Member = GangMember;
   std::vector<std::unique_ptr<Member>> placed;
   std::vector<std::string> left_out;
   std::string first_failure;
@@ -187,12 +185,13 @@ CycleResult Scheduler::schedule_group(const std::string& key, const GangSpec& ga
   }
   gang_->end_group();
   if (!allowed) {
+    const std::string preempting = preempt_ != nullptr ? preempt_for_gang(gang_id, placed, left_out, min_member - admitted) : "";
     // Members still waiting when the group's cycle ends: nothing stays reserved.
-    for (auto& mem : placed) unreserve(mem->cs, mem->fit, mem->reservation);
+    for (auto it = placed.rbegin(); it != placed.rend(); ++it) unreserve((*it)->cs, (*it)->fit, (*it)->reservation);
     std::string why = shortfall(members, cache_);
     return give_up(gang_id + ": only " + std::to_string(static_cast<int>(placed.size()) + admitted) + " of " +
                    std::to_string(min_member) + " pods fit" + (why.empty() ? "" : " (" + why + ")") + "; " +
-                   first_failure);
+                   first_failure + preempting);
   }
   CycleResult result{Outcome::kUnschedulable, key, "", gang_id + ": " + first_failure};
   for (auto& mem : placed) {
@@ -209,6 +208,76 @@ CycleResult Scheduler::schedule_group(const std::string& key, const GangSpec& ga
     if (const api::Pod* p = cache_.pod(m)) mark_unschedulable(*p, gang_id + ": " + first_failure);
   }
   return result;
+}
+
+std::string Scheduler::preempt_for_gang(const std::string& gang_id,
+                                        const std::vector<std::unique_ptr<GangMember>>& placed,
+                                        const std::vector<std::string>& left_out, int needed) {
+  if (left_out.empty()) return "";
+  if (preempt_->gang_waiting(gang_id)) return "; waiting for the pods it preempted to go";
+  // What the simulation changed, undone last first: members reserved after a
+  // removal must be unreserved before the removed pods come back.
+  std::vector<std::unique_ptr<GangMember>> extra;
+  std::vector<std::unique_ptr<plugins::DefaultPreemption::Removal>> removals;
+  std::vector<std::function<void()>> undo;
+  std::vector<std::string> victims;
+  std::set<std::string> seen;
+  bool all_fit = true;
+  for (const auto& m : left_out) {
+    if (static_cast<int>(placed.size() + extra.size()) >= needed) break;
+    auto mem = std::make_unique<GangMember>();
+    if (!start_cycle(m, mem->cs)) {
+      all_fit = false;
+      break;
+    }
+    std::string msg;
+    framework::NodeStatusMap statuses;
+    bool fits = find_node(mem->cs, mem->fit, &msg, &statuses);
+    if (!fits) {
+      auto found = preempt_->search(mem->cs, statuses);
+      if (!found.has_value() || found->outcome != preemption::Outcome::kNominated) {
+        all_fit = false;
+        break;
+      }
+      std::vector<std::string> taken;
+      for (const auto& v : found->victims.pods) {
+        if (seen.insert(v.key).second) {
+          victims.push_back(v.key);
+          taken.push_back(v.key);
+        }
+      }
+      removals.push_back(preempt_->remove(taken));
+      undo.push_back([&removals, i = removals.size() - 1] { removals[i].reset(); });
+      // Placed again from scratch: the claims and nodes changed.
+      mem = std::make_unique<GangMember>();
+      if (!start_cycle(m, mem->cs)) {
+        all_fit = false;
+        break;
+      }
+      fits = find_node(mem->cs, mem->fit, &msg);
+    }
+    if (!fits || !reserve(mem->cs, mem->fit, mem->reservation)) {
+      all_fit = false;
+      break;
+    }
+    GangMember* p = mem.get();
+    extra.push_back(std::move(mem));
+    undo.push_back([this, p] { unreserve(p->cs, p->fit, p->reservation); });
+  }
+  std::vector<std::pair<std::string, std::string>> nominations;
+  all_fit = all_fit && static_cast<int>(placed.size() + extra.size()) >= needed;
+  if (all_fit) {
+    for (const auto& mem : placed) nominations.emplace_back(mem->cs.pod_key, mem->fit.node);
+    for (const auto& mem : extra) nominations.emplace_back(mem->cs.pod_key, mem->fit.node);
+  }
+  for (auto it = undo.rbegin(); it != undo.rend(); ++it) (*it)();
+  if (!all_fit || victims.empty()) return "";
+  preempt_->evict_for_gang(gang_id, nominations, victims);
+  log_->info("{}: preempting {} pod(s) to place the gang", gang_id, victims.size());
+  std::string names;
+  for (size_t i = 0; i < victims.size() && i < 3; ++i) names += (i ? ", " : "") + victims[i];
+  if (victims.size() > 3) names += ", ...";
+  return "; preempting " + std::to_string(victims.size()) + " lower-priority pod(s) for the gang (" + names + ")";
 }
 
 }  // namespace draplane::sched

@@ -189,6 +189,20 @@ class Scheduler {
   // A gang's cycle (gang.cc): its members through Reserve and Permit against
   // one cache state; bound together or not at all.
   CycleResult schedule_group(const std::string& key, const GangSpec& gang);
+  // A member reserved in a gang's cycle.
+  struct GangMember {
+    CycleState cs;
+    NodeFit fit;
+    Reservation reservation;
+  };
+  // A gang that does not fit as preemptor (gang.cc): with `placed` still
+  // reserved, members `left_out` are placed in turn until `needed` are,
+  // preempting where they must with the earlier members' victims already
+  // gone; when enough fit, the victims are evicted and those members
+  // nominated for their nodes. Nothing stays reserved or removed. Returns what
+  // to add to the gang's message ("" when it preempts nothing).
+  std::string preempt_for_gang(const std::string& gang_id, const std::vector<std::unique_ptr<GangMember>>& placed,
+                               const std::vector<std::string>& left_out, int needed);
   // The PodGroup's PodGroupInitiallyScheduled condition (a no-op for
   // annotation gangs, or once it is True).
   void set_pod_group_condition(const std::string& ns, const GangSpec& gang, bool scheduled, const std::string& message);

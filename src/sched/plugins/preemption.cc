@@ -208,9 +208,7 @@ std::unique_ptr<DefaultPreemption::Hold> DefaultPreemption::hold_nominated(const
 
 framework::PostFilterResult DefaultPreemption::post_filter(framework::CycleState& state,
                                                            const framework::NodeStatusMap& statuses) {
-  const framework::Handle& h = fw_.handle();
-  ClusterCache& cache = *h.cache;
-  const api::Pod& pod = state.pod;
+  ClusterCache& cache = *fw_.handle().cache;
   if (auto it = awaiting_release_.find(state.pod_key); it != awaiting_release_.end()) {
     for (const auto& [key, uid] : it->second) {
       const api::ResourceClaim* c = cache.claim(key);
@@ -220,6 +218,20 @@ framework::PostFilterResult DefaultPreemption::post_filter(framework::CycleState
     }
     awaiting_release_.erase(it);
   }
+  auto found = search(state, statuses);
+  if (!found) return {Status(framework::Code::kError, found.error().message()), ""};
+  if (found->outcome != preemption::Outcome::kNominated) return {Status::unschedulable(found->message), ""};
+  std::vector<std::string> victims;
+  for (const auto& v : found->victims.pods) victims.push_back(v.key);
+  evict(state, found->victims.node, victims);
+  return {Status(), found->victims.node};
+}
+
+Result<preemption::PostFilterResult> DefaultPreemption::search(framework::CycleState& state,
+                                                               const framework::NodeStatusMap& statuses) {
+  const framework::Handle& h = fw_.handle();
+  ClusterCache& cache = *h.cache;
+  const api::Pod& pod = state.pod;
   preemption::Preemptor pr{state.pod_key, pod.spec.priority.value_or(0), pod.spec.preemptionPolicy.value_or(""),
                            pod.status.nominatedNodeName, nullptr};
   // KAI queues: a pod below its queue's share may take from queues over theirs.
@@ -271,30 +283,92 @@ framework::PostFilterResult DefaultPreemption::post_filter(framework::CycleState
     if (queues != nullptr) queues->changed();
     return ok;
   };
-  auto found = preemption::post_filter(pr, nodes, pods, fits);
-  if (!found) return {Status(framework::Code::kError, found.error().message()), ""};
-  if (found->outcome != preemption::Outcome::kNominated) return {Status::unschedulable(found->message), ""};
-  std::vector<std::string> victims;
-  for (const auto& v : found->victims.pods) victims.push_back(v.key);
-  evict(state, found->victims.node, victims);
-  return {Status(), found->victims.node};
+  return preemption::post_filter(pr, nodes, pods, fits);
+}
+
+std::unique_ptr<DefaultPreemption::Removal> DefaultPreemption::remove(const std::vector<std::string>& pod_keys) {
+  ClusterCache& cache = *fw_.handle().cache;
+  std::vector<preemption::PodInfo> infos;
+  for (const auto& k : pod_keys) {
+    preemption::PodInfo info;
+    info.key = k;
+    infos.push_back(std::move(info));
+  }
+  std::vector<const preemption::PodInfo*> removed;
+  for (const auto& i : infos) removed.push_back(&i);
+  // The queues count the pods as the cache has them, before and after.
+  class Taken final : public Removal {
+   public:
+    Taken(ClusterCache& cache, const std::vector<const preemption::PodInfo*>& removed, KaiQueues* queues)
+        : what_if_(std::make_unique<WhatIf>(cache, removed)), queues_(queues) {
+      if (queues_ != nullptr) queues_->changed();
+    }
+    ~Taken() override {
+      what_if_.reset();
+      if (queues_ != nullptr) queues_->changed();
+    }
+
+   private:
+    std::unique_ptr<WhatIf> what_if_;
+    KaiQueues* queues_;
+  };
+  return std::make_unique<Taken>(cache, removed, fw_.plugin<KaiQueues>());
 }
 
 void DefaultPreemption::evict(const framework::CycleState& state, const std::string& node,
                               const std::vector<std::string>& victims) {
+  awaiting_release_[state.pod_key] = evict_pods(state.pod, state.pod_key, node, victims);
+  nominate(state.pod_key, node);
+}
+
+void DefaultPreemption::evict_for_gang(const std::string& gang_id,
+                                       const std::vector<std::pair<std::string, std::string>>& members,
+                                       const std::vector<std::string>& victims) {
+  ClusterCache& cache = *fw_.handle().cache;
+  GangWait& wait = gang_awaiting_[gang_id];
+  wait = {};
+  for (const auto& key : victims) {
+    if (const api::Pod* v = cache.pod(key)) wait.pods[key] = v->metadata.uid;
+  }
+  // Events and conditions name the member first in the gang's order.
+  const api::Pod* first = members.empty() ? nullptr : cache.pod(members.front().first);
+  if (first != nullptr) {
+    wait.claims = evict_pods(*first, members.front().first, members.front().second, victims);
+  }
+  for (const auto& [key, node] : members) nominate(key, node);
+}
+
+bool DefaultPreemption::gang_waiting(const std::string& gang_id) {
+  auto it = gang_awaiting_.find(gang_id);
+  if (it == gang_awaiting_.end()) return false;
+  ClusterCache& cache = *fw_.handle().cache;
+  for (const auto& [key, uid] : it->second.pods) {
+    const api::Pod* p = cache.pod(key);
+    if (p != nullptr && p->metadata.uid == uid) return true;
+  }
+  for (const auto& [key, uid] : it->second.claims) {
+    const api::ResourceClaim* c = cache.claim(key);
+    if (c != nullptr && c->metadata.uid == uid && c->status.allocation) return true;
+  }
+  gang_awaiting_.erase(it);
+  return false;
+}
+
+std::map<std::string, std::string> DefaultPreemption::evict_pods(const api::Pod& preemptor,
+                                                                 const std::string& preemptor_key,
+                                                                 const std::string& node,
+                                                                 const std::vector<std::string>& victims) {
   const framework::Handle& h = fw_.handle();
   ClusterCache& cache = *h.cache;
-  const api::Pod& preemptor = state.pod;
   const std::string now = h.clock->rfc3339();
   const std::string scheduler = preemptor.spec.schedulerName.empty() ? "default-scheduler" : preemptor.spec.schedulerName;
-  const std::string message = scheduler + ": preempting to accommodate a higher priority pod " + state.pod_key;
+  const std::string message = scheduler + ": preempting to accommodate a higher priority pod " + preemptor_key;
   // The claims only the victims hold: the preemptor waits for their release.
   std::set<std::string> victim_uids;
   for (const auto& key : victims) {
     if (const api::Pod* v = cache.pod(key)) victim_uids.insert(v->metadata.uid);
   }
-  auto& awaiting = awaiting_release_[state.pod_key];
-  awaiting.clear();
+  std::map<std::string, std::string> awaiting;
   for (const auto& key : victims) {
     const api::Pod* v = cache.pod(key);
     if (v == nullptr) continue;
@@ -312,7 +386,7 @@ void DefaultPreemption::evict(const framework::CycleState& state, const std::str
     // Already going (an earlier preemption or its owner): nothing to add.
     if (v == nullptr || !v->metadata.deletionTimestamp.empty()) continue;
     api::Pod victim = *v;
-    spdlog::info("preempting pod {} on node {} for pod {}", key, cache.bound_node(key), state.pod_key);
+    spdlog::info("preempting pod {} on node {} for pod {}", key, cache.bound_node(key), preemptor_key);
     h.binder->record_event(victim, "Normal", "Preempted", "Preempting",
                            "Preempted by pod " + preemptor.metadata.uid + " on node " + node);
     auto st = h.binder->update_pod_status(victim, [&](api::Pod& p) { add_disruption_target(p, message, now); });
@@ -324,9 +398,17 @@ void DefaultPreemption::evict(const framework::CycleState& state, const std::str
       spdlog::warn("pod {}: not deleted for preemption: {}", key, del.error().message());
     }
   }
+  return awaiting;
+}
+
+void DefaultPreemption::nominate(const std::string& key, const std::string& node) {
+  const framework::Handle& h = fw_.handle();
+  const api::Pod* pod = h.cache->pod(key);
+  if (pod == nullptr) return;
+  const api::Pod preemptor = *pod;
   auto st = h.binder->update_pod_status(preemptor, [&](api::Pod& p) { p.status.nominatedNodeName = node; });
-  if (!st.has_value()) spdlog::warn("pod {}: nominatedNodeName not written: {}", state.pod_key, st.error().message());
-  nominations_[state.pod_key] = Nomination{node, preemptor.spec.priority.value_or(0)};
+  if (!st.has_value()) spdlog::warn("pod {}: nominatedNodeName not written: {}", key, st.error().message());
+  nominations_[key] = Nomination{node, preemptor.spec.priority.value_or(0)};
 }
 
 }  // namespace draplane::sched::plugins

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "sched/framework.h"
+#include "sched/preemption.h"
 
 namespace draplane::sched::plugins {
 
@@ -79,9 +80,35 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
   // Null when no nomination applies (the common case costs a map lookup).
   std::unique_ptr<Hold> hold_nominated(const std::string& pod_key, int32_t priority);
 
+  // The victim search alone, nothing evicted: the node and victims post_filter
+  // would choose for `state`'s pod, or why there are none.
+  Result<preemption::PostFilterResult> search(framework::CycleState& state, const framework::NodeStatusMap& statuses);
+
+  // Pods taken out of the cache as the what-if checks take them (their claims
+  // no remaining pod uses deallocated) until the object is destroyed: a gang's
+  // later members are searched with the earlier members' victims gone.
+  class Removal {
+   public:
+    virtual ~Removal() = default;
+  };
+  std::unique_ptr<Removal> remove(const std::vector<std::string>& pod_keys);
+
+  // A gang as preemptor (KEP-5710: victims chosen so that the whole group
+  // fits): evicts `victims`, nominates each member for its node (pod key ->
+  // node) and has the gang wait (gang_waiting) until the victims are gone and
+  // the claims only they held are released, instead of choosing more.
+  void evict_for_gang(const std::string& gang_id, const std::vector<std::pair<std::string, std::string>>& members,
+                      const std::vector<std::string>& victims);
+  bool gang_waiting(const std::string& gang_id);
+
  private:
   // Victims chosen: evicts them and nominates the node for the preemptor.
   void evict(const framework::CycleState& state, const std::string& node, const std::vector<std::string>& victims);
+  // Marks and deletes the victims for `preemptor` (events name `node`);
+  // returns the claims (key -> UID) only they held.
+  std::map<std::string, std::string> evict_pods(const api::Pod& preemptor, const std::string& preemptor_key,
+                                                const std::string& node, const std::vector<std::string>& victims);
+  void nominate(const std::string& key, const std::string& node);
 
   framework::Framework& fw_;
   std::map<std::string, Nomination> nominations_;
@@ -89,6 +116,12 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
   // are deallocated the preemptor waits instead of choosing more victims (the
   // victims are gone before the claim controller releases their claims).
   std::map<std::string, std::map<std::string, std::string>> awaiting_release_;
+  // Per gang that preempted: its victims (key -> UID) and the claims only they
+  // held (key -> UID), until all are gone.
+  struct GangWait {
+    std::map<std::string, std::string> pods, claims;
+  };
+  std::map<std::string, GangWait> gang_awaiting_;
 };
 
 }  // namespace draplane::sched::plugins
