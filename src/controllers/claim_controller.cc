@@ -175,10 +175,6 @@ Result<std::optional<api::Pod>> ClaimController::lookup_pod(const std::string& n
 Result<void> ClaimController::sync_claim(const std::string& key) {
   auto claim = claims_.get(key);
   if (!claim) return {};
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    if (deleted_uids_.count(claim->metadata.uid)) return {};
-  }
   Status lookup_error;
   auto pods = [&](const std::string& ns, const std::string& name) -> std::optional<api::Pod> {
     auto p = lookup_pod(ns, name);
@@ -206,13 +202,22 @@ Result<void> ClaimController::sync_claim(const std::string& key) {
   };
   auto decision = decide_claim(*claim, pods, groups);
   if (!lookup_error.ok()) return lookup_error;
+  {
+    // Deleted by us already: not again. The rest still applies: a claim read
+    // from a cache that had not seen its finalizer yet was deleted with the
+    // finalizer in place, and only its release lets the deletion finish.
+    std::lock_guard<std::mutex> l(mu_);
+    if (deleted_uids_.count(claim->metadata.uid)) decision.delete_claim = false;
+  }
   const auto& [ns, name] = split_key(key);
   api::ResourceClaim current = *claim;
   if (decision.update_status) {
     current.status = decision.status;
     // resourceVersion from the cache: the update fails if anything changed since.
-    ASSIGN_OR_RETURN(std::string out, rest_.put(claim_path(ns, name).sub("status"), api::to_json(api::Object(current))));
-    ASSIGN_OR_RETURN(current, api::decode_as<api::ResourceClaim>(out));
+    auto out = rest_.put(claim_path(ns, name).sub("status"), api::to_json(api::Object(current)));
+    if (!out.has_value() && out.error().code() == Code::kNotFound) return {};  // gone meanwhile
+    if (!out.has_value()) return out.error();
+    ASSIGN_OR_RETURN(current, api::decode_as<api::ResourceClaim>(*out));
     options_.logger->debug("claim {}: reservedFor updated, dropped {}{}", key, decision.dropped.size(),
                            decision.status.allocation ? "" : ", deallocated");
   }

@@ -124,7 +124,9 @@ class ClaimController {
   // (a group's status naming its claims brings them back).
   common::ReverseIndex<std::string, std::string> groups_of_pods_;
   // UIDs of claims this controller deleted: the cache may still show them, and
-  // deleting them again would only draw a 404. Entries outlive the claim's
+  // deleting them again would only draw a 404 (their reservations and
+  // finalizer are still released: a delete that met the finalizer only marked
+  // the claim). Entries outlive the claim's
   // delete event on purpose: a sync that read the claim from the cache just
   // before that event must still see it deleted. The newest kDeletedMemo are
   // kept (deleted_order_: oldest first).

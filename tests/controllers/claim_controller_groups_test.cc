@@ -85,7 +85,8 @@ TEST(ClaimControllerGroups, OneClaimPerGroupEntrySharedByTheMembers) {
   // The group's status names its claim; both members name the same one.
   const std::optional<std::string> shared = group_status_claim(api, "train", "domain");
   ASSERT_TRUE(shared.has_value());
-  EXPECT_EQ(*shared, "train-domain-aaaaa");
+  // (The fake server's generated suffixes depend on the order of the creates.)
+  EXPECT_EQ(shared->rfind("train-domain-", 0), 0u) << *shared;
   EXPECT_EQ(pod_status_claim(api, "w0", "domain"), shared);
   EXPECT_EQ(pod_status_claim(api, "w1", "domain"), shared);
   const std::optional<std::string> own = pod_status_claim(api, "w2", "domain");

@@ -239,5 +239,52 @@ TEST(ClaimController, ClaimCreatedAfterTheBoundPodGetsReservation) {
   EXPECT_TRUE(get_claim(api, "gone").status.reservedFor.empty());
 }
 
+// The claim cache lags: it shows a generated claim without the finalizer and
+// reservation the scheduler has written since, so the controller deletes it
+// when its pod goes, and the finalizer keeps it (deletionTimestamp). The
+// controller must still release it, or the devices stay taken for good (seen
+// as a steady-state bench round that never bound).
+TEST(ClaimController, AClaimDeletedUnderItsFinalizerIsStillReleased) {
+  FakeApi api;
+  std::string pod = api.put_object("pods", pod_json("p", R"([{"name":"g","resourceClaimName":"gen"}])", "n", "Running"));
+  const std::string uid = FakeApi::field(pod, {"metadata", "uid"});
+  const std::string claim_v1 = R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
+    "metadata":{"name":"gen","namespace":"default",
+     "ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":"p","uid":")" +
+                               uid + R"(","controller":true}]},
+    "spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.nvidia.com"}}]}}})";
+  api.put_object("resourceclaims", claim_v1);
+  ClaimController c(api, {});
+  c.start();
+  ASSERT_TRUE(c.wait_synced(5000));
+  api.hold("resourceclaims");
+  // The scheduler's writes, unseen by the controller's cache.
+  api::ResourceClaim cl = get_claim(api, "gen");
+  cl.metadata.finalizers.push_back(kDeleteProtectionFinalizer);
+  auto updated = api.put("/apis/resource.k8s.io/v1/namespaces/default/resourceclaims/gen", api::to_json(api::Object(cl)));
+  ASSERT_TRUE(updated.has_value());
+  cl = *api::decode_as<api::ResourceClaim>(*updated);
+  cl.status.allocation = api::AllocationResult{};
+  cl.status.allocation->devices.results.push_back(api::DeviceRequestAllocationResult{});
+  cl.status.allocation->devices.results[0].request = "gpu";
+  cl.status.allocation->devices.results[0].driver = "gpu.nvidia.com";
+  cl.status.allocation->devices.results[0].pool = "n";
+  cl.status.allocation->devices.results[0].device = "gpu-0";
+  cl.status.reservedFor.push_back({"", "pods", "p", uid});
+  ASSERT_TRUE(api.put("/apis/resource.k8s.io/v1/namespaces/default/resourceclaims/gen/status",
+                      api::to_json(api::Object(cl)))
+                  .has_value());
+  // The pod goes: the controller, reading the stale claim, deletes it.
+  api.erase("pods", "default", "p");
+  ASSERT_TRUE(api.wait_for([&] {
+    auto j = api.object("resourceclaims", "default", "gen");
+    return j && !FakeApi::field(*j, {"metadata", "deletionTimestamp"}).empty();
+  }));
+  api.release("resourceclaims");
+  ASSERT_TRUE(api.wait_for([&] { return !api.object("resourceclaims", "default", "gen").has_value(); }))
+      << api.object("resourceclaims", "default", "gen").value_or("");
+  c.stop();
+}
+
 }  // namespace
 }  // namespace draplane::controllers
