@@ -122,6 +122,7 @@ Result<std::optional<Victims>> select_victims(const Preemptor& preemptor, const 
     v.highest_priority = std::max(v.highest_priority, p.priority);
     v.priority_sum += int64_t{p.priority} + (int64_t{1} << 31);
   }
+  if (preemptor.victims_allowed && !preemptor.victims_allowed(v.pods)) return std::optional<Victims>{};
   return std::optional<Victims>{std::move(v)};
 }
 

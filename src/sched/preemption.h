@@ -72,6 +72,10 @@ struct Preemptor {
   // A pod of equal or higher priority may still be a victim when this says so
   // (KAI queues: reclaiming what another queue borrowed). Null: never.
   std::function<bool(const PodInfo&)> reclaimable;
+  // A node's victims, all together, once chosen: false makes the node no
+  // candidate (KAI queues: reclaims that each alone pass may together take a
+  // queue below its share). Null: always allowed.
+  std::function<bool(const std::vector<PodInfo>&)> victims_allowed;
 };
 
 // Whether the preemptor fits on `node` with `removed` (pods of that node) gone.

@@ -24,7 +24,7 @@ PodInfo pod(const std::string& key, const std::string& node, int32_t priority, i
 }
 
 Preemptor preemptor(int32_t priority, const std::string& policy = "") {
-  return Preemptor{"default/urgent", priority, policy, "", nullptr};
+  return Preemptor{"default/urgent", priority, policy, "", nullptr, nullptr};
 }
 
 // A node with `slots` pod slots per node; the preemptor takes one.

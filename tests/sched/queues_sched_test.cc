@@ -152,6 +152,44 @@ TEST(QueuesScheduler, NoReclaimBelowTheVictimsQuota) {
   EXPECT_EQ(h.bound("qb"), 0);
 }
 
+// A pod of `gpus` GPUs in `queue`, placed on `node`.
+api::Pod queue_pod_on(QueueCluster& h, const std::string& queue, const std::string& name, int gpus,
+                      const std::string& node = "") {
+  h.add(testing::claim(name, gpus));
+  api::Pod p = testing::pod(name, {name});
+  p.metadata.labels["kai.scheduler/queue"] = queue;
+  if (!node.empty()) p.spec.nodeSelector["kubernetes.io/hostname"] = node;
+  h.add(p);
+  return p;
+}
+
+// Each victim alone would leave its queue above its share; together they would
+// not: the reclaim is judged on a node's victims all at once.
+TEST(QueuesScheduler, ReclaimsAreJudgedTogether) {
+  QueueCluster h(2, 6);
+  h.add_queue("qa");
+  h.add_queue("qb");
+  h.add_queue("qc");
+  for (int i = 0; i < 6; ++i) {
+    queue_pod_on(h, "qa", "qa-" + std::to_string(i), 1, "n0");
+    queue_pod_on(h, "qc", "qc-" + std::to_string(i), 1, "n1");
+  }
+  h.run();
+  ASSERT_EQ(h.bound("qa"), 6);
+  ASSERT_EQ(h.bound("qc"), 6);
+  // qb asks 4 GPUs on one node: shares become 4/4/4, and taking four of qa's
+  // (or qc's) six would leave it at 2, below its share.
+  queue_pod_on(h, "qb", "qb-big", 4);
+  h.run();
+  EXPECT_TRUE(h.api.deleted.empty()) << h.api.deleted.size() << " evicted";
+  EXPECT_EQ(h.bound("qb"), 0);
+  // Two GPUs: taking two of qa's six leaves it at its share of 4.
+  queue_pod_on(h, "qb", "qb-small", 2);
+  h.clock.advance(std::chrono::seconds(2));
+  h.run();
+  EXPECT_EQ(h.api.deleted.size(), 2u);
+}
+
 TEST(QueuesScheduler, LimitCapsAQueue) {
   QueueCluster h(1, 8);
   h.add_queue("qa", "{\"quota\":0,\"limit\":3,\"overQuotaWeight\":1}");

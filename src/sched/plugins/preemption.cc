@@ -233,7 +233,7 @@ Result<preemption::PostFilterResult> DefaultPreemption::search(framework::CycleS
   ClusterCache& cache = *h.cache;
   const api::Pod& pod = state.pod;
   preemption::Preemptor pr{state.pod_key, pod.spec.priority.value_or(0), pod.spec.preemptionPolicy.value_or(""),
-                           pod.status.nominatedNodeName, nullptr};
+                           pod.status.nominatedNodeName, nullptr, nullptr};
   // KAI queues: a pod below its queue's share may take from queues over theirs.
   KaiQueues* queues = fw_.plugin<KaiQueues>();
   if (queues != nullptr && queues->empty()) queues = nullptr;
@@ -247,6 +247,15 @@ Result<preemption::PostFilterResult> DefaultPreemption::search(framework::CycleS
         it->second = victim != nullptr && queues->may_reclaim(pod, *victim);
       }
       return it->second;
+    };
+    // Those taken by reclaim alone (not of lower priority), together.
+    pr.victims_allowed = [queues, &cache, &pod, priority = pr.priority](const std::vector<preemption::PodInfo>& vs) {
+      std::vector<const api::Pod*> reclaimed;
+      for (const auto& v : vs) {
+        if (v.priority < priority || v.terminating) continue;
+        if (const api::Pod* p = cache.pod(v.key)) reclaimed.push_back(p);
+      }
+      return reclaimed.empty() || queues->may_reclaim_all(pod, reclaimed);
     };
   }
   std::vector<preemption::NodeCandidate> nodes;

@@ -385,15 +385,39 @@ bool KaiQueues::may_reclaim(const api::Pod& preemptor, const api::Pod& victim) {
   auto sa = queues_.find(qa), sb = queues_.find(qb);
   if (sa == queues_.end() || sb == queues_.end()) return false;
   refresh();
+  // A victim already leaving is gone as far as the what-if is concerned (as
+  // kube-scheduler removes terminating pods with the other victims); its
+  // share was taken off its queue already.
+  if (!victim.metadata.deletionTimestamp.empty()) return true;
+  return reclaim_from(preemptor, qa, qb, pod_amounts(victim));
+}
+
+bool KaiQueues::may_reclaim_all(const api::Pod& preemptor, const std::vector<const api::Pod*>& victims) {
+  const std::string qa = queue_of(preemptor);
+  if (qa.empty() || !queues_.count(qa)) return victims.empty();
+  refresh();
+  std::map<std::string, fair::Amounts> freed;  // per victim queue, by the victims not leaving yet
+  for (const api::Pod* v : victims) {
+    const std::string qb = queue_of(*v);
+    if (qb.empty() || qb == qa || !queues_.count(qb)) return false;
+    if (!v->metadata.deletionTimestamp.empty()) continue;
+    fair::Amounts& f = freed[qb];
+    const fair::Amounts a = pod_amounts(*v);
+    for (int r = 0; r < fair::kResources; ++r) f[r] += a[r];
+  }
+  for (const auto& [qb, f] : freed) {
+    if (!reclaim_from(preemptor, qa, qb, f)) return false;
+  }
+  return true;
+}
+
+bool KaiQueues::reclaim_from(const api::Pod& preemptor, const std::string& qa, const std::string& qb,
+                             const fair::Amounts& freed) {
   auto quota = [](const QueueConfig& q) {
     fair::Amounts a{};
     for (int r = 0; r < fair::kResources; ++r) a[r] = q.resources[r].quota;
     return a;
   };
-  // A victim already leaving is gone as far as the what-if is concerned (as
-  // kube-scheduler removes terminating pods with the other victims); its
-  // share was taken off its queue already.
-  if (!victim.metadata.deletionTimestamp.empty()) return true;
   // As the queues will stand once the evictions under way are done.
   fair::QueueShare a = shares_.at(qa), b = shares_.at(qb);
   auto adjust = [](fair::QueueShare& s, const std::map<std::string, fair::Amounts>& m, const std::string& q, int sign) {
@@ -403,9 +427,9 @@ bool KaiQueues::may_reclaim(const api::Pod& preemptor, const api::Pod& victim) {
   };
   adjust(a, nominated_, qa, +1);
   adjust(b, releasing_, qb, -1);
-  fair::ReclaimSide reclaimer{&a, quota(sa->second)};
-  fair::ReclaimSide from{&b, quota(sb->second)};
-  return fair::reclaim_allowed(reclaimer, pod_amounts(preemptor), from, pod_amounts(victim));
+  fair::ReclaimSide reclaimer{&a, quota(queues_.at(qa))};
+  fair::ReclaimSide from{&b, quota(queues_.at(qb))};
+  return fair::reclaim_allowed(reclaimer, pod_amounts(preemptor), from, freed);
 }
 
 std::vector<QueueReport> KaiQueues::reports() {

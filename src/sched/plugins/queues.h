@@ -18,7 +18,9 @@
 // pod of another queue of any priority when fair::reclaim_allowed says so: the
 // reclaimer stays within its quota (or fair share) and the victim's queue
 // keeps at least its quota (or fair share) in what it gives up. Each victim is
-// judged on its own (docs/compat.md).
+// judged on its own, then the victims a preemptor chooses on a node together
+// (may_reclaim_all): several reclaims that each alone would pass may not take
+// a queue below its share.
 //
 // GPU counting (the rule of fair_share.h): each DRA device counts as a GPU;
 // an allocated whole device counts 1, a partition (a device consuming a
@@ -103,6 +105,9 @@ class KaiQueues final : public framework::PreFilterPlugin, public framework::Res
 
   // Whether `preemptor` may evict `victim` to reclaim for its queue.
   bool may_reclaim(const api::Pod& preemptor, const api::Pod& victim);
+  // Whether it may evict all of `victims` (pods it may preempt only by
+  // reclaim) together: per victim queue, what they free at once.
+  bool may_reclaim_all(const api::Pod& preemptor, const std::vector<const api::Pod*>& victims);
 
   // One entry per queue, in name order (shares as of now).
   std::vector<QueueReport> reports();
@@ -113,6 +118,10 @@ class KaiQueues final : public framework::PreFilterPlugin, public framework::Res
   std::optional<fair::QueueShare> share(const std::string& queue);
 
  private:
+  // fair::reclaim_allowed for `preemptor` (queue qa) taking `freed` from queue qb,
+  // the queues as they will stand once the nominations and evictions under way are done.
+  bool reclaim_from(const api::Pod& preemptor, const std::string& qa, const std::string& qb,
+                    const fair::Amounts& freed);
   void refresh();
   void forget(const std::string& pod_key) {
     if (queues_.empty()) return;  // nothing counted (amounts are dropped when a first queue comes)
