@@ -55,6 +55,11 @@ bool Scheduler::find_node(CycleState& cs, NodeFit& best, std::string* message, f
   if (!pre.ok()) {
     fit_error.set_pre_filter(pre.reason());
     *message = fit_error.message(options_.max_detail_lines);
+    // As upstream: a PreFilter verdict that evictions may cure (a KAI queue
+    // at its limit) is every node's, so PostFilter looks for victims.
+    if (statuses != nullptr && pre.code() == framework::Code::kUnschedulable) {
+      for (const auto& [name, node] : nodes) statuses->emplace_back(name, pre);
+    }
     return false;
   }
   Choice choice;

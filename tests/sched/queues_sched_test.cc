@@ -199,6 +199,42 @@ TEST(QueuesScheduler, LimitCapsAQueue) {
   EXPECT_EQ(h.condition_message("qa-4"), "Unschedulable: 0/1 nodes are available: queue \"qa\" would exceed its gpu limit.");
 }
 
+// At its limit a queue takes no more, but a pod of higher priority in it
+// preempts one of lower priority in the same queue (KAI's in-queue
+// preemption); one of equal priority waits.
+TEST(QueuesScheduler, AtItsLimitAQueuePreemptsWithinItselfByPriority) {
+  QueueCluster h(1, 8);
+  h.add_queue("qa", "{\"quota\":0,\"limit\":2,\"overQuotaWeight\":1}");
+  h.submit("qa", 2);
+  h.run();
+  ASSERT_EQ(h.bound("qa"), 2);
+  queue_pod_on(h, "qa", "qa-peer", 1);
+  h.run();
+  EXPECT_TRUE(h.api.deleted.empty());
+  EXPECT_EQ(h.pod("qa-peer").spec.nodeName, "");
+  h.add(testing::claim("qa-urgent"));
+  api::Pod urgent = testing::pod("qa-urgent", {"qa-urgent"});
+  urgent.metadata.labels["kai.scheduler/queue"] = "qa";
+  urgent.spec.priority = 1000;
+  h.add(urgent);
+  h.run();
+  ASSERT_EQ(h.api.deleted.size(), 1u);
+  EXPECT_EQ(h.pod("qa-urgent").status.nominatedNodeName, "n0");
+  h.finish_deletions();
+  h.clock.advance(std::chrono::seconds(2));
+  h.run();
+  EXPECT_EQ(h.pod("qa-urgent").spec.nodeName, "n0");
+  EXPECT_EQ(h.bound("qa"), 2) << "still at its limit";
+  // A pod of a queue that does not exist looks for no victims at all.
+  h.add(testing::claim("lost"));
+  api::Pod lost = testing::pod("lost", {"lost"});
+  lost.metadata.labels["kai.scheduler/queue"] = "nosuch";
+  lost.spec.priority = 2000;
+  h.add(lost);
+  h.run();
+  EXPECT_EQ(h.api.deleted.size(), 1u);
+}
+
 TEST(QueuesScheduler, OnlyLeafQueuesTakePods) {
   QueueCluster h(1, 8);
   h.add_queue("org");

@@ -20,7 +20,9 @@ Status DynamicResources::pre_filter(framework::CycleState& cs) {
   ResolvedClaims rc = resolve_claims(cs.pod, cache);
   if (!rc.waiting.empty()) {
     st.awaiting_generated_claim = rc.awaiting_generated_claim;
-    return Status::unschedulable(rc.waiting);
+    // No eviction creates, releases or frees a claim's reservedFor slot: no
+    // victims are searched for it.
+    return Status::unresolvable(rc.waiting);
   }
   const std::string ext_name = cs.pod.status.extendedResourceClaimStatus
                                    ? cs.pod.status.extendedResourceClaimStatus->resourceClaimName

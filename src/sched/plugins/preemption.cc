@@ -277,6 +277,9 @@ Result<preemption::PostFilterResult> DefaultPreemption::search(framework::CycleS
   auto fits = [&](const std::string& node, const std::vector<const preemption::PodInfo*>& removed) -> Result<bool> {
     const api::Node* n = cache.node(node);
     if (n == nullptr) return false;
+    // Nobody taken away: the cache is as Filter just saw it, where the pod fit
+    // no node (or PreFilter refused it): no need to ask again on every node.
+    if (removed.empty()) return false;
     WhatIf what_if(cache, removed);
     // The queues count the pods as the what-if has them (victims gone).
     if (queues != nullptr) queues->changed();

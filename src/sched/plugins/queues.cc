@@ -339,14 +339,19 @@ framework::Status KaiQueues::pre_filter(framework::CycleState& cs) {
   if (q.empty()) return {};
   refresh();
   auto spec = queues_.find(q);
-  if (spec == queues_.end()) return framework::Status::unschedulable("queue \"" + q + "\" does not exist");
+  // Unresolvable: no eviction makes the queue take the pod. Past its limit or
+  // share it is not: evicting pods of lower priority in the same queue (or
+  // reclaiming) may make room, so PostFilter looks for victims.
+  if (spec == queues_.end()) return framework::Status::unresolvable("queue \"" + q + "\" does not exist");
   for (const auto& [name, other] : queues_) {
     if (other.parent == q) {
-      return framework::Status::unschedulable("queue \"" + q + "\" has child queues; only leaf queues take pods");
+      return framework::Status::unresolvable("queue \"" + q + "\" has child queues; only leaf queues take pods");
     }
   }
   const fair::QueueShare& share = shares_.at(q);
-  if (share.orphaned) return framework::Status::unschedulable("queue \"" + q + "\" has no parent queue \"" + spec->second.parent + "\"");
+  if (share.orphaned) {
+    return framework::Status::unresolvable("queue \"" + q + "\" has no parent queue \"" + spec->second.parent + "\"");
+  }
   const fair::Amounts need = amounts_of(cs.pod_key, cs.pod);
   bool over = false;
   int over_r = 0;
