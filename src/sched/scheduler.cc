@@ -425,6 +425,10 @@ void Scheduler::publish_queue_reports() {
   reports_ = std::move(reports);
 }
 
+std::vector<plugins::QueueReport> Scheduler::current_queue_reports() {
+  return queues_ != nullptr ? queues_->reports() : std::vector<plugins::QueueReport>{};
+}
+
 std::vector<plugins::QueueReport> Scheduler::queue_reports() {
   std::lock_guard<std::mutex> lock(reports_mu_);
   return reports_;

@@ -165,6 +165,8 @@ class Scheduler {
   // The queues' allocation, demand and fair share as published about once a
   // second by run() (any thread).
   std::vector<plugins::QueueReport> queue_reports();
+  // The same computed now (scheduling thread only: tests, tools).
+  std::vector<plugins::QueueReport> current_queue_reports();
   // True when the pod is addressed to this scheduler and waits for a node.
   bool is_ours_pending(const api::Pod& pod) const;
 

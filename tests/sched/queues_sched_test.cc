@@ -2,6 +2,7 @@
 // and reclaim by preemption between queues.
 #include <gtest/gtest.h>
 
+#include "api/workload.h"
 #include "harness.h"
 #include "sched/plugins/queues.h"
 
@@ -233,6 +234,36 @@ TEST(QueuesScheduler, AtItsLimitAQueuePreemptsWithinItselfByPriority) {
   h.add(lost);
   h.run();
   EXPECT_EQ(h.api.deleted.size(), 1u);
+}
+
+// A claim a PodGroup shares (KEP-5729) is one set of devices: a gang of four
+// sharing four GPUs holds four of its queue's GPUs, not sixteen.
+TEST(QueuesScheduler, AGroupsSharedClaimCountsOnce) {
+  QueueCluster h(1, 8);
+  h.add_queue("qa");
+  api::PodGroup g;
+  g.metadata.name = "train";
+  g.metadata.namespace_ = "default";
+  g.metadata.uid = "uid-train";
+  g.spec.schedulingPolicy.gang = api::GangSchedulingPolicy{4};
+  g.spec.resourceClaims.push_back(api::PodGroupResourceClaim{"domain", std::string("domain"), std::nullopt});
+  h.add(g);
+  h.add(testing::claim("domain", 4));
+  for (int i = 0; i < 4; ++i) {
+    api::Pod p = testing::pod("w" + std::to_string(i));
+    p.metadata.labels["kai.scheduler/queue"] = "qa";
+    p.spec.schedulingGroup = api::PodSchedulingGroup{std::string("train")};
+    api::PodResourceClaim e;
+    e.name = "domain";
+    e.resourceClaimName = "domain";
+    p.spec.resourceClaims.push_back(e);
+    h.add(p);
+  }
+  h.run();
+  ASSERT_EQ(h.bound("qa"), 4) << h.condition_message("w0");
+  auto reports = h.sched.current_queue_reports();
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_EQ(reports[0].allocated[fair::kGpu], 4000);
 }
 
 TEST(QueuesScheduler, OnlyLeafQueuesTakePods) {

@@ -10,6 +10,8 @@
 #include <type_traits>
 #include <variant>
 
+#include "api/pod_group_claims.h"
+#include "api/workload.h"
 #include "sched/cluster_cache.h"
 #include "sched/pod_claims.h"
 
@@ -214,14 +216,24 @@ fair::Amounts KaiQueues::pod_amounts(const api::Pod& pod) const {
     if (mem != c.resources.requests.end()) a[fair::kMemory] += mem->second.value();
   }
   ResolvedClaims rc = resolve_claims(pod, *h_.cache);
-  for (const auto& key : rc.keys) {
-    const api::ResourceClaim* claim = h_.cache->claim(key);
+  for (size_t k = 0; k < rc.keys.size(); ++k) {
+    const api::ResourceClaim* claim = h_.cache->claim(rc.keys[k]);
     if (claim == nullptr) continue;
+    int64_t gpu = 0;
     if (claim->status.allocation) {
-      a[fair::kGpu] += allocated_gpu_milli(*claim->status.allocation);
+      gpu = allocated_gpu_milli(*claim->status.allocation);
     } else {
-      for (const auto& r : claim->spec.devices.requests) a[fair::kGpu] += 1000 * requested_devices(r);
+      for (const auto& r : claim->spec.devices.requests) gpu += 1000 * requested_devices(r);
     }
+    // A claim its PodGroup shares (KEP-5729) is one set of devices for the
+    // whole gang: each of the minCount members it is placed for carries its
+    // part (rounded up), not all of it.
+    if (api::is_pod_group_consumer(rc.consumers[k])) {
+      const api::PodGroup* g = h_.cache->pod_group(pod.metadata.namespace_ + "/" + rc.consumers[k].name);
+      const int64_t members = g != nullptr ? std::max<int64_t>(1, api::gang_min_count(g->spec.schedulingPolicy)) : 1;
+      gpu = (gpu + members - 1) / members;
+    }
+    a[fair::kGpu] += gpu;
   }
   return a;
 }
