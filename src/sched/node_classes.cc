@@ -84,8 +84,8 @@ NodeClasses::Inputs NodeClasses::inputs_of(const std::string& node) {
   ClusterCache::Requests r = cache_.requested(node);
   in.cpu_milli = r.cpu_milli;
   in.memory = r.memory;
-  if (const std::vector<uint64_t>* devices = dra_.device_signature(node)) {
-    in.devices = *devices;
+  if (auto devices = dra_.device_signature(node); devices.values) {
+    in.devices = std::move(devices);
   } else {
     in.alone = node;  // a group of its own
   }
@@ -108,7 +108,7 @@ uint64_t NodeClasses::Inputs::hash() const {
   m.mix(static_cast<uint64_t>(pods));
   m.mix(static_cast<uint64_t>(cpu_milli));
   m.mix(static_cast<uint64_t>(memory));
-  for (uint64_t v : devices) m.mix(v);
+  m.mix(devices.hash);
   m.mix(alone);
   return m.h;
 }

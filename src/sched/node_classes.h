@@ -29,13 +29,11 @@
 #include <vector>
 
 #include "api/types.h"
+#include "sched/plugins/dynamic_resources.h"
 
 namespace draplane::sched {
 
 class ClusterCache;
-namespace plugins {
-class DynamicResources;
-}
 
 class NodeClasses {
  public:
@@ -55,7 +53,7 @@ class NodeClasses {
     std::map<std::string, api::Quantity> allocatable;
     int pods = 0;
     int64_t cpu_milli = 0, memory = 0;
-    std::vector<uint64_t> devices;  // DynamicResources::device_signature
+    plugins::DynamicResources::Signature devices;  // DynamicResources::device_signature
     std::string alone;              // the node's name when its devices form no class
     bool operator==(const Inputs&) const = default;
     uint64_t hash() const;

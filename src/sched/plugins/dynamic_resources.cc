@@ -182,7 +182,8 @@ Status DynamicResources::filter(framework::CycleState& cs, const framework::Node
   Answer computed;
   if (auto it = answers_.find(answer_key);
       hash != 0 && it != answers_.end() && it->second.mask == mask &&
-      cache.view_epoch(it->second.node) == it->second.epoch && it->second.signature == cls.signature &&
+      cache.view_epoch(it->second.node) == it->second.epoch &&
+      (it->second.signature == cls.signature || *it->second.signature == *cls.signature) &&
       !(it->second.error && it->second.node != name)) {  // an error's message may name the other node's pool
     answer = &it->second;
     ++h_.stats->equivalent_node_hits;
@@ -276,11 +277,12 @@ void DynamicResources::materialize(framework::NodeFit& fit) {
   }
 }
 
-const std::vector<uint64_t>* DynamicResources::device_signature(const std::string& node) {
+DynamicResources::Signature DynamicResources::device_signature(const std::string& node) {
   auto view = h_.cache->node_view(node);
-  if (!view.has_value()) return nullptr;
+  if (!view.has_value()) return {};
   const DeviceClass& cls = device_class_of(node, h_.cache->view_epoch(node), **view);
-  return cls.hash == 0 ? nullptr : &cls.signature;
+  if (cls.hash == 0) return {};
+  return Signature{cls.signature, cls.hash};
 }
 
 const std::vector<uint64_t>& DynamicResources::device_hashes(const alloc::Snapshot& snap) {
@@ -314,23 +316,22 @@ const DynamicResources::DeviceClass& DynamicResources::device_class_of(const std
   if (k.view == &view && k.epoch == epoch && epoch != 0) return k;
   k.view = &view;
   k.epoch = epoch;
-  k.signature.clear();
+  k.signature.reset();
   k.hash = 0;
   if (view.any_invalid() || view.any_incomplete()) return k;
   const alloc::Snapshot& snap = view.snapshot();
   const auto& content = device_hashes(snap);
   const alloc::AllocatedState& allocated = view.allocated();
-  std::vector<uint64_t>& sig = k.signature;
+  auto built = std::make_shared<std::vector<uint64_t>>();
+  std::vector<uint64_t>& sig = *built;
+  sig.reserve(view.candidates().size() * 6 + view.pools().size() * 4);
   auto add128 = [&sig](__int128 v) {
     sig.push_back(static_cast<uint64_t>(v));
     sig.push_back(static_cast<uint64_t>(v >> 64));
   };
   const std::hash<std::string> text;
   for (const alloc::Candidate& c : view.candidates()) {
-    if (snap.device(c.device).allowMultipleAllocations.value_or(false)) {
-      sig.clear();
-      return k;
-    }
+    if (snap.device(c.device).allowMultipleAllocations.value_or(false)) return k;
     sig.insert(sig.end(), {content[c.device], c.pool, c.node_ok ? 1u : 2u, c.counters_end - c.counters_begin});
     for (uint32_t u = c.counters_begin; u < c.counters_end; ++u) {
       sig.push_back(view.counter_uses()[u].counter);
@@ -362,6 +363,7 @@ const DynamicResources::DeviceClass& DynamicResources::device_class_of(const std
   uint64_t h = 1469598103934665603ULL;
   for (uint64_t v : sig) h = (h ^ v) * 1099511628211ULL;
   k.hash = h == 0 ? 1 : h;
+  k.signature = std::move(built);
   return k;
 }
 
