@@ -261,6 +261,7 @@ void ClusterCache::invalidate_pools_of(const api::AllocationResult& allocation) 
     auto v = views_.find(n);
     if (v == views_.end()) continue;
     ++view_drops_[n];
+    ++view_changes_;
     changed(n);
     v->second.view->refresh_allocations(pools);
     v->second.free = count_free(*v->second.view);
@@ -359,6 +360,7 @@ uint64_t ClusterCache::view_epoch(const std::string& node) const {
 
 void ClusterCache::drop_view(const std::string& node) {
   ++view_drops_[node];
+  ++view_changes_;
   changed(node);
   auto it = views_.find(node);
   if (it == views_.end()) return;

@@ -155,6 +155,9 @@ class ClusterCache {
   // snapshot was rebuilt). Read after node_view(): a failed allocation on the
   // node stays failed while this is unchanged.
   uint64_t view_epoch(const std::string& node) const;
+  // Changes whenever any node's view epoch does: while it is unchanged, every
+  // view and the allocations they show are as they were.
+  uint64_t views_generation() const { return (static_cast<uint64_t>(snapshot_builds_) << 32) ^ view_changes_; }
   // Devices of the view neither allocated nor assumed.
   int count_free(const alloc::NodeView& view) const;
   int64_t view_builds() const { return view_builds_; }
@@ -216,6 +219,7 @@ class ClusterCache {
   alloc::ForeignPoolStates foreign_pools_;
   int64_t snapshot_builds_ = 0;
   std::unordered_map<std::string, uint64_t> view_drops_;  // per node
+  uint64_t view_changes_ = 0;                              // all nodes
   int64_t view_builds_ = 0;
 };
 

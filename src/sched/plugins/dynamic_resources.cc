@@ -12,6 +12,41 @@ namespace {
 
 using framework::Status;
 
+// Whether two views of one snapshot and allocation state show the same
+// devices, counters and pools, so that their device signatures are equal:
+// what device_class_of reads of a view, compared instead of rebuilt.
+bool same_content(const alloc::NodeView& a, const alloc::NodeView& b) {
+  if (&a.snapshot() != &b.snapshot() || &a.allocated() != &b.allocated()) return false;
+  const auto& ca = a.candidates();
+  const auto& cb = b.candidates();
+  if (ca.size() != cb.size() || a.pools().size() != b.pools().size() ||
+      a.counter_uses().size() != b.counter_uses().size() || a.packing_order() != b.packing_order()) {
+    return false;
+  }
+  for (size_t i = 0; i < ca.size(); ++i) {
+    if (ca[i].device != cb[i].device || ca[i].pool != cb[i].pool || ca[i].node_ok != cb[i].node_ok ||
+        ca[i].counters_begin != cb[i].counters_begin || ca[i].counters_end != cb[i].counters_end) {
+      return false;
+    }
+  }
+  for (size_t i = 0; i < a.counter_uses().size(); ++i) {
+    if (a.counter_uses()[i].counter != b.counter_uses()[i].counter ||
+        a.counter_uses()[i].amount != b.counter_uses()[i].amount) {
+      return false;
+    }
+  }
+  for (size_t i = 0; i < a.pools().size(); ++i) {
+    const alloc::PoolView& p = a.pools()[i];
+    const alloc::PoolView& q = b.pools()[i];
+    if (p.foreign != q.foreign || p.binding_conditions != q.binding_conditions || p.overdrawn != q.overdrawn ||
+        p.incomplete != q.incomplete || p.invalid != q.invalid || p.pool != q.pool || p.driver != q.driver ||
+        p.counter_names != q.counter_names || p.total != q.total || p.available != q.available) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 Status DynamicResources::pre_filter(framework::CycleState& cs) {
@@ -319,6 +354,17 @@ const DynamicResources::DeviceClass& DynamicResources::device_class_of(const std
   k.signature.reset();
   k.hash = 0;
   if (view.any_invalid() || view.any_incomplete()) return k;
+  if (const uint64_t generation = h_.cache->views_generation(); generation != made_generation_) {
+    made_.clear();
+    made_generation_ = generation;
+  }
+  for (const Made& m : made_) {
+    if (m.view != &view && same_content(*m.view, view)) {
+      k.signature = m.signature;
+      k.hash = m.hash;
+      return k;
+    }
+  }
   const alloc::Snapshot& snap = view.snapshot();
   const auto& content = device_hashes(snap);
   const alloc::AllocatedState& allocated = view.allocated();
@@ -364,6 +410,7 @@ const DynamicResources::DeviceClass& DynamicResources::device_class_of(const std
   for (uint64_t v : sig) h = (h ^ v) * 1099511628211ULL;
   k.hash = h == 0 ? 1 : h;
   k.signature = std::move(built);
+  if (made_.size() < kMaxMade) made_.push_back(Made{&view, k.signature, k.hash});
   return k;
 }
 

@@ -127,6 +127,18 @@ class DynamicResources final : public framework::PreFilterPlugin,
   // The content of each device of the snapshot, without node and pool names.
   const std::vector<uint64_t>& device_hashes(const alloc::Snapshot& snap);
   std::unordered_map<std::string, DeviceClass> device_classes_;  // by node
+  // Signatures made while the cache's views are unchanged (views_generation),
+  // with the view each was made from: a node whose view has the same content
+  // (nodes that see only the same shared pools) takes one instead of making
+  // its own (100 nodes seeing 2,000 pools made 100 equal signatures a cycle).
+  struct Made {
+    const alloc::NodeView* view = nullptr;
+    std::shared_ptr<const std::vector<uint64_t>> signature;
+    uint64_t hash = 0;
+  };
+  std::vector<Made> made_;
+  uint64_t made_generation_ = ~uint64_t{0};
+  static constexpr size_t kMaxMade = 4;
   std::unordered_map<uint64_t, Answer> answers_;  // by hash and extended mask; cleared per pod
   uint64_t answers_generation_ = 1;                // counts clear_answers()
   void clear_answers() {
