@@ -97,11 +97,17 @@ void ClusterCache::upsert_pod(api::Pod pod) {
   index_claim_names(key, true);
 }
 
-void ClusterCache::delete_pod(const std::string& key) {
+void ClusterCache::delete_pod(const std::string& key) { (void)take_pod(key); }
+
+std::optional<api::Pod> ClusterCache::take_pod(const std::string& key) {
   index_pod(key, false);
   index_claim_names(key, false);
   assumed_bound_.erase(key);
-  pods_.erase(key);
+  auto it = pods_.find(key);
+  if (it == pods_.end()) return std::nullopt;
+  std::optional<api::Pod> out(std::move(it->second));
+  pods_.erase(it);
+  return out;
 }
 
 void ClusterCache::assume_bound(const std::string& pod_key, const std::string& node) {

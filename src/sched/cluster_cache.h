@@ -63,6 +63,9 @@ class ClusterCache {
   void delete_node(const std::string& name);
   void upsert_pod(api::Pod pod);
   void delete_pod(const std::string& key);
+  // delete_pod, handing the pod back (moved out) instead of destroying it: for
+  // what-ifs that put it back with upsert_pod. Nullopt when absent.
+  std::optional<api::Pod> take_pod(const std::string& key);
   void upsert_claim(api::ResourceClaim claim);
   void delete_claim(const std::string& key);
   void upsert_slice(api::ResourceSlice slice);

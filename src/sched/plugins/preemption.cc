@@ -58,66 +58,92 @@ std::vector<std::string> claim_keys(const api::Pod& pod) {
 // The cache with some bound pods taken out, until destroyed: the pods are
 // removed (slots, extended resources) and the claims no remaining pod uses are
 // deallocated (their devices, counters and shares free). Restores exactly what
-// was there, assumptions included.
+// was there, assumptions included. set() changes which pods are out, touching
+// only the difference: the victim search's reprieve loop moves one pod at a
+// time, and taking all of a node's pods out and back for each step was most of
+// the search.
 class WhatIf {
  public:
-  WhatIf(ClusterCache& cache, const std::vector<const preemption::PodInfo*>& removed) : cache_(cache) {
+  explicit WhatIf(ClusterCache& cache) : cache_(cache) {}
+  WhatIf(ClusterCache& cache, const std::vector<const preemption::PodInfo*>& removed) : cache_(cache) { set(removed); }
+  ~WhatIf() { set({}); }
+  WhatIf(const WhatIf&) = delete;
+  WhatIf& operator=(const WhatIf&) = delete;
+
+  void set(const std::vector<const preemption::PodInfo*>& removed) {
+    std::set<std::string> want;
+    for (const auto* info : removed) {
+      if (pods_.count(info->key) || cache_.pod(info->key) != nullptr) want.insert(info->key);
+    }
+    // Pods back first, then their claims (as they were taken: claims, then pods).
+    for (auto it = pods_.begin(); it != pods_.end();) {
+      if (want.count(it->first)) {
+        ++it;
+        continue;
+      }
+      cache_.upsert_pod(std::move(it->second.pod));
+      if (!it->second.assumed_node.empty()) cache_.assume_bound(it->first, it->second.assumed_node);
+      it = pods_.erase(it);
+    }
+    std::vector<std::string> taking;
+    for (const auto& key : want) {
+      if (pods_.count(key)) continue;
+      const api::Pod* p = cache_.pod(key);
+      // The pod itself moves here when it is taken out (below).
+      pods_.emplace(key, Saved{api::Pod{}, p->spec.nodeName.empty() ? cache_.bound_node(key) : std::string(),
+                               p->metadata.uid, claim_keys(*p)});
+      taking.push_back(key);
+    }
     std::set<std::string> gone_uids;
     std::set<std::string> claims;
-    for (const auto* info : removed) {
-      const api::Pod* p = cache.pod(info->key);
-      if (p == nullptr) continue;
-      gone_uids.insert(p->metadata.uid);
-      for (auto& k : claim_keys(*p)) claims.insert(std::move(k));
-      pods_.push_back(Saved{*p, p->spec.nodeName.empty() ? cache.bound_node(info->key) : std::string()});
+    for (const auto& [key, saved] : pods_) {
+      gone_uids.insert(saved.uid);
+      claims.insert(saved.claims.begin(), saved.claims.end());
     }
+    for (const auto& [k, saved] : freed_) claims.insert(k);
     for (const auto& k : claims) {
-      const api::ResourceClaim* c = cache.claim(k);
-      if (c == nullptr || !c->status.allocation) continue;
+      auto was = freed_.find(k);
+      const api::ResourceClaim* c = was != freed_.end() ? &was->second.claim : cache_.claim(k);
       // Shared with a pod that stays, or reserved for a PodGroup (KEP-5729:
       // held for the group, not its members, until the group goes): the
       // devices stay in use.
-      bool others = std::any_of(c->status.reservedFor.begin(), c->status.reservedFor.end(), [&](const auto& r) {
-        return !(r.apiGroup.empty() && r.resource == "pods" && gone_uids.count(r.uid));
-      });
-      if (others) continue;
-      const bool assumed = c != cache.observed_claim(k);
-      claims_.push_back(SavedClaim{*c, assumed});
-      api::ResourceClaim freed = *c;
-      freed.status.allocation.reset();
-      freed.status.reservedFor.clear();
-      freed.metadata.resourceVersion.clear();
-      cache.assume_claim(std::move(freed));
+      const bool free = c != nullptr && c->status.allocation &&
+                        std::all_of(c->status.reservedFor.begin(), c->status.reservedFor.end(), [&](const auto& r) {
+                          return r.apiGroup.empty() && r.resource == "pods" && gone_uids.count(r.uid);
+                        });
+      if (free && was == freed_.end()) {
+        SavedClaim saved{*c, c != cache_.observed_claim(k)};
+        api::ResourceClaim freed = *c;
+        freed.status.allocation.reset();
+        freed.status.reservedFor.clear();
+        freed.metadata.resourceVersion.clear();
+        freed_.emplace(k, std::move(saved));
+        cache_.assume_claim(std::move(freed));
+      } else if (!free && was != freed_.end()) {
+        if (was->second.assumed) cache_.assume_claim(std::move(was->second.claim));
+        else cache_.forget_claim(k);
+        freed_.erase(was);
+      }
     }
-    for (const auto& s : pods_) cache.delete_pod(object_key(s.pod.metadata));
-  }
-  ~WhatIf() {
-    for (auto& s : pods_) {
-      std::string key = object_key(s.pod.metadata);
-      cache_.upsert_pod(std::move(s.pod));
-      if (!s.assumed_node.empty()) cache_.assume_bound(key, s.assumed_node);
-    }
-    for (auto& c : claims_) {
-      std::string key = object_key(c.claim.metadata);
-      if (c.assumed) cache_.assume_claim(std::move(c.claim));
-      else cache_.forget_claim(key);
+    for (const auto& key : taking) {
+      if (auto pod = cache_.take_pod(key)) pods_.at(key).pod = std::move(*pod);
     }
   }
-  WhatIf(const WhatIf&) = delete;
-  WhatIf& operator=(const WhatIf&) = delete;
 
  private:
   struct Saved {
     api::Pod pod;
     std::string assumed_node;  // bound only in the cache's assumption
+    std::string uid;
+    std::vector<std::string> claims;  // claim_keys of the pod
   };
   struct SavedClaim {
     api::ResourceClaim claim;
     bool assumed = false;
   };
   ClusterCache& cache_;
-  std::vector<Saved> pods_;
-  std::vector<SavedClaim> claims_;
+  std::map<std::string, Saved> pods_;        // by key
+  std::map<std::string, SavedClaim> freed_;  // by claim key: as they were
 };
 
 // `now`: the start of a pod that has not started (assumed or just bound), as
@@ -237,19 +263,31 @@ Result<preemption::PostFilterResult> DefaultPreemption::search(framework::CycleS
   // KAI queues: a pod below its queue's share may take from queues over theirs.
   KaiQueues* queues = fw_.plugin<KaiQueues>();
   if (queues != nullptr && queues->empty()) queues = nullptr;
+  // One what-if per node examined, changed step by step (WhatIf::set); the
+  // cache as it is whenever anything else is asked of it.
+  std::unique_ptr<WhatIf> what_if;
+  std::string what_if_node;
+  auto restore = [&] {
+    if (what_if == nullptr) return;
+    what_if.reset();
+    if (queues != nullptr) queues->changed();
+  };
   if (queues != nullptr) {
     // Asked for every pod on every candidate node: answered once per pod.
     auto memo = std::make_shared<std::map<std::string, bool>>();
-    pr.reclaimable = [queues, &cache, &pod, memo](const preemption::PodInfo& v) {
+    pr.reclaimable = [queues, &cache, &pod, memo, &restore](const preemption::PodInfo& v) {
       auto [it, fresh] = memo->emplace(v.key, false);
       if (fresh) {
+        restore();
         const api::Pod* victim = cache.pod(v.key);
         it->second = victim != nullptr && queues->may_reclaim(pod, *victim);
       }
       return it->second;
     };
     // Those taken by reclaim alone (not of lower priority), together.
-    pr.victims_allowed = [queues, &cache, &pod, priority = pr.priority](const std::vector<preemption::PodInfo>& vs) {
+    pr.victims_allowed = [queues, &cache, &pod, &restore,
+                          priority = pr.priority](const std::vector<preemption::PodInfo>& vs) {
+      restore();
       std::vector<const api::Pod*> reclaimed;
       for (const auto& v : vs) {
         if (v.priority < priority || v.terminating) continue;
@@ -280,7 +318,12 @@ Result<preemption::PostFilterResult> DefaultPreemption::search(framework::CycleS
     // Nobody taken away: the cache is as Filter just saw it, where the pod fit
     // no node (or PreFilter refused it): no need to ask again on every node.
     if (removed.empty()) return false;
-    WhatIf what_if(cache, removed);
+    if (what_if == nullptr || what_if_node != node) {
+      restore();  // the previous node's pods back first
+      what_if = std::make_unique<WhatIf>(cache);
+      what_if_node = node;
+    }
+    what_if->set(removed);
     // The queues count the pods as the what-if has them (victims gone).
     if (queues != nullptr) queues->changed();
     auto hold = hold_nominated(state.pod_key, pr.priority);
@@ -295,7 +338,9 @@ Result<preemption::PostFilterResult> DefaultPreemption::search(framework::CycleS
     if (queues != nullptr) queues->changed();
     return ok;
   };
-  return preemption::post_filter(pr, nodes, pods, fits);
+  auto found = preemption::post_filter(pr, nodes, pods, fits);
+  restore();
+  return found;
 }
 
 std::unique_ptr<DefaultPreemption::Removal> DefaultPreemption::remove(const std::vector<std::string>& pod_keys) {
