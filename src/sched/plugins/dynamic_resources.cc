@@ -12,15 +12,16 @@ namespace {
 
 using framework::Status;
 
-// Whether two views of one snapshot and allocation state show the same
-// devices, counters and pools, so that their device signatures are equal:
-// what device_class_of reads of a view, compared instead of rebuilt.
-bool same_content(const alloc::NodeView& a, const alloc::NodeView& b) {
+// Whether two views of one snapshot show the same devices, counter uses and
+// pools (what does not change with allocations): with equal allocation state
+// (same_allocations) their device signatures are equal. What device_class_of
+// reads of a view, compared instead of rebuilt.
+bool same_structure(const alloc::NodeView& a, const alloc::NodeView& b) {
   if (&a.snapshot() != &b.snapshot() || &a.allocated() != &b.allocated()) return false;
   const auto& ca = a.candidates();
   const auto& cb = b.candidates();
   if (ca.size() != cb.size() || a.pools().size() != b.pools().size() ||
-      a.counter_uses().size() != b.counter_uses().size() || a.packing_order() != b.packing_order()) {
+      a.counter_uses().size() != b.counter_uses().size()) {
     return false;
   }
   for (size_t i = 0; i < ca.size(); ++i) {
@@ -38,11 +39,22 @@ bool same_content(const alloc::NodeView& a, const alloc::NodeView& b) {
   for (size_t i = 0; i < a.pools().size(); ++i) {
     const alloc::PoolView& p = a.pools()[i];
     const alloc::PoolView& q = b.pools()[i];
-    if (p.foreign != q.foreign || p.binding_conditions != q.binding_conditions || p.overdrawn != q.overdrawn ||
-        p.incomplete != q.incomplete || p.invalid != q.invalid || p.pool != q.pool || p.driver != q.driver ||
-        p.counter_names != q.counter_names || p.total != q.total || p.available != q.available) {
+    if (p.foreign != q.foreign || p.binding_conditions != q.binding_conditions || p.incomplete != q.incomplete ||
+        p.invalid != q.invalid || p.pool != q.pool || p.driver != q.driver || p.counter_names != q.counter_names ||
+        p.total != q.total) {
       return false;
     }
+  }
+  return true;
+}
+
+// The parts of two structurally equal views that allocations change.
+bool same_allocations(const alloc::NodeView& a, const alloc::NodeView& b) {
+  if (a.packing_order() != b.packing_order()) return false;
+  for (size_t i = 0; i < a.pools().size(); ++i) {
+    const alloc::PoolView& p = a.pools()[i];
+    const alloc::PoolView& q = b.pools()[i];
+    if (p.overdrawn != q.overdrawn || p.available != q.available) return false;
   }
   return true;
 }
@@ -359,7 +371,17 @@ const DynamicResources::DeviceClass& DynamicResources::device_class_of(const std
     made_generation_ = generation;
   }
   for (const Made& m : made_) {
-    if (m.view != &view && same_content(*m.view, view)) {
+    if (m.view == &view) continue;
+    // Structure is compared once per pair of views (until any view is rebuilt).
+    const int64_t builds = h_.cache->view_builds();
+    bool structural = k.twin_of == &view && k.twin == m.view && k.twin_builds == builds;
+    if (!structural && same_structure(*m.view, view)) {
+      k.twin_of = &view;
+      k.twin = m.view;
+      k.twin_builds = builds;
+      structural = true;
+    }
+    if (structural && same_allocations(*m.view, view)) {
       k.signature = m.signature;
       k.hash = m.hash;
       return k;

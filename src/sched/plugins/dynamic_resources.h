@@ -109,6 +109,12 @@ class DynamicResources final : public framework::PreFilterPlugin,
     // shared pools copied 100 signatures of ~100k entries each per cycle).
     std::shared_ptr<const std::vector<uint64_t>> signature;
     uint64_t hash = 0;
+    // A view found structurally equal to this node's view `twin_of` (same
+    // devices, counter uses and pools), valid while no view was rebuilt
+    // (ClusterCache::view_builds() == twin_builds).
+    const alloc::NodeView* twin_of = nullptr;
+    const alloc::NodeView* twin = nullptr;
+    int64_t twin_builds = -1;
   };
   struct Answer {
     const alloc::NodeView* view = nullptr;  // the node that computed it
