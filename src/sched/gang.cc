@@ -5,7 +5,6 @@
 // PodGroup's PodGroupInitiallyScheduled condition follows the outcome.
 #include <spdlog/spdlog.h>
 
-#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -215,63 +214,55 @@ std::string Scheduler::preempt_for_gang(const std::string& gang_id,
                                         const std::vector<std::string>& left_out, int needed) {
   if (left_out.empty()) return "";
   if (preempt_->gang_waiting(gang_id)) return "; waiting for the pods it preempted to go";
-  // What the simulation changed, undone last first: members reserved after a
-  // removal must be unreserved before the removed pods come back.
-  std::vector<std::unique_ptr<GangMember>> extra;
-  std::vector<std::unique_ptr<plugins::DefaultPreemption::Removal>> removals;
-  std::vector<std::function<void()>> undo;
+  // Per member placed in the simulation: the victims it needed, taken out of
+  // the cache, then the member reserved. Undone last first.
+  struct Step {
+    std::unique_ptr<plugins::DefaultPreemption::Removal> removal;
+    std::unique_ptr<GangMember> member;  // null: not reserved
+  };
+  std::vector<Step> steps;
   std::vector<std::string> victims;
   std::set<std::string> seen;
-  bool all_fit = true;
-  for (const auto& m : left_out) {
-    if (static_cast<int>(placed.size() + extra.size()) >= needed) break;
-    auto mem = std::make_unique<GangMember>();
-    if (!start_cycle(m, mem->cs)) {
-      all_fit = false;
-      break;
-    }
+  int reserved = static_cast<int>(placed.size());
+  auto place = [&](const std::string& key, GangMember& m, framework::NodeStatusMap* statuses) {
     std::string msg;
+    return start_cycle(key, m.cs) && find_node(m.cs, m.fit, &msg, statuses);
+  };
+  for (const auto& key : left_out) {
+    if (reserved >= needed) break;
+    Step& step = steps.emplace_back();
+    step.member = std::make_unique<GangMember>();
     framework::NodeStatusMap statuses;
-    bool fits = find_node(mem->cs, mem->fit, &msg, &statuses);
-    if (!fits) {
-      auto found = preempt_->search(mem->cs, statuses);
-      if (!found.has_value() || found->outcome != preemption::Outcome::kNominated) {
-        all_fit = false;
-        break;
-      }
-      std::vector<std::string> taken;
-      for (const auto& v : found->victims.pods) {
-        if (seen.insert(v.key).second) {
-          victims.push_back(v.key);
-          taken.push_back(v.key);
+    bool fits = place(key, *step.member, &statuses);
+    if (!fits && !statuses.empty()) {
+      auto found = preempt_->search(step.member->cs, statuses);
+      if (found.has_value() && found->outcome == preemption::Outcome::kNominated) {
+        std::vector<std::string> taken;
+        for (const auto& v : found->victims.pods) {
+          if (seen.insert(v.key).second) taken.push_back(v.key);
         }
+        victims.insert(victims.end(), taken.begin(), taken.end());
+        step.removal = preempt_->remove(taken);
+        step.member = std::make_unique<GangMember>();  // placed again: the claims and nodes changed
+        fits = place(key, *step.member, nullptr);
       }
-      removals.push_back(preempt_->remove(taken));
-      undo.push_back([&removals, i = removals.size() - 1] { removals[i].reset(); });
-      // Placed again from scratch: the claims and nodes changed.
-      mem = std::make_unique<GangMember>();
-      if (!start_cycle(m, mem->cs)) {
-        all_fit = false;
-        break;
-      }
-      fits = find_node(mem->cs, mem->fit, &msg);
     }
-    if (!fits || !reserve(mem->cs, mem->fit, mem->reservation)) {
-      all_fit = false;
+    if (!fits || !reserve(step.member->cs, step.member->fit, step.member->reservation)) {
+      step.member.reset();
       break;
     }
-    GangMember* p = mem.get();
-    extra.push_back(std::move(mem));
-    undo.push_back([this, p] { unreserve(p->cs, p->fit, p->reservation); });
+    ++reserved;
   }
   std::vector<std::pair<std::string, std::string>> nominations;
-  all_fit = all_fit && static_cast<int>(placed.size() + extra.size()) >= needed;
-  if (all_fit) {
-    for (const auto& mem : placed) nominations.emplace_back(mem->cs.pod_key, mem->fit.node);
-    for (const auto& mem : extra) nominations.emplace_back(mem->cs.pod_key, mem->fit.node);
+  for (const auto& mem : placed) nominations.emplace_back(mem->cs.pod_key, mem->fit.node);
+  for (const auto& step : steps) {
+    if (step.member) nominations.emplace_back(step.member->cs.pod_key, step.member->fit.node);
   }
-  for (auto it = undo.rbegin(); it != undo.rend(); ++it) (*it)();
-  if (!all_fit || victims.empty()) return "";
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+    if (it->member) unreserve(it->member->cs, it->member->fit, it->member->reservation);
+    it->removal.reset();
+  }
+  if (reserved < needed || victims.empty()) return "";
   preempt_->evict_for_gang(gang_id, nominations, victims);
   log_->info("{}: preempting {} pod(s) to place the gang", gang_id, victims.size());
   std::string names;

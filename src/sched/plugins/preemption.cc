@@ -62,18 +62,20 @@ std::vector<std::string> claim_keys(const api::Pod& pod) {
 // only the difference: the victim search's reprieve loop moves one pod at a
 // time, and taking all of a node's pods out and back for each step was most of
 // the search.
-class WhatIf {
+// The KAI queues (when given) count the pods as the cache has them after
+// every change.
+class WhatIf final : public DefaultPreemption::Removal {
  public:
-  explicit WhatIf(ClusterCache& cache) : cache_(cache) {}
-  WhatIf(ClusterCache& cache, const std::vector<const preemption::PodInfo*>& removed) : cache_(cache) { set(removed); }
-  ~WhatIf() { set({}); }
+  WhatIf(ClusterCache& cache, KaiQueues* queues) : cache_(cache), queues_(queues) {}
+  ~WhatIf() override { set({}); }
   WhatIf(const WhatIf&) = delete;
   WhatIf& operator=(const WhatIf&) = delete;
 
-  void set(const std::vector<const preemption::PodInfo*>& removed) {
+  // Makes exactly the pods `keys` the ones taken out.
+  void set(const std::vector<std::string>& keys) {
     std::set<std::string> want;
-    for (const auto* info : removed) {
-      if (pods_.count(info->key) || cache_.pod(info->key) != nullptr) want.insert(info->key);
+    for (const auto& key : keys) {
+      if (pods_.count(key) || cache_.pod(key) != nullptr) want.insert(key);
     }
     // Pods back first, then their claims (as they were taken: claims, then pods).
     for (auto it = pods_.begin(); it != pods_.end();) {
@@ -128,6 +130,7 @@ class WhatIf {
     for (const auto& key : taking) {
       if (auto pod = cache_.take_pod(key)) pods_.at(key).pod = std::move(*pod);
     }
+    if (queues_ != nullptr) queues_->changed();
   }
 
  private:
@@ -142,6 +145,7 @@ class WhatIf {
     bool assumed = false;
   };
   ClusterCache& cache_;
+  KaiQueues* queues_;
   std::map<std::string, Saved> pods_;        // by key
   std::map<std::string, SavedClaim> freed_;  // by claim key: as they were
 };
@@ -267,11 +271,7 @@ Result<preemption::PostFilterResult> DefaultPreemption::search(framework::CycleS
   // cache as it is whenever anything else is asked of it.
   std::unique_ptr<WhatIf> what_if;
   std::string what_if_node;
-  auto restore = [&] {
-    if (what_if == nullptr) return;
-    what_if.reset();
-    if (queues != nullptr) queues->changed();
-  };
+  auto restore = [&] { what_if.reset(); };
   if (queues != nullptr) {
     // Asked for every pod on every candidate node: answered once per pod.
     auto memo = std::make_shared<std::map<std::string, bool>>();
@@ -320,12 +320,12 @@ Result<preemption::PostFilterResult> DefaultPreemption::search(framework::CycleS
     if (removed.empty()) return false;
     if (what_if == nullptr || what_if_node != node) {
       restore();  // the previous node's pods back first
-      what_if = std::make_unique<WhatIf>(cache);
+      what_if = std::make_unique<WhatIf>(cache, queues);
       what_if_node = node;
     }
-    what_if->set(removed);
-    // The queues count the pods as the what-if has them (victims gone).
-    if (queues != nullptr) queues->changed();
+    std::vector<std::string> keys;
+    for (const auto* p : removed) keys.push_back(p->key);
+    what_if->set(keys);
     auto hold = hold_nominated(state.pod_key, pr.priority);
     framework::CycleState cs;
     cs.pod_key = state.pod_key;
@@ -333,10 +333,7 @@ Result<preemption::PostFilterResult> DefaultPreemption::search(framework::CycleS
     if (!fw_.run_pre_filter(cs).ok()) return false;
     framework::NodeFit fit;
     fit.node = node;
-    const bool ok = fw_.run_filter(cs, framework::NodeInfo{n, cache.pods_on_node(node)}, fit).ok();
-    // Shares computed inside the what-if are not the cluster's.
-    if (queues != nullptr) queues->changed();
-    return ok;
+    return fw_.run_filter(cs, framework::NodeInfo{n, cache.pods_on_node(node)}, fit).ok();
   };
   auto found = preemption::post_filter(pr, nodes, pods, fits);
   restore();
@@ -344,32 +341,9 @@ Result<preemption::PostFilterResult> DefaultPreemption::search(framework::CycleS
 }
 
 std::unique_ptr<DefaultPreemption::Removal> DefaultPreemption::remove(const std::vector<std::string>& pod_keys) {
-  ClusterCache& cache = *fw_.handle().cache;
-  std::vector<preemption::PodInfo> infos;
-  for (const auto& k : pod_keys) {
-    preemption::PodInfo info;
-    info.key = k;
-    infos.push_back(std::move(info));
-  }
-  std::vector<const preemption::PodInfo*> removed;
-  for (const auto& i : infos) removed.push_back(&i);
-  // The queues count the pods as the cache has them, before and after.
-  class Taken final : public Removal {
-   public:
-    Taken(ClusterCache& cache, const std::vector<const preemption::PodInfo*>& removed, KaiQueues* queues)
-        : what_if_(std::make_unique<WhatIf>(cache, removed)), queues_(queues) {
-      if (queues_ != nullptr) queues_->changed();
-    }
-    ~Taken() override {
-      what_if_.reset();
-      if (queues_ != nullptr) queues_->changed();
-    }
-
-   private:
-    std::unique_ptr<WhatIf> what_if_;
-    KaiQueues* queues_;
-  };
-  return std::make_unique<Taken>(cache, removed, fw_.plugin<KaiQueues>());
+  auto what_if = std::make_unique<WhatIf>(*fw_.handle().cache, fw_.plugin<KaiQueues>());
+  what_if->set(pod_keys);
+  return what_if;
 }
 
 void DefaultPreemption::evict(const framework::CycleState& state, const std::string& node,
