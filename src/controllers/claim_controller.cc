@@ -159,46 +159,23 @@ Status ClaimController::sync(const std::string& key) {
   return sync_claim(rest_of(kClaimPrefix)).status();
 }
 
-Result<std::optional<api::Pod>> ClaimController::lookup_pod(const std::string& ns, const std::string& name) {
-  if (auto p = pods_.get(ns + "/" + name)) return std::optional<api::Pod>(std::move(*p));
-  // Not in the cache (yet): ask the server, as upstream does before dropping a
-  // reservation on the cache's word.
-  auto body = rest_.get(pod_path(ns, name));
-  if (!body.has_value()) {
-    if (body.error().code() == Code::kNotFound) return std::optional<api::Pod>();
-    return body.error();
-  }
-  ASSIGN_OR_RETURN(api::Pod pod, api::decode_as<api::Pod>(*body));
-  return std::optional<api::Pod>(std::move(pod));
-}
 
 Result<void> ClaimController::sync_claim(const std::string& key) {
   auto claim = claims_.get(key);
   if (!claim) return {};
   Status lookup_error;
+  // On an error the object counts as existing, so nothing is dropped.
   auto pods = [&](const std::string& ns, const std::string& name) -> std::optional<api::Pod> {
-    auto p = lookup_pod(ns, name);
-    if (!p.has_value()) {
-      lookup_error = p.error();
-      return api::Pod{};  // treated as "exists" so nothing is dropped on an error
-    }
-    return *p;
+    auto p = lookup(pods_, pod_path(ns, name), ns + "/" + name);
+    if (p.has_value()) return *p;
+    lookup_error = p.error();
+    return api::Pod{};
   };
   auto groups = [&](const std::string& ns, const std::string& name) -> std::optional<api::PodGroup> {
-    if (auto g = groups_.get(ns + "/" + name)) return g;
-    // Not in the cache (yet): the server decides, as for pods.
-    auto body = rest_.get(kPodGroups.ns(ns).name(name));
-    if (!body.has_value()) {
-      if (body.error().code() == Code::kNotFound) return std::nullopt;
-      lookup_error = body.error();
-      return std::nullopt;
-    }
-    auto g = api::decode_as<api::PodGroup>(*body);
-    if (!g.has_value()) {
-      lookup_error = g.error();
-      return std::nullopt;
-    }
-    return *g;
+    auto g = lookup(groups_, kPodGroups.ns(ns).name(name), ns + "/" + name);
+    if (g.has_value()) return *g;
+    lookup_error = g.error();
+    return api::PodGroup{};
   };
   auto decision = decide_claim(*claim, pods, groups);
   if (!lookup_error.ok()) return lookup_error;

@@ -39,8 +39,10 @@
 
 #include <spdlog/logger.h>
 
+#include "api/codec.h"
 #include "client/event_recorder.h"
 #include "client/informer.h"
+#include "client/resource_path.h"
 #include "client/rest_client.h"
 #include "common/result.h"
 #include "common/reverse_index.h"
@@ -86,7 +88,20 @@ class ClaimController {
                                                       bool verify);
   Result<std::string> ensure_group_template_claim(const api::PodGroup& group, const api::PodGroupResourceClaim& gc);
   Result<void> record_group_claim_statuses(const api::PodGroup& group, const std::map<std::string, std::string>& names);
-  Result<std::optional<api::Pod>> lookup_pod(const std::string& ns, const std::string& name);
+  // The object from the informer's cache, else (not there yet) from the
+  // server, as upstream asks before dropping a reservation on the cache's
+  // word; nullopt when the server has none.
+  template <class T>
+  Result<std::optional<T>> lookup(client::Informer<T>& cache, const client::Path& path, const std::string& key) {
+    if (auto o = cache.get(key)) return std::optional<T>(std::move(*o));
+    auto body = rest_.get(path);
+    if (!body.has_value()) {
+      if (body.error().code() == Code::kNotFound) return std::optional<T>();
+      return body.error();
+    }
+    ASSIGN_OR_RETURN(T obj, api::decode_as<T>(*body));
+    return std::optional<T>(std::move(obj));
+  }
   Result<std::string> ensure_template_claim(const api::Pod& pod, const api::PodResourceClaim& pc);
   Result<void> record_claim_statuses(const api::Pod& pod, const std::map<std::string, std::string>& names);
   // Reserves an allocated claim for `consumer` (the pod, or its PodGroup).

@@ -56,17 +56,8 @@ Result<std::optional<std::string>> ClaimController::group_claim_name(const api::
     if (s.name != gc.name || !s.resourceClaimName) continue;
     if (!verify) return s.resourceClaimName;
     stale = *s.resourceClaimName;
-    if (auto c = claims_.get(ns + "/" + stale)) {
-      if (made_for(*c, group, gc.name)) return s.resourceClaimName;
-      break;
-    }
-    auto body = rest_.get(kResourceClaims.ns(ns).name(stale));
-    if (!body.has_value()) {
-      if (body.error().code() != Code::kNotFound) return body.error();
-      break;
-    }
-    ASSIGN_OR_RETURN(api::ResourceClaim c, api::decode_as<api::ResourceClaim>(*body));
-    if (made_for(c, group, gc.name)) return s.resourceClaimName;
+    ASSIGN_OR_RETURN(auto c, lookup(claims_, kResourceClaims.ns(ns).name(stale), ns + "/" + stale));
+    if (c && made_for(*c, group, gc.name)) return s.resourceClaimName;
     break;
   }
   std::lock_guard<std::mutex> l(mu_);

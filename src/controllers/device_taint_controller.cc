@@ -3,7 +3,6 @@
 #include <pthread.h>
 #include <spdlog/sinks/null_sink.h>
 
-#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -165,23 +164,11 @@ void DeviceTaintController::sync_plan() {
   {
     std::lock_guard<std::mutex> l(mu_);
     if (!inventory_) {
-      // Only the slices that can add to it: of a pool's newest generation,
-      // with a NoExecute taint (copying every slice after each slice event
-      // made publishing N nodes cost N^2 slice copies).
-      std::map<std::string, int64_t> newest;
-      for (const auto& [k, s] : slice_objs_) {
-        auto& g = newest.try_emplace(s.spec.driver + "/" + s.spec.pool.name, s.spec.pool.generation).first->second;
-        g = std::max(g, s.spec.pool.generation);
-      }
-      std::vector<api::ResourceSlice> slices;
-      for (const auto& [k, s] : slice_objs_) {
-        if (s.spec.pool.generation != newest[s.spec.driver + "/" + s.spec.pool.name]) continue;
-        const bool tainted = std::any_of(s.spec.devices.begin(), s.spec.devices.end(), [](const api::Device& d) {
-          return std::any_of(d.taints.begin(), d.taints.end(),
-                             [](const api::DeviceTaint& t) { return t.effect == "NoExecute"; });
-        });
-        if (tainted) slices.push_back(s);
-      }
+      // The slices as they are kept (copying every slice after each slice
+      // event made publishing N nodes cost N^2 slice copies).
+      std::vector<const api::ResourceSlice*> slices;
+      slices.reserve(slice_objs_.size());
+      for (const auto& [k, s] : slice_objs_) slices.push_back(&s);
       std::vector<api::DeviceTaintRule> rs;
       for (const auto& [k, r] : rule_objs_) rs.push_back(r);
       inventory_ = taint_inventory(slices, rs);

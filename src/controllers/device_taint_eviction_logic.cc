@@ -53,16 +53,23 @@ std::optional<WallTime> taint_due(const api::DeviceTaint& taint, const std::vect
 }
 
 // Slices of the newest generation of their pool: the pool's devices now.
-std::vector<const api::ResourceSlice*> current_slices(const std::vector<api::ResourceSlice>& slices) {
+std::vector<const api::ResourceSlice*> current_slices(const std::vector<const api::ResourceSlice*>& slices) {
   std::map<std::string, int64_t> newest;
-  for (const auto& s : slices) {
-    auto& g = newest.try_emplace(s.spec.driver + "/" + s.spec.pool.name, s.spec.pool.generation).first->second;
-    g = std::max(g, s.spec.pool.generation);
+  for (const auto* s : slices) {
+    auto& g = newest.try_emplace(s->spec.driver + "/" + s->spec.pool.name, s->spec.pool.generation).first->second;
+    g = std::max(g, s->spec.pool.generation);
   }
   std::vector<const api::ResourceSlice*> out;
-  for (const auto& s : slices) {
-    if (s.spec.pool.generation == newest[s.spec.driver + "/" + s.spec.pool.name]) out.push_back(&s);
+  for (const auto* s : slices) {
+    if (s->spec.pool.generation == newest[s->spec.driver + "/" + s->spec.pool.name]) out.push_back(s);
   }
+  return out;
+}
+
+std::vector<const api::ResourceSlice*> pointers(const std::vector<api::ResourceSlice>& slices) {
+  std::vector<const api::ResourceSlice*> out;
+  out.reserve(slices.size());
+  for (const auto& s : slices) out.push_back(&s);
   return out;
 }
 
@@ -84,6 +91,11 @@ std::string describe(const EvictingTaint& t) {
 }
 
 TaintInventory taint_inventory(const std::vector<api::ResourceSlice>& slices,
+                               const std::vector<api::DeviceTaintRule>& rules) {
+  return taint_inventory(pointers(slices), rules);
+}
+
+TaintInventory taint_inventory(const std::vector<const api::ResourceSlice*>& slices,
                                const std::vector<api::DeviceTaintRule>& rules) {
   TaintInventory inv;
   for (const auto* s : current_slices(slices)) {
@@ -175,8 +187,8 @@ RuleCounts rule_counts(const api::DeviceTaintRule& rule, const std::map<std::str
     // Effect None: what NoExecute would do (upstream simulates the rule alone).
     api::DeviceTaintRule simulated = rule;
     simulated.spec.taint.effect = kNoExecute;
-    inv = taint_inventory({}, {simulated});
-    for (const auto* s : current_slices(slices)) {
+    inv = taint_inventory(std::vector<const api::ResourceSlice*>{}, {simulated});
+    for (const auto* s : current_slices(pointers(slices))) {
       for (const auto& d : s->spec.devices) {
         if (alloc::rule_matches_device(rule, s->spec.driver, s->spec.pool.name, d.name)) ++c.published_devices;
       }

@@ -62,6 +62,9 @@ struct TaintInventory {
 };
 TaintInventory taint_inventory(const std::vector<api::ResourceSlice>& slices,
                                const std::vector<api::DeviceTaintRule>& rules);
+// The same over slices the caller keeps (not copied).
+TaintInventory taint_inventory(const std::vector<const api::ResourceSlice*>& slices,
+                               const std::vector<api::DeviceTaintRule>& rules);
 
 // When pods using `claim` must be evicted and why; nullopt when never (no
 // allocation, or every NoExecute taint on its devices tolerated for ever).
