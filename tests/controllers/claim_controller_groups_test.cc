@@ -116,13 +116,12 @@ TEST(ClaimControllerGroups, MembersWaitForTheirGroupAndItsClaim) {
   ClaimController c(api, {});
   c.start();
   ASSERT_TRUE(c.wait_synced(5000));
-  // No group: no claim (a per-pod one would split the gang's devices).
-  ASSERT_TRUE(api.wait_for([&] {
-    for (const auto& r : api.requests()) {
-      if (r.find("podgroups") != std::string::npos) return true;
-    }
-    return false;
-  }));
+  // No group: the pod's sync fails and makes no claim (a per-pod one would
+  // split the gang's devices). Synced here so that it surely ran.
+  auto synced = c.sync_pod("default/w0");
+  ASSERT_FALSE(synced.has_value());
+  EXPECT_NE(synced.error().message().find("podgroup.scheduling.k8s.io \"train\" not found"), std::string::npos)
+      << synced.error().message();
   EXPECT_TRUE(api.objects("resourceclaims").empty());
   api.put_object("podgroups", group_json("train", kDomainEntry));
   ASSERT_TRUE(api.wait_for([&] { return pod_status_claim(api, "w0", "domain").has_value(); }));

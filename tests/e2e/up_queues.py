@@ -60,8 +60,10 @@ def main():
         shared = wait(lambda: (len(running('qa')), len(running('qb'))) == (8, 8), 120,
                       'qb reclaims its half: 8 and 8 running')
         check(bool(shared), 'running qa/qb: %d/%d' % (len(running('qa')), len(running('qb'))))
-        names = {p['metadata']['name'] for p in kjson('get', 'pods')['items']}
-        check(len([n for n in names if n.startswith('qa-')]) == 8, 'eight qa pods were preempted and are gone')
+        gone = wait(lambda: len([p for p in kjson('get', 'pods')['items']
+                                 if p['metadata']['name'].startswith('qa-')]) == 8, 30,
+                    'the eight preempted qa pods are gone')
+        check(bool(gone), 'eight qa pods were preempted and are gone')
 
         def rows():
             out = {}

@@ -28,9 +28,11 @@ api::PodGroupResourceClaim named(const std::string& entry, const std::string& cl
   return api::PodGroupResourceClaim{entry, claim_name, std::nullopt};
 }
 
-// A member of `group` with its own one-GPU claim `name` and the entries `shared`.
-api::Pod member(const std::string& group, const std::string& name, const std::vector<api::PodResourceClaim>& shared) {
-  api::Pod p = pod(name, {name});
+// A member of `group` with the entries `shared`, and (`own`) its own one-GPU
+// claim `name`.
+api::Pod member(const std::string& group, const std::string& name, const std::vector<api::PodResourceClaim>& shared,
+                bool own = true) {
+  api::Pod p = own ? pod(name, {name}) : pod(name);
   p.spec.schedulingGroup = api::PodSchedulingGroup{group};
   for (const auto& e : shared) {
     p.spec.resourceClaims.push_back(e);
@@ -147,12 +149,8 @@ TEST(GroupClaims, GeneratedClaimMustBeTheGroupsOrThePods) {
   api::PodResourceClaim e;
   e.name = "domain";
   e.resourceClaimTemplateName = "domain-tmpl";
-  api::Pod w0 = member("train", "w0", {e});
-  w0.status.resourceClaimStatuses = {{"c0", std::nullopt}, {"domain", std::string("train-domain-abcde")}};
-  w0.spec.resourceClaims[0].resourceClaimName.reset();  // only the group's claim
-  w0.spec.resourceClaims.erase(w0.spec.resourceClaims.begin());
-  w0.spec.containers[0].resources.claims.erase(w0.spec.containers[0].resources.claims.begin());
-  w0.status.resourceClaimStatuses.erase(w0.status.resourceClaimStatuses.begin());
+  api::Pod w0 = member("train", "w0", {e}, /*own=*/false);  // only the group's claim
+  w0.status.resourceClaimStatuses = {{"domain", std::string("train-domain-abcde")}};
   api::Pod w1 = w0;
   w1.metadata.name = "w1";
   w1.metadata.uid.clear();
