@@ -406,7 +406,7 @@ bool KaiQueues::may_reclaim(const api::Pod& preemptor, const api::Pod& victim) {
   // kube-scheduler removes terminating pods with the other victims); its
   // share was taken off its queue already.
   if (!victim.metadata.deletionTimestamp.empty()) return true;
-  return reclaim_from(preemptor, qa, qb, pod_amounts(victim));
+  return reclaim_from(preemptor, qa, qb, amounts_of(object_key(victim.metadata), victim));
 }
 
 bool KaiQueues::may_reclaim_all(const api::Pod& preemptor, const std::vector<const api::Pod*>& victims) {
@@ -419,7 +419,7 @@ bool KaiQueues::may_reclaim_all(const api::Pod& preemptor, const std::vector<con
     if (qb.empty() || qb == qa || !queues_.count(qb)) return false;
     if (!v->metadata.deletionTimestamp.empty()) continue;
     fair::Amounts& f = freed[qb];
-    const fair::Amounts a = pod_amounts(*v);
+    const fair::Amounts& a = amounts_of(object_key(v->metadata), *v);
     for (int r = 0; r < fair::kResources; ++r) f[r] += a[r];
   }
   for (const auto& [qb, f] : freed) {
@@ -446,7 +446,7 @@ bool KaiQueues::reclaim_from(const api::Pod& preemptor, const std::string& qa, c
   adjust(b, releasing_, qb, -1);
   fair::ReclaimSide reclaimer{&a, quota(queues_.at(qa))};
   fair::ReclaimSide from{&b, quota(queues_.at(qb))};
-  return fair::reclaim_allowed(reclaimer, pod_amounts(preemptor), from, freed);
+  return fair::reclaim_allowed(reclaimer, amounts_of(object_key(preemptor.metadata), preemptor), from, freed);
 }
 
 std::vector<QueueReport> KaiQueues::reports() {
