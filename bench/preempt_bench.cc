@@ -6,7 +6,9 @@
 // - BM_VictimSearch: the cluster full of low-priority single-GPU pods; one
 //   high-priority pod's cycle after a same-shaped pod's failure was remembered
 //   on every node: the victim search (what-if filters with candidates
-//   removed, on up to 100 candidate nodes as upstream) and its evictions.
+//   removed, on up to 100 candidate nodes as upstream) and its evictions;
+//   with the nodes alike (one node examined for all) and with every node
+//   distinct (each examined on its own).
 // Setup is outside the timed region.
 #include <benchmark/benchmark.h>
 
@@ -80,7 +82,8 @@ struct Fixture {
 // One pod with a claim for one GPU; `node` set: already running there (its
 // claim allocated to device `gpu`).
 void add_pod(Scheduler& s, const std::string& name, int32_t priority, std::map<std::string, std::string> labels,
-             std::map<std::string, std::string> annotations, const std::string& node = "", int gpu = 0) {
+             std::map<std::string, std::string> annotations, const std::string& node = "", int gpu = 0,
+             int64_t cpu_milli = 0) {
   api::ResourceClaim c;
   c.metadata.name = name;
   c.metadata.namespace_ = "default";
@@ -105,6 +108,7 @@ void add_pod(Scheduler& s, const std::string& name, int32_t priority, std::map<s
   rc.resourceClaimName = name;
   p.spec.resourceClaims.push_back(rc);
   p.spec.containers.push_back(api::Container{});
+  if (cpu_milli > 0) p.spec.containers[0].resources.requests["cpu"] = api::Quantity::from_milli(cpu_milli);
   p.status.phase = node.empty() ? "Pending" : "Running";
   if (!node.empty()) {
     p.spec.nodeName = node;
@@ -175,13 +179,17 @@ BENCHMARK(BM_GangsUnderQueues)->Args({1000, 200, 400, 1})->Args({1000, 200, 400,
 // args: nodes
 void BM_VictimSearch(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));
+  const bool alike = state.range(1) != 0;
   for (auto _ : state) {
     state.PauseTiming();
     auto fx = std::make_unique<Fixture>(nodes);
     auto& s = fx->s;
     for (int n = 0; n < nodes; ++n) {
       for (int g = 0; g < 8; ++g) {
-        add_pod(*s, "low-" + std::to_string(n) + "-" + std::to_string(g), 0, {}, {}, "node-" + std::to_string(n), g);
+        // Not alike: each node's first pod requests its own amount of CPU, so
+        // no two nodes are in one group and each is examined on its own.
+        add_pod(*s, "low-" + std::to_string(n) + "-" + std::to_string(g), 0, {}, {}, "node-" + std::to_string(n), g,
+                alike || g > 0 ? 0 : n + 1);
       }
     }
     // A pod of the same shape and priority 0 is tried first (untimed): it fits
@@ -206,7 +214,14 @@ void BM_VictimSearch(benchmark::State& state) {
     state.ResumeTiming();
   }
 }
-BENCHMARK(BM_VictimSearch)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond)->Iterations(3);
+// args: nodes, 1 = nodes alike (one group, victims alike), 0 = every node distinct
+BENCHMARK(BM_VictimSearch)
+    ->Args({100, 1})
+    ->Args({1000, 1})
+    ->Args({100, 0})
+    ->Args({1000, 0})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
 
 }  // namespace
 }  // namespace draplane::sched

@@ -115,6 +115,11 @@ class ClusterCache {
   std::string bound_node(const std::string& pod_key) const;
   // Active pods bound (or assumed bound) to `node`.
   int pods_on_node(const std::string& node) const;
+  // Keys of the pods bound (or assumed bound) to `node`, active or not; null when none.
+  const std::set<std::string>* pod_keys_on(const std::string& node) const {
+    auto it = pods_by_node_.find(node);
+    return it == pods_by_node_.end() ? nullptr : &it->second;
+  }
   // Keys of the pods that name claim "namespace/name" (spec.resourceClaims[].
   // resourceClaimName or status.resourceClaimStatuses); null when none.
   const std::set<std::string>* pods_naming_claim(const std::string& claim_key) const;

@@ -105,14 +105,22 @@ bool Scheduler::find_node(CycleState& cs, NodeFit& best, std::string* message, f
   return true;
 }
 
-bool Scheduler::use_node_groups(const CycleState& cs) {
+bool Scheduler::node_groups_serve(const CycleState& cs) const {
   // What the groups leave out: node labels and names (nodeSelector, node
   // affinity), the per-node extended-resource check, and claims allocated
   // earlier (their node selectors name nodes).
-  if (node_classes_ == nullptr || !cs.pod.spec.nodeSelector.empty() || cs.pod.spec.affinity ||
-      !cs.dra.extended.empty() || !cs.dra.allocated.empty()) {
-    return false;
-  }
+  return node_classes_ != nullptr && cs.pod.spec.nodeSelector.empty() && !cs.pod.spec.affinity &&
+         cs.dra.extended.empty() && cs.dra.allocated.empty();
+}
+
+std::optional<uint64_t> Scheduler::node_group(const CycleState& cs, const std::string& node) {
+  if (!node_groups_serve(cs)) return std::nullopt;
+  node_classes_->refresh();
+  return node_classes_->group_of(node);
+}
+
+bool Scheduler::use_node_groups(const CycleState& cs) {
+  if (!node_groups_serve(cs)) return false;
   node_classes_->refresh();
   // Mostly distinct nodes: the groups would save little and, when nothing
   // fits, the node by node pass would repeat the work.

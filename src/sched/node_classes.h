@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -44,6 +45,13 @@ class NodeClasses {
   // The first node by name of each group, in no particular order.
   const std::vector<const std::string*>& representatives();
   size_t size() const { return groups_.size(); }
+  // The group of `node` as of the last refresh(): nodes with equal groups have
+  // equal inputs. Nullopt for a node not seen then.
+  std::optional<uint64_t> group_of(const std::string& node) const {
+    auto it = members_.find(node);
+    if (it == members_.end()) return std::nullopt;
+    return it->second.group;
+  }
 
  private:
   // What the default Filter and Score plugins read of a node.

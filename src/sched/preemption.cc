@@ -1,6 +1,7 @@
 #include "sched/preemption.h"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
@@ -41,42 +42,59 @@ void add_member(Unit& u, const PodInfo* p, bool on_node) {
   u.terminating = u.terminating && p->terminating;
 }
 
-// The pods by node and by gang, and the gangs no member of which may be
-// evicted; built once per search (looking at every pod for every node was
-// quadratic at 1,000 nodes).
-struct PodIndex {
-  std::unordered_map<std::string_view, std::vector<const PodInfo*>> by_node, by_gang;
-  std::set<std::string_view> protected_gangs;
-};
+// The pods by node and by gang as the search asks for them, each fetched
+// once: a search examines some hundred nodes, and reading every pod of a
+// large cluster up front was most of its cost.
+class PodIndex {
+ public:
+  PodIndex(const Preemptor& preemptor, PodSource& source) : preemptor_(preemptor), source_(source) {}
 
-PodIndex index_pods(const Preemptor& preemptor, const std::vector<PodInfo>& pods) {
-  PodIndex ix;
-  for (const PodInfo& p : pods) {
-    if (p.key == preemptor.key) continue;
-    ix.by_node[p.node].push_back(&p);
-    if (p.gang.empty()) continue;
-    ix.by_gang[p.gang].push_back(&p);
-    if (!may_evict(preemptor, p)) ix.protected_gangs.insert(p.gang);
+  // The pods on `node`, the preemptor left out.
+  const std::vector<PodInfo>& on_node(const std::string& node) { return fetch(by_node_, node, &PodSource::on_node); }
+  // Every member of gang `gang`, on any node.
+  const std::vector<PodInfo>& in_gang(const std::string& gang) { return fetch(by_gang_, gang, &PodSource::in_gang); }
+  // A gang with a member the preemptor may not evict is never a victim.
+  bool protected_gang(const std::string& gang) {
+    auto [it, fresh] = protected_.emplace(gang, false);
+    if (fresh) {
+      const auto& members = in_gang(gang);
+      it->second = std::any_of(members.begin(), members.end(), [&](const PodInfo& m) { return !may_evict(preemptor_, m); });
+    }
+    return it->second;
   }
-  return ix;
-}
+
+ private:
+  using Fetch = std::vector<PodInfo> (PodSource::*)(const std::string&);
+  const std::vector<PodInfo>& fetch(std::unordered_map<std::string, std::vector<PodInfo>>& memo,
+                                    const std::string& name, Fetch get) {
+    auto it = memo.find(name);
+    if (it != memo.end()) return it->second;
+    std::vector<PodInfo> pods = (source_.*get)(name);
+    std::erase_if(pods, [&](const PodInfo& p) { return p.key == preemptor_.key; });
+    return memo.emplace(name, std::move(pods)).first->second;
+  }
+
+  const Preemptor& preemptor_;
+  PodSource& source_;
+  // Stable addresses: units point at the pods.
+  std::unordered_map<std::string, std::vector<PodInfo>> by_node_, by_gang_;
+  std::unordered_map<std::string, bool> protected_;
+};
 
 // The node's potential victims as units: every pod of lower priority, with
 // its whole gang; gangs with a member the preemptor may not preempt are out.
-std::vector<Unit> potential_victims(const Preemptor& preemptor, const std::string& node, const PodIndex& ix) {
+std::vector<Unit> potential_victims(const Preemptor& preemptor, const std::string& node, PodIndex& ix) {
   std::vector<Unit> units;
-  auto on_node = ix.by_node.find(node);
-  if (on_node == ix.by_node.end()) return units;
   std::map<std::string_view, Unit> gangs;  // in name order
-  for (const PodInfo* p : on_node->second) {
-    if (p->gang.empty()) {
-      if (!may_evict(preemptor, *p)) continue;
+  for (const PodInfo& p : ix.on_node(node)) {
+    if (p.gang.empty()) {
+      if (!may_evict(preemptor, p)) continue;
       Unit u;
-      add_member(u, p, true);
+      add_member(u, &p, true);
       units.push_back(std::move(u));
-    } else if (!ix.protected_gangs.contains(p->gang) && !gangs.contains(p->gang)) {
-      Unit& u = gangs[p->gang];
-      for (const PodInfo* m : ix.by_gang.at(p->gang)) add_member(u, m, m->node == node);
+    } else if (!gangs.contains(p.gang) && !ix.protected_gang(p.gang)) {
+      Unit& u = gangs[p.gang];
+      for (const PodInfo& m : ix.in_gang(p.gang)) add_member(u, &m, m.node == node);
     }
   }
   for (auto& [name, u] : gangs) units.push_back(std::move(u));
@@ -91,14 +109,18 @@ std::vector<const PodInfo*> removed_pods(const std::vector<Unit>& units, const s
   return out;
 }
 
-// upstream's SelectVictimsOnNode. nullopt: the node is no candidate.
-Result<std::optional<Victims>> select_victims(const Preemptor& preemptor, const std::string& node,
-                                              const PodIndex& pods, const FitFn& fits) {
-  std::vector<Unit> units = potential_victims(preemptor, node, pods);
+// The reprieve outcome of nodes by Preemptor::node_key: which units stay
+// removed, or nullopt when the node was no candidate.
+using Outcomes = std::unordered_map<std::string, std::optional<std::vector<bool>>>;
+
+// Which units must go for the preemptor to fit (upstream's reprieve loop);
+// nullopt when it does not fit even with all of them gone.
+Result<std::optional<std::vector<bool>>> reprieve(const std::string& node, const std::vector<Unit>& units,
+                                                  const FitFn& fits) {
   std::vector<bool> removed(units.size(), true);
   auto all_gone = fits(node, removed_pods(units, removed));
   if (!all_gone) return all_gone.error();
-  if (!*all_gone) return std::optional<Victims>{};
+  if (!*all_gone) return std::optional<std::vector<bool>>{};
   // Reprieve, most important first: put the unit back if it still fits.
   for (size_t i = 0; i < units.size(); ++i) {
     removed[i] = false;
@@ -106,6 +128,30 @@ Result<std::optional<Victims>> select_victims(const Preemptor& preemptor, const 
     if (!still) return still.error();
     if (!*still) removed[i] = true;
   }
+  return std::optional<std::vector<bool>>{std::move(removed)};
+}
+
+// upstream's SelectVictimsOnNode. nullopt: the node is no candidate.
+Result<std::optional<Victims>> select_victims(const Preemptor& preemptor, const std::string& node,
+                                              PodIndex& pods, const FitFn& fits, Outcomes& outcomes) {
+  std::vector<Unit> units = potential_victims(preemptor, node, pods);
+  std::optional<std::string> key;
+  if (preemptor.node_key && !units.empty()) {
+    std::vector<std::vector<const PodInfo*>> shape;
+    for (const Unit& u : units) shape.push_back(u.on_node);
+    key = preemptor.node_key(node, shape);
+  }
+  std::optional<std::vector<bool>> outcome;
+  if (auto seen = key ? outcomes.find(*key) : outcomes.end(); seen != outcomes.end()) {
+    outcome = seen->second;
+  } else {
+    auto found = reprieve(node, units, fits);
+    if (!found) return found.error();
+    outcome = std::move(*found);
+    if (key) outcomes.emplace(std::move(*key), outcome);
+  }
+  if (!outcome) return std::optional<Victims>{};
+  const std::vector<bool>& removed = *outcome;
   Victims v;
   v.node = node;
   v.highest_priority = std::numeric_limits<int32_t>::min();
@@ -154,11 +200,11 @@ size_t pick_node(const std::vector<Victims>& candidates) {
   return keep[0];
 }
 
-std::optional<std::string> not_eligible(const Preemptor& preemptor, const std::vector<PodInfo>& pods) {
+std::optional<std::string> not_eligible(const Preemptor& preemptor, PodIndex& pods) {
   if (preemptor.preemption_policy == kPreemptNever) return "not eligible due to preemptionPolicy=Never.";
   if (preemptor.nominated_node.empty()) return std::nullopt;
-  for (const PodInfo& p : pods)
-    if (p.node == preemptor.nominated_node && p.terminating && p.priority < preemptor.priority)
+  for (const PodInfo& p : pods.on_node(preemptor.nominated_node))
+    if (p.terminating && p.priority < preemptor.priority)
       return "not eligible due to a terminating pod on the nominated node.";
   return std::nullopt;
 }
@@ -166,9 +212,10 @@ std::optional<std::string> not_eligible(const Preemptor& preemptor, const std::v
 }  // namespace
 
 Result<PostFilterResult> post_filter(const Preemptor& preemptor, const std::vector<NodeCandidate>& nodes,
-                                     const std::vector<PodInfo>& pods, const FitFn& fits) {
+                                     PodSource& pods, const FitFn& fits) {
   PostFilterResult out;
-  if (auto why = not_eligible(preemptor, pods)) {
+  PodIndex index(preemptor, pods);
+  if (auto why = not_eligible(preemptor, index)) {
     out.outcome = Outcome::kNotEligible;
     out.message = *why;
     return out;
@@ -178,14 +225,14 @@ Result<PostFilterResult> post_filter(const Preemptor& preemptor, const std::vect
   // upstream's DryRunPreemption stops once it has max(10% of the nodes, 100)
   // candidates (minCandidateNodesPercentage, minCandidateNodesAbsolute).
   const size_t enough = std::max<size_t>(nodes.size() / 10, 100);
-  const PodIndex index = index_pods(preemptor, pods);
+  Outcomes outcomes;
   for (const NodeCandidate& n : nodes) {
     if (candidates.size() >= enough) break;
     if (!n.preemption_may_help) {
       ++not_helpful;
       continue;
     }
-    auto v = select_victims(preemptor, n.name, index, fits);
+    auto v = select_victims(preemptor, n.name, index, fits, outcomes);
     if (!v) return v.error();
     if (*v) candidates.push_back(std::move(**v));
     else ++no_victims;
@@ -202,6 +249,29 @@ Result<PostFilterResult> post_filter(const Preemptor& preemptor, const std::vect
   out.outcome = Outcome::kNominated;
   out.victims = std::move(candidates[pick_node(candidates)]);
   return out;
+}
+
+Result<PostFilterResult> post_filter(const Preemptor& preemptor, const std::vector<NodeCandidate>& nodes,
+                                     const std::vector<PodInfo>& pods, const FitFn& fits) {
+  class Listed final : public PodSource {
+   public:
+    explicit Listed(const std::vector<PodInfo>& pods) : pods_(pods) {}
+    std::vector<PodInfo> on_node(const std::string& node) override {
+      return matching([&](const PodInfo& p) { return p.node == node; });
+    }
+    std::vector<PodInfo> in_gang(const std::string& gang) override {
+      return matching([&](const PodInfo& p) { return p.gang == gang; });
+    }
+
+   private:
+    std::vector<PodInfo> matching(const std::function<bool(const PodInfo&)>& keep) const {
+      std::vector<PodInfo> out;
+      std::copy_if(pods_.begin(), pods_.end(), std::back_inserter(out), keep);
+      return out;
+    }
+    const std::vector<PodInfo>& pods_;
+  } listed(pods);
+  return post_filter(preemptor, nodes, listed, fits);
 }
 
 }  // namespace draplane::sched::preemption

@@ -28,6 +28,13 @@
 //   max(10% of them, 100) candidates are found (upstream's
 //   minCandidateNodesPercentage and minCandidateNodesAbsolute defaults;
 //   upstream starts at a random node, here at the first).
+// - Alike nodes (Preemptor::node_key, optional): a node whose key an earlier
+//   node had takes that node's reprieve outcome (which units go) without
+//   checks; its victims are its own pods. The scheduler keys nodes by their
+//   group of interchangeable nodes and the shape of their victims, so a
+//   cluster of identical nodes costs one node's checks, not a hundred.
+// - Pods are asked for per node examined and per gang met (PodSource), not
+//   listed for the whole cluster.
 // - Node choice, upstream's order: a node needing no victims at once; else
 //   the lowest highest-victim priority, then the smallest sum of victim
 //   priorities, then the fewest victims, then the latest start among the
@@ -43,6 +50,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,6 +84,15 @@ struct Preemptor {
   // candidate (KAI queues: reclaims that each alone pass may together take a
   // queue below its share). Null: always allowed.
   std::function<bool(const std::vector<PodInfo>&)> victims_allowed;
+  // Nodes alike for the search: two nodes given equal keys must answer every
+  // fits() question alike when the units at the same positions of their
+  // potential-victim lists (each unit's pods on the node, most important unit
+  // first) are taken out. A node whose key was seen takes the first node's
+  // reprieve outcome without fits() calls (its own victims are still its own
+  // pods). Nullopt: the node is examined on its own. Null: every node is.
+  std::function<std::optional<std::string>(const std::string& node,
+                                           const std::vector<std::vector<const PodInfo*>>& units)>
+      node_key;
 };
 
 // Whether the preemptor fits on `node` with `removed` (pods of that node) gone.
@@ -108,8 +125,22 @@ struct PostFilterResult {
   std::string message;  // when not kNominated: for the pod's FailedScheduling event
 };
 
-// The victim search. `pods` are all pods bound or assumed on any node (the
-// preemptor itself, if listed, is ignored).
+// The pods bound or assumed, as the search asks for them (each question once
+// per search; the preemptor itself, if returned, is ignored).
+class PodSource {
+ public:
+  virtual ~PodSource() = default;
+  // The pods on `node`, in a fixed order (ties between equally important
+  // victims keep it).
+  virtual std::vector<PodInfo> on_node(const std::string& node) = 0;
+  // Every member of gang `gang` (PodInfo::gang), on any node, in a fixed order.
+  virtual std::vector<PodInfo> in_gang(const std::string& gang) = 0;
+};
+
+// The victim search.
+Result<PostFilterResult> post_filter(const Preemptor& preemptor, const std::vector<NodeCandidate>& nodes,
+                                     PodSource& pods, const FitFn& fits);
+// The same over `pods`, all pods bound or assumed on any node, in that order.
 Result<PostFilterResult> post_filter(const Preemptor& preemptor, const std::vector<NodeCandidate>& nodes,
                                      const std::vector<PodInfo>& pods, const FitFn& fits);
 

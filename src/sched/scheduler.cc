@@ -70,6 +70,9 @@ Scheduler::Scheduler(Binder& binder, Clock& clock, SchedulerOptions options, std
       last_flush_(clock_.now()) {
   if (options_.node_classes && dra_ != nullptr && options_.node_policy != placement::PolicyKind::kRandom) {
     node_classes_ = std::make_unique<NodeClasses>(cache_, *dra_);
+    if (preempt_ != nullptr) {
+      preempt_->set_node_groups([this](const CycleState& cs, const std::string& node) { return node_group(cs, node); });
+    }
   }
   for (int i = 0; i < options_.bind_workers; ++i) bind_threads_.emplace_back([this] { bind_worker(); });
 }

@@ -112,6 +112,9 @@ struct SchedulerStats {
   int64_t shape_memo_hits = 0;  // (pod, node) failures known from another pod of the same claim shape
   int64_t equivalent_node_hits = 0;  // (pod, node) answers reused from a node with the same devices
   int64_t node_group_cycles = 0;     // pods placed by trying one node per node group
+  // Preemption: what-if checks run (Filter with some pods taken out), and
+  // candidate nodes whose victims were read off an alike node's checks.
+  int64_t preemption_checks = 0, preemption_reused_nodes = 0;
   // Time on the scheduling thread (profiling the whole system): applying
   // events, and scheduling cycles.
   double event_seconds = 0, cycle_seconds = 0;
@@ -284,6 +287,11 @@ class Scheduler {
   // Whether find_node may try one node per group for this cycle's pod (the
   // groups brought up to date when so).
   bool use_node_groups(const CycleState& cs);
+  // Whether the groups give `cs`'s pod the same verdict on every node of one.
+  bool node_groups_serve(const CycleState& cs) const;
+  // The group of `node` for `cs`'s pod, the groups brought up to date
+  // (preemption's victim search); nullopt when they do not serve the pod.
+  std::optional<uint64_t> node_group(const CycleState& cs, const std::string& node);
   // The queues' reports as last published by the scheduling thread (run()).
   std::mutex reports_mu_;
   std::vector<plugins::QueueReport> reports_;

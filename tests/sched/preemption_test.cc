@@ -24,7 +24,7 @@ PodInfo pod(const std::string& key, const std::string& node, int32_t priority, i
 }
 
 Preemptor preemptor(int32_t priority, const std::string& policy = "") {
-  return Preemptor{"default/urgent", priority, policy, "", nullptr, nullptr};
+  return Preemptor{"default/urgent", priority, policy, "", nullptr, nullptr, nullptr};
 }
 
 // A node with `slots` pod slots per node; the preemptor takes one.
@@ -280,6 +280,43 @@ TEST(Preemption, StopsAfterEnoughCandidates) {
   for (const auto& l : log) examined.insert(l.substr(0, l.find(':')));
   EXPECT_EQ(examined.size(), 100u);
   EXPECT_EQ(got->victims.node, "n000");
+}
+
+// Nodes given one key by Preemptor::node_key are examined once: the second
+// node's checks are read off the first's, and its victims are its own pods.
+// A node without a key (nullopt) is examined on its own.
+TEST(Preemption, AlikeNodesAreExaminedOnce) {
+  std::vector<PodInfo> pods = {pod("ns/a-old", "a", 0, 100), pod("ns/a-new", "a", 0, 200),
+                               pod("ns/b-old", "b", 1, 100), pod("ns/b-new", "b", 1, 200),
+                               pod("ns/c-old", "c", 2, 100), pod("ns/c-new", "c", 2, 200)};
+  std::vector<std::string> log;
+  Preemptor p = preemptor(1000);
+  p.node_key = [](const std::string& node, const std::vector<std::vector<const PodInfo*>>& units) {
+    EXPECT_EQ(units.size(), 2u);
+    return node == "c" ? std::nullopt : std::optional<std::string>("two of one kind");
+  };
+  auto got = post_filter(p, {{"c"}, {"b"}, {"a"}}, pods, slot_fit(pods, {{"a", 2}, {"b", 2}, {"c", 2}}, &log));
+  ASSERT_TRUE(got.has_value());
+  ASSERT_EQ(got->outcome, Outcome::kNominated);
+  // c and b examined (all out, then each reprieved), a read off b.
+  EXPECT_EQ(log, (std::vector<std::string>{"c:2", "c:1", "c:0", "b:2", "b:1", "b:0"}));
+  EXPECT_EQ(got->victims.node, "a");
+  EXPECT_EQ(keys(got->victims), std::vector<std::string>{"ns/a-new"});
+}
+
+// A node whose alike node was no candidate is none either, without checks.
+TEST(Preemption, AlikeNodesShareBeingNoCandidate) {
+  std::vector<PodInfo> pods = {pod("ns/a", "a", 0), pod("ns/b", "b", 0)};
+  std::vector<std::string> log;
+  Preemptor p = preemptor(1000);
+  p.node_key = [](const std::string&, const std::vector<std::vector<const PodInfo*>>&) {
+    return std::optional<std::string>("full");
+  };
+  auto got = post_filter(p, {{"a"}, {"b"}}, pods, slot_fit(pods, {{"a", 0}, {"b", 0}}, &log));
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->outcome, Outcome::kNoCandidate);
+  EXPECT_EQ(log, std::vector<std::string>{"a:1"});
+  EXPECT_EQ(got->message, "preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.");
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "common/clock.h"
 #include "common/rfc3339.h"
@@ -16,6 +18,7 @@
 #include "sched/pod_claims.h"
 #include "sched/plugins/queues.h"
 #include "sched/preemption.h"
+#include "sched/scheduler.h"
 
 namespace draplane::sched::plugins {
 namespace {
@@ -150,6 +153,78 @@ class WhatIf final : public DefaultPreemption::Removal {
   std::map<std::string, SavedClaim> freed_;  // by claim key: as they were
 };
 
+// What the what-if checks on `node` read of its potential victims (units in
+// order, their pods on the node), up to the node's and devices' names: each
+// pod's CPU and memory requests and queue, and where in the node's view the
+// devices of its claims are, with what they consume. With the node's group
+// (equal node inputs, devices equal up to names and in the same state), equal
+// shapes make the nodes answer every check alike. Nullopt when a claim is
+// used by more than the pod (freeing it depends on who else goes) or holds a
+// device the node does not see.
+std::optional<std::string> victims_shape(ClusterCache& cache, const std::string& node, uint64_t group,
+                                         const std::vector<std::vector<const preemption::PodInfo*>>& units) {
+  std::string out;
+  auto add = [&out](int64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  auto add_text = [&](const std::string& t) {
+    add(static_cast<int64_t>(t.size()));
+    out += t;
+  };
+  add(static_cast<int64_t>(group));
+  std::unordered_map<uint32_t, int64_t> position;  // device key -> place in the node's view
+  auto place = [&](const api::DeviceRequestAllocationResult& r) -> std::optional<int64_t> {
+    if (position.empty()) {
+      auto view = cache.node_view(node);
+      if (!view.has_value()) return std::nullopt;
+      const auto& devices = (*view)->snapshot().devices();
+      const auto& candidates = (*view)->candidates();
+      for (size_t i = 0; i < candidates.size(); ++i) position.emplace(devices[candidates[i].device].key, i);
+      if (position.empty()) return std::nullopt;
+    }
+    auto key = cache.snapshot().find_key(r.driver, r.pool, r.device);
+    if (!key) return std::nullopt;
+    auto it = position.find(*key);
+    if (it == position.end()) return std::nullopt;
+    return it->second;
+  };
+  for (const auto& unit : units) {
+    add(static_cast<int64_t>(unit.size()));
+    for (const preemption::PodInfo* info : unit) {
+      const api::Pod* pod = cache.pod(info->key);
+      if (pod == nullptr) return std::nullopt;
+      ClusterCache::Requests r = pod_requests(*pod);
+      add(r.cpu_milli);
+      add(r.memory);
+      add_text(queue_of(*pod));
+      for (const auto& k : claim_keys(*pod)) {
+        const api::ResourceClaim* c = cache.claim(k);
+        if (c == nullptr || !c->status.allocation) {
+          add(-1);
+          continue;
+        }
+        const auto& by = c->status.reservedFor;
+        if (by.size() != 1 || !by[0].apiGroup.empty() || by[0].resource != "pods" || by[0].uid != pod->metadata.uid) {
+          return std::nullopt;
+        }
+        add(static_cast<int64_t>(c->status.allocation->devices.results.size()));
+        for (const auto& result : c->status.allocation->devices.results) {
+          auto at = place(result);
+          if (!at) return std::nullopt;
+          add(*at);
+          add(result.adminAccess.value_or(false) ? 1 : 0);
+          add(result.shareID ? 1 : 0);
+          for (const auto& [name, q] : result.consumedCapacity) {
+            add_text(name);
+            add_text(q.to_string());
+          }
+          add(-2);
+        }
+      }
+      add(-3);
+    }
+  }
+  return out;
+}
+
 // `now`: the start of a pod that has not started (assumed or just bound), as
 // upstream's GetPodStartTime says: the newest, so the first to go among equals.
 preemption::PodInfo pod_info(const std::string& key, const std::string& node, const api::Pod& p, int64_t now,
@@ -163,6 +238,49 @@ preemption::PodInfo pod_info(const std::string& key, const std::string& node, co
   info.terminating = !p.metadata.deletionTimestamp.empty();
   return info;
 }
+
+// The cache's bound pods as the victim search asks for them, read with no
+// what-if applied (`restore` first).
+class CachePods final : public preemption::PodSource {
+ public:
+  CachePods(const ClusterCache& cache, int64_t now, std::function<void()> restore)
+      : cache_(cache), now_(now), restore_(std::move(restore)) {}
+
+  std::vector<preemption::PodInfo> on_node(const std::string& node) override {
+    restore_();
+    std::vector<preemption::PodInfo> out;
+    if (const std::set<std::string>* keys = cache_.pod_keys_on(node)) {
+      for (const auto& key : *keys) {
+        const api::Pod* p = cache_.pod(key);
+        if (p != nullptr && pod_is_active(*p)) out.push_back(pod_info(key, node, *p, now_, cache_));
+      }
+    }
+    return out;
+  }
+
+  // Gangs are rare among victims: every pod is read once, at the first.
+  std::vector<preemption::PodInfo> in_gang(const std::string& gang) override {
+    restore_();
+    if (!gangs_) {
+      gangs_.emplace();
+      for (const auto& [key, p] : cache_.pods()) {
+        if (!pod_is_active(p)) continue;
+        std::string node = p.spec.nodeName.empty() ? cache_.bound_node(key) : p.spec.nodeName;
+        if (node.empty()) continue;
+        preemption::PodInfo info = pod_info(key, node, p, now_, cache_);
+        if (!info.gang.empty()) (*gangs_)[info.gang].push_back(std::move(info));
+      }
+    }
+    auto it = gangs_->find(gang);
+    return it == gangs_->end() ? std::vector<preemption::PodInfo>{} : it->second;
+  }
+
+ private:
+  const ClusterCache& cache_;
+  int64_t now_;
+  std::function<void()> restore_;
+  std::optional<std::map<std::string, std::vector<preemption::PodInfo>>> gangs_;
+};
 
 // upstream's condition on a victim (reason PreemptionByScheduler); the message
 // names the preemptor too (docs/compat.md).
@@ -263,7 +381,7 @@ Result<preemption::PostFilterResult> DefaultPreemption::search(framework::CycleS
   ClusterCache& cache = *h.cache;
   const api::Pod& pod = state.pod;
   preemption::Preemptor pr{state.pod_key, pod.spec.priority.value_or(0), pod.spec.preemptionPolicy.value_or(""),
-                           pod.status.nominatedNodeName, nullptr, nullptr};
+                           pod.status.nominatedNodeName, nullptr, nullptr, nullptr};
   // KAI queues: a pod below its queue's share may take from queues over theirs.
   KaiQueues* queues = fw_.plugin<KaiQueues>();
   if (queues != nullptr && queues->empty()) queues = nullptr;
@@ -296,19 +414,27 @@ Result<preemption::PostFilterResult> DefaultPreemption::search(framework::CycleS
       return reclaimed.empty() || queues->may_reclaim_all(pod, reclaimed);
     };
   }
+  // Nodes alike answer alike (NodeClasses); nominated pods held per check
+  // depend on the node they were nominated for: then node by node.
+  std::unordered_set<std::string> seen_shapes;  // counted for the stats only
+  if (node_group_ && nominations_.empty()) {
+    pr.node_key = [this, &state, &cache, &restore, &seen_shapes, &h](const std::string& node,
+                                                    const std::vector<std::vector<const preemption::PodInfo*>>& units)
+        -> std::optional<std::string> {
+      restore();  // the groups are read with the cache as it is
+      auto group = node_group_(state, node);
+      if (!group) return std::nullopt;
+      auto shape = victims_shape(cache, node, *group, units);
+      if (shape && !seen_shapes.insert(*shape).second && h.stats != nullptr) ++h.stats->preemption_reused_nodes;
+      return shape;
+    };
+  }
   std::vector<preemption::NodeCandidate> nodes;
   for (const auto& [name, st] : statuses) {
     nodes.push_back({name, st.code() != framework::Code::kUnschedulableAndUnresolvable});
   }
-  std::vector<preemption::PodInfo> pods;
-  if (pr.preemption_policy != preemption::kPreemptNever) {
-    const int64_t now = h.clock != nullptr ? h.clock->unix_seconds() : common::real_clock()->unix_seconds();
-    for (const auto& [key, p] : cache.pods()) {
-      if (!pod_is_active(p)) continue;
-      std::string node = cache.bound_node(key);
-      if (!node.empty()) pods.push_back(pod_info(key, node, p, now, cache));
-    }
-  }
+  const int64_t now = h.clock != nullptr ? h.clock->unix_seconds() : common::real_clock()->unix_seconds();
+  CachePods pods(cache, now, restore);
   // Each what-if check: the victims out, then the nominated pods of higher or
   // equal priority held (a pod nominated for a victim's devices keeps them),
   // then the preemptor's own PreFilter and Filter (holding runs PreFilter too).
@@ -326,6 +452,7 @@ Result<preemption::PostFilterResult> DefaultPreemption::search(framework::CycleS
     std::vector<std::string> keys;
     for (const auto* p : removed) keys.push_back(p->key);
     what_if->set(keys);
+    if (h.stats != nullptr) ++h.stats->preemption_checks;
     auto hold = hold_nominated(state.pod_key, pr.priority);
     framework::CycleState cs;
     cs.pod_key = state.pod_key;

@@ -25,8 +25,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -97,6 +99,14 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
   // fits): evicts `victims`, nominates each member for its node (pod key ->
   // node) and has the gang wait (gang_waiting) until the victims are gone and
   // the claims only they held are released, instead of choosing more.
+  // The scheduler's groups of interchangeable nodes (sched/node_classes.h),
+  // brought up to date: the group of `node` for `state`'s pod, nullopt when
+  // the pod reads what the groups leave out. Set: the victim search examines
+  // one node of a group whose victims look alike (same priorities order, pod
+  // requests, devices at the same places) and reuses its outcome on the others.
+  using NodeGroupFn = std::function<std::optional<uint64_t>(const framework::CycleState& state, const std::string& node)>;
+  void set_node_groups(NodeGroupFn fn) { node_group_ = std::move(fn); }
+
   void evict_for_gang(const std::string& gang_id, const std::vector<std::pair<std::string, std::string>>& members,
                       const std::vector<std::string>& victims);
   bool gang_waiting(const std::string& gang_id);
@@ -111,6 +121,7 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
   void nominate(const std::string& key, const std::string& node);
 
   framework::Framework& fw_;
+  NodeGroupFn node_group_;
   std::map<std::string, Nomination> nominations_;
   // Per preemptor: the claims (key -> UID) its victims alone held. Until they
   // are deallocated the preemptor waits instead of choosing more victims (the
