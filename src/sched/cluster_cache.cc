@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "alloc/taint_rules.h"
+#include "sched/gang.h"
 
 namespace draplane::sched {
 namespace {
@@ -55,7 +56,9 @@ void ClusterCache::index_pod(const std::string& key, bool add) {
   const api::Pod* p = pod(key);
   bool active = p != nullptr && pod_is_active(*p);
   if (add) {
-    if (pods_by_node_[node].insert(key).second && active) ++active_on_node_[node];
+    auto [it, fresh] = pods_by_node_[node].emplace(key, p);
+    if (!fresh) it->second = p;
+    if (fresh && active) ++active_on_node_[node];
   } else {
     auto it = pods_by_node_.find(node);
     if (it != pods_by_node_.end() && it->second.erase(key) > 0 && active) {
@@ -82,6 +85,20 @@ void ClusterCache::index_claim_names(const std::string& pod_key, bool add) {
   for (const auto& st : p->status.resourceClaimStatuses) each(st.resourceClaimName);
 }
 
+void ClusterCache::index_gang(const std::string& pod_key, bool add) {
+  const api::Pod* p = pod(pod_key);
+  if (p == nullptr) return;
+  auto g = gang_of(*p);
+  if (!g) return;
+  const std::string gang_key = p->metadata.namespace_ + "/" + g->name;
+  if (add) {
+    pods_by_gang_[gang_key].insert_or_assign(pod_key, p);
+  } else if (auto it = pods_by_gang_.find(gang_key); it != pods_by_gang_.end()) {
+    it->second.erase(pod_key);
+    if (it->second.empty()) pods_by_gang_.erase(it);
+  }
+}
+
 const std::set<std::string>* ClusterCache::pods_naming_claim(const std::string& claim_key) const {
   auto it = pods_by_claim_.find(claim_key);
   return it == pods_by_claim_.end() ? nullptr : &it->second;
@@ -91,10 +108,12 @@ void ClusterCache::upsert_pod(api::Pod pod) {
   std::string key = object_key(pod.metadata);
   index_pod(key, false);
   index_claim_names(key, false);
+  index_gang(key, false);
   if (!pod.spec.nodeName.empty()) assumed_bound_.erase(key);
   pods_.insert_or_assign(key, std::move(pod));
   index_pod(key, true);
   index_claim_names(key, true);
+  index_gang(key, true);
 }
 
 void ClusterCache::delete_pod(const std::string& key) { (void)take_pod(key); }
@@ -102,6 +121,7 @@ void ClusterCache::delete_pod(const std::string& key) { (void)take_pod(key); }
 std::optional<api::Pod> ClusterCache::take_pod(const std::string& key) {
   index_pod(key, false);
   index_claim_names(key, false);
+  index_gang(key, false);
   assumed_bound_.erase(key);
   auto it = pods_.find(key);
   if (it == pods_.end()) return std::nullopt;
@@ -149,8 +169,7 @@ std::vector<const api::Pod*> ClusterCache::active_pods_on(const std::string& nod
   std::vector<const api::Pod*> out;
   auto it = pods_by_node_.find(node);
   if (it == pods_by_node_.end()) return out;
-  for (const auto& key : it->second) {
-    const api::Pod* p = pod(key);
+  for (const auto& [key, p] : it->second) {
     if (p != nullptr && pod_is_active(*p)) out.push_back(p);
   }
   return out;

@@ -115,8 +115,15 @@ class ClusterCache {
   std::string bound_node(const std::string& pod_key) const;
   // Active pods bound (or assumed bound) to `node`.
   int pods_on_node(const std::string& node) const;
-  // Keys of the pods bound (or assumed bound) to `node`, active or not; null when none.
-  const std::set<std::string>* pod_keys_on(const std::string& node) const {
+  // Keys of the pods of gang "namespace/name" (gang.h's gang_of: a PodGroup
+  // or the gang annotation), bound or not, active or not; null when none.
+  using PodsByKey = std::map<std::string, const api::Pod*>;  // key -> the cache's pod
+  const PodsByKey* pods_in_gang(const std::string& gang_key) const {
+    auto it = pods_by_gang_.find(gang_key);
+    return it == pods_by_gang_.end() ? nullptr : &it->second;
+  }
+  // The pods bound (or assumed bound) to `node`, active or not; null when none.
+  const PodsByKey* pods_bound_to(const std::string& node) const {
     auto it = pods_by_node_.find(node);
     return it == pods_by_node_.end() ? nullptr : &it->second;
   }
@@ -203,12 +210,16 @@ class ClusterCache {
   std::map<std::string, api::ResourceClaim> claims_;
   std::map<std::string, Assumed> assumed_;
   std::map<std::string, std::string> assumed_bound_;  // pod key -> node
-  std::map<std::string, std::set<std::string>> pods_by_node_;
+  // Node -> its pods (pointers into pods_, kept by index_pod: they stay valid
+  // while the pod is in the map; a pod assumed bound before its event is null).
+  std::map<std::string, PodsByKey> pods_by_node_;
   // Node -> how many of its pods are active (pod_is_active), kept by index_pod:
   // counting them per node per cycle looked up every pod the node ever ran.
   std::unordered_map<std::string, int> active_on_node_;
   std::map<std::string, std::set<std::string>> pods_by_claim_;  // claim key -> pod keys naming it
   void index_claim_names(const std::string& pod_key, bool add);
+  std::unordered_map<std::string, PodsByKey> pods_by_gang_;  // gang key -> its pods
+  void index_gang(const std::string& pod_key, bool add);
   std::map<std::string, api::ResourceSlice> slices_;
   std::map<std::string, api::DeviceClass> classes_;
   std::map<std::string, api::DeviceTaintRule> rules_;

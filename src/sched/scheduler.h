@@ -115,6 +115,7 @@ struct SchedulerStats {
   // Preemption: what-if checks run (Filter with some pods taken out), and
   // candidate nodes whose victims were read off an alike node's checks.
   int64_t preemption_checks = 0, preemption_reused_nodes = 0;
+  double preemption_seconds = 0;  // in victim searches (PostFilter's, a gang's), evictions not included
   // Time on the scheduling thread (profiling the whole system): applying
   // events, and scheduling cycles.
   double event_seconds = 0, cycle_seconds = 0;

@@ -280,5 +280,67 @@ TEST(QueuesScheduler, OnlyLeafQueuesTakePods) {
   EXPECT_EQ(h.condition_message("nosuch-0"), "Unschedulable: 0/1 nodes are available: queue \"nosuch\" does not exist.");
 }
 
+// A victim search takes pods out of the cache and puts them back, telling the
+// queues which pods (and pods of which claims) it moved; the totals after it
+// are those before, pod for pod. Here every node is examined and no node can
+// serve the 8-GPU preemptor even emptied, so nothing is evicted.
+TEST(QueuesScheduler, VictimSearchesLeaveTheQueueTotalsAsTheyWere) {
+  QueueCluster h(3, 4);
+  h.add_queue("qa");
+  h.add_queue("qb");
+  h.submit("qa", 5);
+  h.submit("qb", 3);
+  api::Pod cpu_only = testing::pod("qa-cpu");  // no claim: put back by the pod alone
+  cpu_only.metadata.labels["kai.scheduler/queue"] = "qa";
+  cpu_only.spec.containers[0].resources.requests["cpu"] = api::Quantity::from_int(1);
+  h.add(cpu_only);
+  h.run();
+  ASSERT_EQ(h.bound("qa") + h.bound("qb"), 9);
+  auto before = h.sched.current_queue_reports();
+  EXPECT_EQ(before[0].allocated[fair::kCpu], 1000);
+  ASSERT_EQ(before.size(), 2u);
+  EXPECT_EQ(before[0].allocated[fair::kGpu], 5000);
+  EXPECT_EQ(before[1].allocated[fair::kGpu], 3000);
+  h.add(testing::claim("big", 8));
+  api::Pod big = testing::pod("big", {"big"});
+  big.metadata.labels["kai.scheduler/queue"] = "qb";
+  big.spec.priority = 1000;
+  h.add(big);
+  h.run();
+  EXPECT_GT(h.sched.stats().preemption_checks, 0);
+  for (const auto& [key, p] : h.api.pods) EXPECT_TRUE(p.metadata.deletionTimestamp.empty()) << key;
+  auto after = h.sched.current_queue_reports();
+  ASSERT_EQ(after.size(), 2u);
+  for (size_t i = 0; i < after.size(); ++i) {
+    EXPECT_EQ(after[i].allocated, before[i].allocated) << after[i].name;
+  }
+  EXPECT_EQ(after[1].requested[fair::kGpu], 3000 + 8000);  // the pending preemptor is asked for
+}
+
+// What the cluster offers is kept between cycles and counted again when a
+// node changes: a node's allocatable CPU doubled doubles a queue's CPU share
+// (its pods ask for more than the cluster has).
+TEST(QueuesScheduler, ANodesNewAllocatableMovesTheShares) {
+  QueueCluster h(1, 8);
+  api::Node n = node("n0");
+  n.status.allocatable["cpu"] = api::Quantity::from_int(4);
+  h.add(n);
+  h.add_queue("qa");
+  for (int i = 0; i < 3; ++i) {
+    api::Pod p = testing::pod("cpu-" + std::to_string(i));
+    p.metadata.labels["kai.scheduler/queue"] = "qa";
+    p.spec.containers[0].resources.requests["cpu"] = api::Quantity::from_int(4);
+    h.add(p);
+  }
+  h.run();
+  auto before = h.sched.current_queue_reports();
+  ASSERT_EQ(before.size(), 1u);
+  EXPECT_EQ(before[0].fair_share[fair::kCpu], 4000);
+  n.status.allocatable["cpu"] = api::Quantity::from_int(8);
+  h.add(n);
+  auto after = h.sched.current_queue_reports();
+  EXPECT_EQ(after[0].fair_share[fair::kCpu], 8000);
+}
+
 }  // namespace
 }  // namespace draplane::sched

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -76,6 +77,7 @@ class WhatIf final : public DefaultPreemption::Removal {
 
   // Makes exactly the pods `keys` the ones taken out.
   void set(const std::vector<std::string>& keys) {
+    std::vector<std::string> touched;  // pods out, back, or whose claims changed: for the queues
     std::set<std::string> want;
     for (const auto& key : keys) {
       if (pods_.count(key) || cache_.pod(key) != nullptr) want.insert(key);
@@ -88,6 +90,7 @@ class WhatIf final : public DefaultPreemption::Removal {
       }
       cache_.upsert_pod(std::move(it->second.pod));
       if (!it->second.assumed_node.empty()) cache_.assume_bound(it->first, it->second.assumed_node);
+      touched.push_back(it->first);
       it = pods_.erase(it);
     }
     std::vector<std::string> taking;
@@ -98,6 +101,7 @@ class WhatIf final : public DefaultPreemption::Removal {
       pods_.emplace(key, Saved{api::Pod{}, p->spec.nodeName.empty() ? cache_.bound_node(key) : std::string(),
                                p->metadata.uid, claim_keys(*p)});
       taking.push_back(key);
+      touched.push_back(key);
     }
     std::set<std::string> gone_uids;
     std::set<std::string> claims;
@@ -116,6 +120,10 @@ class WhatIf final : public DefaultPreemption::Removal {
                         std::all_of(c->status.reservedFor.begin(), c->status.reservedFor.end(), [&](const auto& r) {
                           return r.apiGroup.empty() && r.resource == "pods" && gone_uids.count(r.uid);
                         });
+      const bool changes = free != (was != freed_.end());
+      if (changes && queues_ != nullptr) {
+        if (const auto* naming = cache_.pods_naming_claim(k)) touched.insert(touched.end(), naming->begin(), naming->end());
+      }
       if (free && was == freed_.end()) {
         SavedClaim saved{*c, c != cache_.observed_claim(k)};
         api::ResourceClaim freed = *c;
@@ -133,7 +141,7 @@ class WhatIf final : public DefaultPreemption::Removal {
     for (const auto& key : taking) {
       if (auto pod = cache_.take_pod(key)) pods_.at(key).pod = std::move(*pod);
     }
-    if (queues_ != nullptr) queues_->changed();
+    if (queues_ != nullptr) queues_->changed(touched);
   }
 
  private:
@@ -170,21 +178,22 @@ std::optional<std::string> victims_shape(ClusterCache& cache, const std::string&
     out += t;
   };
   add(static_cast<int64_t>(group));
-  std::unordered_map<uint32_t, int64_t> position;  // device key -> place in the node's view
+  const alloc::NodeView* view = nullptr;
+  // The device's place in the node's view (a node has a few devices: a scan).
   auto place = [&](const api::DeviceRequestAllocationResult& r) -> std::optional<int64_t> {
-    if (position.empty()) {
-      auto view = cache.node_view(node);
-      if (!view.has_value()) return std::nullopt;
-      const auto& devices = (*view)->snapshot().devices();
-      const auto& candidates = (*view)->candidates();
-      for (size_t i = 0; i < candidates.size(); ++i) position.emplace(devices[candidates[i].device].key, i);
-      if (position.empty()) return std::nullopt;
+    if (view == nullptr) {
+      auto v = cache.node_view(node);
+      if (!v.has_value()) return std::nullopt;
+      view = *v;
     }
-    auto key = cache.snapshot().find_key(r.driver, r.pool, r.device);
+    auto key = view->snapshot().find_key(r.driver, r.pool, r.device);
     if (!key) return std::nullopt;
-    auto it = position.find(*key);
-    if (it == position.end()) return std::nullopt;
-    return it->second;
+    const auto& devices = view->snapshot().devices();
+    const auto& candidates = view->candidates();
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      if (devices[candidates[i].device].key == *key) return static_cast<int64_t>(i);
+    }
+    return std::nullopt;
   };
   for (const auto& unit : units) {
     add(static_cast<int64_t>(unit.size()));
@@ -249,37 +258,34 @@ class CachePods final : public preemption::PodSource {
   std::vector<preemption::PodInfo> on_node(const std::string& node) override {
     restore_();
     std::vector<preemption::PodInfo> out;
-    if (const std::set<std::string>* keys = cache_.pod_keys_on(node)) {
-      for (const auto& key : *keys) {
-        const api::Pod* p = cache_.pod(key);
+    if (const ClusterCache::PodsByKey* pods = cache_.pods_bound_to(node)) {
+      out.reserve(pods->size());
+      for (const auto& [key, p] : *pods) {
         if (p != nullptr && pod_is_active(*p)) out.push_back(pod_info(key, node, *p, now_, cache_));
       }
     }
     return out;
   }
 
-  // Gangs are rare among victims: every pod is read once, at the first.
   std::vector<preemption::PodInfo> in_gang(const std::string& gang) override {
     restore_();
-    if (!gangs_) {
-      gangs_.emplace();
-      for (const auto& [key, p] : cache_.pods()) {
-        if (!pod_is_active(p)) continue;
-        std::string node = p.spec.nodeName.empty() ? cache_.bound_node(key) : p.spec.nodeName;
+    std::vector<preemption::PodInfo> out;
+    if (const ClusterCache::PodsByKey* pods = cache_.pods_in_gang(gang)) {
+      for (const auto& [key, p] : *pods) {
+        if (!pod_is_active(*p)) continue;
+        std::string node = p->spec.nodeName.empty() ? cache_.bound_node(key) : p->spec.nodeName;
         if (node.empty()) continue;
-        preemption::PodInfo info = pod_info(key, node, p, now_, cache_);
-        if (!info.gang.empty()) (*gangs_)[info.gang].push_back(std::move(info));
+        preemption::PodInfo info = pod_info(key, node, *p, now_, cache_);
+        if (info.gang == gang) out.push_back(std::move(info));
       }
     }
-    auto it = gangs_->find(gang);
-    return it == gangs_->end() ? std::vector<preemption::PodInfo>{} : it->second;
+    return out;
   }
 
  private:
   const ClusterCache& cache_;
   int64_t now_;
   std::function<void()> restore_;
-  std::optional<std::map<std::string, std::vector<preemption::PodInfo>>> gangs_;
 };
 
 // upstream's condition on a victim (reason PreemptionByScheduler); the message
@@ -378,6 +384,13 @@ framework::PostFilterResult DefaultPreemption::post_filter(framework::CycleState
 Result<preemption::PostFilterResult> DefaultPreemption::search(framework::CycleState& state,
                                                                const framework::NodeStatusMap& statuses) {
   const framework::Handle& h = fw_.handle();
+  struct Timer {
+    SchedulerStats* stats;
+    std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+    ~Timer() {
+      if (stats != nullptr) stats->preemption_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+  } timer{h.stats};
   ClusterCache& cache = *h.cache;
   const api::Pod& pod = state.pod;
   preemption::Preemptor pr{state.pod_key, pod.spec.priority.value_or(0), pod.spec.preemptionPolicy.value_or(""),

@@ -117,6 +117,9 @@ std::string queue_status_json(const QueueReport& report) {
 }
 
 void KaiQueues::on_event(const Event& event) {
+  // Allocatable CPU and memory may have changed (kept even without queues: a
+  // first queue would read it).
+  if (std::holds_alternative<api::Node>(event.object)) capacity_.reset();
   if (queues_.empty()) return;  // no shares to keep
   dirty_ = true;
   std::visit(
@@ -238,16 +241,19 @@ fair::Amounts KaiQueues::pod_amounts(const api::Pod& pod) const {
   return a;
 }
 
-fair::Amounts KaiQueues::capacity() const {
+const fair::Amounts& KaiQueues::capacity() {
   ClusterCache& cache = *h_.cache;
-  fair::Amounts cap{};
+  const alloc::Snapshot& snapshot = cache.snapshot();
+  if (capacity_ && capacity_builds_ == cache.snapshot_builds()) return *capacity_;
+  fair::Amounts& cap = capacity_.emplace();
+  capacity_builds_ = cache.snapshot_builds();
   for (const auto& [name, node] : cache.nodes()) {
     auto cpu = node.status.allocatable.find("cpu");
     if (cpu != node.status.allocatable.end()) cap[fair::kCpu] += cpu->second.milli_value();
     auto mem = node.status.allocatable.find("memory");
     if (mem != node.status.allocatable.end()) cap[fair::kMemory] += mem->second.value();
   }
-  for (const auto& slice : cache.snapshot().slices()) {
+  for (const auto& slice : snapshot.slices()) {
     for (const auto& d : slice.spec.devices) {
       if (d.consumesCounters.empty()) cap[fair::kGpu] += 1000;
     }

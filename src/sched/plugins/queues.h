@@ -85,9 +85,14 @@ class KaiQueues final : public framework::PreFilterPlugin, public framework::Res
   bool upsert(QueueConfig queue);
   void erase(const std::string& name);
   bool empty() const { return queues_.empty(); }
-  // Something the shares depend on changed in a way no event or Reserve
-  // tells (a what-if): every pod is counted again at the next refresh.
-  void changed() { recount_all_ = true; }
+  // Pods (or their claims) changed in a way no event or Reserve tells (a
+  // what-if took them out of the cache or put them back): they are counted
+  // again at the next refresh.
+  void changed(const std::vector<std::string>& pod_keys) {
+    if (queues_.empty()) return;
+    for (const auto& key : pod_keys) forget(key);
+    dirty_ = true;
+  }
   // An informer event (before the cache applies it): the shares are stale,
   // and so are the remembered amounts of the pods it concerns.
   void on_event(const Event& event);
@@ -152,7 +157,10 @@ class KaiQueues final : public framework::PreFilterPlugin, public framework::Res
   // pod_amounts, remembered per pod until an event about it or its claims
   // (a refresh per cycle recomputed every pod's: 10 ms a cycle at 2,000 pods).
   const fair::Amounts& amounts_of(const std::string& key, const api::Pod& pod);
-  fair::Amounts capacity() const;
+  // What the cluster offers (nodes' CPU and memory, GPUs of the inventory),
+  // kept until a node event or a new inventory snapshot (a walk over every
+  // node and device per refresh was most of a what-if check with queues).
+  const fair::Amounts& capacity();
   int64_t allocated_gpu_milli(const api::AllocationResult& allocation) const;
 
   framework::Handle h_;
@@ -175,6 +183,8 @@ class KaiQueues final : public framework::PreFilterPlugin, public framework::Res
   std::unordered_map<std::string, Counted> counted_;
   std::map<std::string, Totals> totals_;
   std::unordered_map<std::string, fair::Amounts> amounts_;
+  std::optional<fair::Amounts> capacity_;
+  int64_t capacity_builds_ = -1;  // the snapshot it was counted on
 };
 
 // The pod's queue label ("" when none).
