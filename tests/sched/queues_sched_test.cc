@@ -266,6 +266,30 @@ TEST(QueuesScheduler, AGroupsSharedClaimCountsOnce) {
   EXPECT_EQ(reports[0].allocated[fair::kGpu], 4000);
 }
 
+// A claim pods share by naming it is one set of devices too: three pods on
+// one 2-GPU claim hold two of their queue's GPUs (each 2/3, rounded up to the
+// milli-GPU), and when one goes the other two carry it all.
+TEST(QueuesScheduler, APodsSharedClaimCountsOnce) {
+  QueueCluster h(1, 8);
+  h.add_queue("qa");
+  h.add(testing::claim("shared", 2));
+  for (int i = 0; i < 3; ++i) {
+    api::Pod p = testing::pod("user-" + std::to_string(i), {"shared"});
+    p.metadata.labels["kai.scheduler/queue"] = "qa";
+    h.add(p);
+  }
+  h.run();
+  ASSERT_EQ(h.bound("qa"), 3) << h.condition_message("user-0");
+  auto reports = h.sched.current_queue_reports();
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_EQ(reports[0].allocated[fair::kGpu], 3 * 667);
+  api::Pod gone = h.pod("user-2");
+  h.api.pods.erase("default/user-2");
+  h.sched.handle(Event{Event::Op::kDelete, gone});
+  reports = h.sched.current_queue_reports();
+  EXPECT_EQ(reports[0].allocated[fair::kGpu], 2000);
+}
+
 TEST(QueuesScheduler, OnlyLeafQueuesTakePods) {
   QueueCluster h(1, 8);
   h.add_queue("org");

@@ -126,7 +126,11 @@ void KaiQueues::on_event(const Event& event) {
       [&](const auto& obj) {
         using T = std::decay_t<decltype(obj)>;
         if constexpr (std::is_same_v<T, api::Pod>) {
-          forget(object_key(obj.metadata));
+          const std::string key = object_key(obj.metadata);
+          forget(key);
+          // The pods sharing a claim with it carry another part of it now.
+          forget_sharers(obj);
+          if (const api::Pod* old = h_.cache->pod(key)) forget_sharers(*old);
         } else if constexpr (std::is_same_v<T, api::ResourceClaim>) {
           if (const auto* pods = h_.cache->pods_naming_claim(object_key(obj.metadata))) {
             for (const auto& k : *pods) forget(k);
@@ -137,6 +141,17 @@ void KaiQueues::on_event(const Event& event) {
         }
       },
       event.object);
+}
+
+void KaiQueues::forget_sharers(const api::Pod& pod) {
+  auto each = [&](const std::optional<std::string>& name) {
+    if (!name || name->empty()) return;
+    if (const auto* pods = h_.cache->pods_naming_claim(pod.metadata.namespace_ + "/" + *name)) {
+      for (const auto& k : *pods) forget(k);
+    }
+  };
+  for (const auto& rc : pod.spec.resourceClaims) each(rc.resourceClaimName);
+  for (const auto& st : pod.status.resourceClaimStatuses) each(st.resourceClaimName);
 }
 
 const fair::Amounts& KaiQueues::amounts_of(const std::string& key, const api::Pod& pod) {
@@ -235,6 +250,14 @@ fair::Amounts KaiQueues::pod_amounts(const api::Pod& pod) const {
       const api::PodGroup* g = h_.cache->pod_group(pod.metadata.namespace_ + "/" + rc.consumers[k].name);
       const int64_t members = g != nullptr ? std::max<int64_t>(1, api::gang_min_count(g->spec.schedulingPolicy)) : 1;
       gpu = (gpu + members - 1) / members;
+    } else if (const auto* users = h_.cache->pods_naming_claim(rc.keys[k]); users != nullptr && users->size() > 1) {
+      // Shared by pods that each name it: divided among the active ones.
+      int64_t active = 0;
+      for (const auto& key : *users) {
+        const api::Pod* p = h_.cache->pod(key);
+        if (p != nullptr && pod_is_active(*p)) ++active;
+      }
+      if (active > 1) gpu = (gpu + active - 1) / active;
     }
     a[fair::kGpu] += gpu;
   }

@@ -28,7 +28,10 @@
 // first counter) it consumes, a share of a device (consumedCapacity) the
 // fraction of the device's capacity it consumes. A pending claim counts its
 // requests' device counts (the first subrequest of a firstAvailable list) as
-// whole GPUs until it is allocated. Capacity: every device that consumes no
+// whole GPUs until it is allocated. A claim several pods use (named by each,
+// resourceClaimName) is one set of devices: each active pod naming it carries
+// its part (rounded up); a PodGroup's claim is divided by the group's
+// minCount. Capacity: every device that consumes no
 // counter set, plus every counter set (one physical GPU each). CPU and memory:
 // the containers' requests against the nodes' allocatable.
 //
@@ -138,6 +141,8 @@ class KaiQueues final : public framework::PreFilterPlugin, public framework::Res
       recount_all_ = true;
     }
   }
+  // Forgets the pods that name a claim `pod` names (their parts of it move).
+  void forget_sharers(const api::Pod& pod);
   static constexpr size_t kMaxDirtyPods = 4096;
   // What one pod adds to its queue's totals, as last counted.
   struct Counted {
