@@ -35,17 +35,6 @@ std::pair<std::string, std::string> split_key(const std::string& key) {
 
 }  // namespace
 
-namespace {
-// kube-controller-manager's resource-claim controller records through
-// tools/record with source component "resource_claim".
-client::EventRecorderOptions event_options() {
-  client::EventRecorderOptions o;
-  o.api = client::EventRecorderOptions::Api::kCoreV1;
-  o.component = "resource_claim";
-  return o;
-}
-}  // namespace
-
 ClaimController::ClaimController(client::RestClient& rest, ControllerOptions options)
     : rest_(rest),
       options_(std::move(options)),
@@ -53,8 +42,11 @@ ClaimController::ClaimController(client::RestClient& rest, ControllerOptions opt
       claims_(rest, informer_options(api::kResourceV1, "ResourceClaim", kResourceClaims)),
       templates_(rest, informer_options(api::kResourceV1, "ResourceClaimTemplate", kResourceClaimTemplates)),
       groups_(rest, informer_options(api::kSchedulingV1beta1, "PodGroup", kPodGroups)),
-      events_(rest, event_options()),
+      // kube-controller-manager's resource-claim controller records through
+      // tools/record with source component "resource_claim".
+      events_(rest, event_options("resource_claim")),
       workers_("claim", [this](const std::string& key) { return sync(key); }, null_logger_if_unset(options_.logger)) {
+  workers_.watch(pods_, claims_, templates_, groups_);
   options_.logger = null_logger_if_unset(options_.logger);
   pods_.add_handler(
       [this](client::EventType t, const api::Pod*, const api::Pod& pod) {
@@ -75,30 +67,11 @@ ClaimController::ClaimController(client::RestClient& rest, ControllerOptions opt
 
 ClaimController::~ClaimController() { stop(); }
 
-void ClaimController::start() {
-  if (started_) return;
-  started_ = true;
-  pods_.start();
-  claims_.start();
-  templates_.start();
-  groups_.start();
-  workers_.start(options_.workers);
-}
+void ClaimController::start() { workers_.start(options_.workers); }
 
-void ClaimController::stop() {
-  if (!started_) return;
-  started_ = false;
-  workers_.stop();
-  pods_.stop();
-  claims_.stop();
-  templates_.stop();
-  groups_.stop();
-}
+void ClaimController::stop() { workers_.stop(); }
 
-bool ClaimController::wait_synced(int timeout_ms) {
-  return pods_.wait_synced(timeout_ms) && claims_.wait_synced(timeout_ms) && templates_.wait_synced(timeout_ms) &&
-         groups_.wait_synced(timeout_ms);
-}
+bool ClaimController::wait_synced(int timeout_ms) { return workers_.wait_synced(timeout_ms); }
 
 void ClaimController::on_pod(const api::Pod& pod, bool deleted) {
   const std::string key = key_of(pod.metadata);

@@ -115,8 +115,7 @@ class ClaimController {
   client::Informer<api::ResourceClaimTemplate> templates_;
   client::Informer<api::PodGroup> groups_;
   client::EventRecorder events_;
-  SyncWorkers workers_;
-  bool started_ = false;
+  SyncWorkers workers_;  // and the informers above
 
   std::mutex mu_;
   // Claim key -> the UIDs of the pods and PodGroups that own it or that it

@@ -25,13 +25,6 @@ constexpr client::ResourcePath kReplicaSets{"apps", "v1", "replicasets"};
 std::string key_of(const api::ObjectMeta& m) { return m.namespace_ + "/" + m.name; }
 int64_t now_unix() { return common::unix_seconds_of(std::chrono::system_clock::now()); }
 
-client::EventRecorderOptions event_options() {
-  client::EventRecorderOptions o;
-  o.api = client::EventRecorderOptions::Api::kCoreV1;
-  o.component = "deployment-controller";
-  return o;
-}
-
 client::ObjectReference ref_of(const api::Deployment& d) {
   return {"apps/v1", "Deployment", d.metadata.namespace_, d.metadata.name, d.metadata.uid, "", ""};
 }
@@ -53,8 +46,9 @@ DeploymentController::DeploymentController(client::RestClient& rest, ControllerO
       options_(with_logger(std::move(options))),
       deployments_(rest, informer_options("apps/v1", "Deployment", kDeployments)),
       sets_(rest, informer_options("apps/v1", "ReplicaSet", kReplicaSets)),
-      events_(rest, event_options()),
+      events_(rest, event_options("deployment-controller")),
       workers_("deployment", [this](const std::string& key) { return sync(key).status(); }, options_.logger) {
+  workers_.watch(deployments_, sets_);
   deployments_.add_handler([this](client::EventType, const api::Deployment*, const api::Deployment& d) {
     workers_.queue().add(key_of(d.metadata));
   }, /*wants_old=*/false);
@@ -65,25 +59,11 @@ DeploymentController::DeploymentController(client::RestClient& rest, ControllerO
 
 DeploymentController::~DeploymentController() { stop(); }
 
-void DeploymentController::start() {
-  if (started_) return;
-  started_ = true;
-  deployments_.start();
-  sets_.start();
-  workers_.start(options_.workers);
-}
+void DeploymentController::start() { workers_.start(options_.workers); }
 
-void DeploymentController::stop() {
-  if (!started_) return;
-  started_ = false;
-  workers_.stop();
-  deployments_.stop();
-  sets_.stop();
-}
+void DeploymentController::stop() { workers_.stop(); }
 
-bool DeploymentController::wait_synced(int timeout_ms) {
-  return deployments_.wait_synced(timeout_ms) && sets_.wait_synced(timeout_ms);
-}
+bool DeploymentController::wait_synced(int timeout_ms) { return workers_.wait_synced(timeout_ms); }
 
 void DeploymentController::on_replica_set(const api::ReplicaSet* old_rs, const api::ReplicaSet& rs, bool deleted) {
   auto ref = controller_of(rs.metadata);

@@ -94,8 +94,7 @@ class DeploymentController {
   client::Informer<api::Deployment> deployments_;
   client::Informer<api::ReplicaSet> sets_;
   client::EventRecorder events_;
-  SyncWorkers workers_;
-  bool started_ = false;
+  SyncWorkers workers_;  // and the informers above
 };
 
 }  // namespace draplane::controllers

@@ -21,13 +21,6 @@ constexpr const char* kEvictPrefix = "evict:";
 constexpr const char* kRulePrefix = "rule:";
 
 // kube-controller-manager records through tools/record as the controller.
-client::EventRecorderOptions event_options() {
-  client::EventRecorderOptions o;
-  o.api = client::EventRecorderOptions::Api::kCoreV1;
-  o.component = "device-taint-eviction";
-  return o;
-}
-
 // Runs f on this thread named `name` (as top and debuggers show it).
 template <class F>
 void run_named(const char* name, F f) {
@@ -68,7 +61,7 @@ void mirror(client::Informer<T>& informer, std::mutex& mu, std::map<std::string,
 DeviceTaintController::DeviceTaintController(client::RestClient& rest, DeviceTaintOptions options)
     : options_(std::move(options)),
       rest_(rest),
-      events_(rest, event_options()),
+      events_(rest, event_options("device-taint-eviction")),
       rules_(rest, informer_options(api::kResourceV1, "DeviceTaintRule", kDeviceTaintRules)),
       slices_(rest, informer_options(api::kResourceV1, "ResourceSlice", kResourceSlices)),
       claims_(rest, informer_options(api::kResourceV1, "ResourceClaim", kResourceClaims)),

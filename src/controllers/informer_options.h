@@ -1,10 +1,12 @@
-// The informer options the controllers share: one collection, with managed
-// fields stripped from the cached objects (writes made from the cache keep the
-// server's).
+// The informer and event options the controllers share: one collection, with
+// managed fields stripped from the cached objects (writes made from the cache
+// keep the server's); events through core/v1 under the controller's component
+// name, as kube-controller-manager's recorders.
 #pragma once
 
 #include <string>
 
+#include "client/event_recorder.h"
 #include "client/informer.h"
 #include "client/resource_path.h"
 
@@ -17,6 +19,13 @@ inline client::RawInformer::Options informer_options(const char* api_version, co
   o.kind = kind;
   o.path = resource.all().str();
   o.strip_managed_fields = true;
+  return o;
+}
+
+inline client::EventRecorderOptions event_options(const char* component) {
+  client::EventRecorderOptions o;
+  o.api = client::EventRecorderOptions::Api::kCoreV1;
+  o.component = component;
   return o;
 }
 

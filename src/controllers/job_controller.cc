@@ -112,13 +112,6 @@ void write_uncounted(api::JobStatus& s, const Uncounted& u) {
   s.extra.text = b.GetString();
 }
 
-client::EventRecorderOptions event_options() {
-  client::EventRecorderOptions o;
-  o.api = client::EventRecorderOptions::Api::kCoreV1;
-  o.component = "job-controller";
-  return o;
-}
-
 }  // namespace
 
 // The state of one sync_job call.
@@ -147,9 +140,10 @@ JobController::JobController(client::RestClient& rest, JobControllerOptions opti
       options_(std::move(options)),
       jobs_(rest, informer_options("batch/v1", "Job", kJobs)),
       pods_(rest, informer_options("v1", "Pod", kPods)),
-      events_(rest, event_options()),
+      events_(rest, event_options("job-controller")),
       workers_("job", [this](const std::string& key) { return sync_job(key).status(); },
                null_logger_if_unset(options_.logger)) {
+  workers_.watch(jobs_, pods_);
   options_.logger = null_logger_if_unset(options_.logger);
   if (!options_.clock) options_.clock = common::real_clock();
   jobs_.add_handler([this](client::EventType, const api::Job*, const api::Job& job) { workers_.queue().add(key_of(job.metadata)); },
@@ -161,22 +155,13 @@ JobController::JobController(client::RestClient& rest, JobControllerOptions opti
 JobController::~JobController() { stop(); }
 
 void JobController::start() {
-  if (started_) return;
-  started_ = true;
-  jobs_.start();
-  pods_.start();
   if (options_.workers > 0) workers_.start(options_.workers);
+  else workers_.start_watches();
 }
 
-void JobController::stop() {
-  if (!started_) return;
-  started_ = false;
-  workers_.stop();
-  jobs_.stop();
-  pods_.stop();
-}
+void JobController::stop() { workers_.stop(); }
 
-bool JobController::wait_synced(int timeout_ms) { return jobs_.wait_synced(timeout_ms) && pods_.wait_synced(timeout_ms); }
+bool JobController::wait_synced(int timeout_ms) { return workers_.wait_synced(timeout_ms); }
 
 void JobController::on_pod(const api::Pod& pod) {
   for (const auto& r : pod.metadata.ownerReferences) {

@@ -93,8 +93,7 @@ class JobController {
   client::Informer<api::Job> jobs_;
   client::Informer<api::Pod> pods_;
   client::EventRecorder events_;
-  SyncWorkers workers_;
-  bool started_ = false;
+  SyncWorkers workers_;  // and the informers above
 
   std::mutex mu_;
   std::map<std::string, Backoff> backoff_;  // job key -> pod failures

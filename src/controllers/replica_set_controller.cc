@@ -24,13 +24,6 @@ std::string key_of(const api::ObjectMeta& m) { return m.namespace_ + "/" + m.nam
 
 int64_t now_unix() { return common::unix_seconds_of(std::chrono::system_clock::now()); }
 
-client::EventRecorderOptions event_options() {
-  client::EventRecorderOptions o;
-  o.api = client::EventRecorderOptions::Api::kCoreV1;
-  o.component = "replicaset-controller";
-  return o;
-}
-
 client::ObjectReference ref_of(const api::ReplicaSet& rs) {
   return {"apps/v1", "ReplicaSet", rs.metadata.namespace_, rs.metadata.name, rs.metadata.uid, "", ""};
 }
@@ -52,8 +45,9 @@ ReplicaSetController::ReplicaSetController(client::RestClient& rest, ControllerO
       options_(with_logger(std::move(options))),
       sets_(rest, informer_options("apps/v1", "ReplicaSet", kReplicaSets)),
       pods_(rest, informer_options("v1", "Pod", kPods)),
-      events_(rest, event_options()),
+      events_(rest, event_options("replicaset-controller")),
       workers_("replicaset", [this](const std::string& key) { return sync(key).status(); }, options_.logger) {
+  workers_.watch(sets_, pods_);
   sets_.add_handler([this](client::EventType, const api::ReplicaSet*, const api::ReplicaSet& rs) {
     workers_.queue().add(key_of(rs.metadata));
   }, /*wants_old=*/false);
@@ -64,25 +58,11 @@ ReplicaSetController::ReplicaSetController(client::RestClient& rest, ControllerO
 
 ReplicaSetController::~ReplicaSetController() { stop(); }
 
-void ReplicaSetController::start() {
-  if (started_) return;
-  started_ = true;
-  sets_.start();
-  pods_.start();
-  workers_.start(options_.workers);
-}
+void ReplicaSetController::start() { workers_.start(options_.workers); }
 
-void ReplicaSetController::stop() {
-  if (!started_) return;
-  started_ = false;
-  workers_.stop();
-  sets_.stop();
-  pods_.stop();
-}
+void ReplicaSetController::stop() { workers_.stop(); }
 
-bool ReplicaSetController::wait_synced(int timeout_ms) {
-  return sets_.wait_synced(timeout_ms) && pods_.wait_synced(timeout_ms);
-}
+bool ReplicaSetController::wait_synced(int timeout_ms) { return workers_.wait_synced(timeout_ms); }
 
 void ReplicaSetController::on_pod(const api::Pod* old_pod, const api::Pod& pod, bool deleted) {
   auto ref = controller_of(pod.metadata);

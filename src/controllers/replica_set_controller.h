@@ -75,8 +75,7 @@ class ReplicaSetController {
   client::Informer<api::ReplicaSet> sets_;
   client::Informer<api::Pod> pods_;
   client::EventRecorder events_;
-  SyncWorkers workers_;
-  bool started_ = false;
+  SyncWorkers workers_;  // and the informers above
 
   std::mutex mu_;
   std::map<std::string, Expectations> expect_;  // RS key -> its writes the cache may not show yet

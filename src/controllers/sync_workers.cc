@@ -4,6 +4,7 @@
 #include <spdlog/sinks/null_sink.h>
 
 #include <algorithm>
+#include <utility>
 
 namespace draplane::controllers {
 
@@ -17,7 +18,14 @@ SyncWorkers::SyncWorkers(std::string name, Sync sync, std::shared_ptr<spdlog::lo
 
 SyncWorkers::~SyncWorkers() { stop(); }
 
+void SyncWorkers::start_watches() {
+  if (std::exchange(watching_, true)) return;
+  for (auto& w : watched_) w.start();
+}
+
 void SyncWorkers::start(int workers) {
+  if (watching_) return;
+  start_watches();
   for (int i = 0; i < std::max(1, workers); ++i) threads_.emplace_back([this] {
     pthread_setname_np(pthread_self(), (name_.substr(0, 10) + "-ctrl").c_str());
     run();
@@ -28,6 +36,12 @@ void SyncWorkers::stop() {
   queue_.shutdown();
   for (auto& t : threads_) t.join();
   threads_.clear();
+  if (!std::exchange(watching_, false)) return;
+  for (auto& w : watched_) w.stop();
+}
+
+bool SyncWorkers::wait_synced(int timeout_ms) const {
+  return std::all_of(watched_.begin(), watched_.end(), [&](const Watch& w) { return w.wait_synced(timeout_ms); });
 }
 
 void SyncWorkers::run() {

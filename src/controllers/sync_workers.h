@@ -1,9 +1,12 @@
 // SyncWorkers: the worker threads of a controller. Each takes a key from the
 // work queue and calls the controller's sync; a sync that fails is retried
 // after retry_backoff (5 ms doubling to 10 s) and logged, a success resets the
-// key's failure count.
+// key's failure count. The informers feeding the queue (watch()) start before
+// the workers and stop after them, so a controller's start/stop/wait_synced
+// are these.
 //
-// Thread-safety: start()/stop() from one thread; queue() from any thread.
+// Thread-safety: watch()/start()/stop() from one thread; queue() and
+// wait_synced() from any thread.
 #pragma once
 
 #include <functional>
@@ -31,13 +34,34 @@ class SyncWorkers {
   SyncWorkers(std::string name, Sync sync, std::shared_ptr<spdlog::logger> logger);
   ~SyncWorkers();
 
+  // The informers the controller watches (anything with start(), stop() and
+  // wait_synced(int ms)), which must outlive this; call before start().
+  template <typename... Watched>
+  void watch(Watched&... watched) {
+    (watched_.push_back(Watch{[&watched] { watched.start(); }, [&watched] { watched.stop(); },
+                              [&watched](int timeout_ms) { return watched.wait_synced(timeout_ms); }}),
+     ...);
+  }
+  // Starts the informers, in watch() order, then max(1, workers) threads;
+  // nothing when started already.
   void start(int workers);
-  // Shuts the queue down and joins the threads.
+  // The informers alone, no threads (a controller whose owner calls sync).
+  void start_watches();
+  // Shuts the queue down, joins the threads, then stops the informers;
+  // nothing when not started.
   void stop();
+  // Whether every informer listed its objects within `timeout_ms` each.
+  bool wait_synced(int timeout_ms) const;
   WorkQueue& queue() { return queue_; }
 
  private:
   void run();
+  struct Watch {
+    std::function<void()> start, stop;
+    std::function<bool(int)> wait_synced;
+  };
+  std::vector<Watch> watched_;
+  bool watching_ = false;
 
   std::string name_;
   Sync sync_;
