@@ -12,13 +12,7 @@ namespace {
 using namespace ::draplane::sched::testing;  // NOLINT
 
 struct GangCluster : Harness {
-  explicit GangCluster(std::vector<std::pair<std::string, int>> nodes) {
-    add(gpu_class());
-    for (const auto& [n, gpus] : nodes) {
-      add(node(n));
-      add(gpu_slice(n, gpus));
-    }
-  }
+  explicit GangCluster(const std::vector<std::pair<std::string, int>>& nodes) { add_gpu_nodes(nodes); }
   // A pod of `priority` with its own claim for `gpus` GPUs (started in order).
   void single(const std::string& name, int32_t priority, int gpus = 1) {
     add(testing::claim(name, gpus));
@@ -34,18 +28,11 @@ struct GangCluster : Harness {
   // with its own claim for `gpus` GPUs.
   void gang(const std::string& group, int min, const std::vector<std::string>& members, int32_t priority,
             int gpus = 1) {
-    api::PodGroup g;
-    g.metadata.name = group;
-    g.metadata.namespace_ = "default";
-    g.metadata.uid = "uid-" + group;
-    g.metadata.generation = 1;
-    g.spec.schedulingPolicy.gang = api::GangSchedulingPolicy{min};
-    add(g);
+    add(testing::pod_group(group, min));
     for (const auto& m : members) {
       add(testing::claim(m, gpus));
-      api::Pod p = testing::pod(m, {m});
+      api::Pod p = testing::group_member(group, m);
       p.spec.priority = priority;
-      p.spec.schedulingGroup = api::PodSchedulingGroup{group};
       add(p);
     }
   }

@@ -253,22 +253,6 @@ TEST(Gang, PartlyPlacedGangIsCompletedNotDuplicated) {
 
 // ---------------------------------------------------------------- the Workload API's PodGroups
 
-api::PodGroup pod_group(const std::string& name, int min_count) {
-  api::PodGroup g;
-  g.metadata.name = name;
-  g.metadata.namespace_ = "default";
-  g.metadata.generation = 1;
-  if (min_count > 0) g.spec.schedulingPolicy.gang = api::GangSchedulingPolicy{min_count};
-  else g.spec.schedulingPolicy.basic = api::BasicSchedulingPolicy{};
-  return g;
-}
-
-api::Pod group_member(const std::string& group, const std::string& name) {
-  api::Pod p = pod(name, {name});
-  p.spec.schedulingGroup = api::PodSchedulingGroup{group};
-  return p;
-}
-
 // Pods of PodGroup `group`, each with its own one-GPU claim.
 void add_members(Harness& h, const std::string& group, std::initializer_list<const char*> names) {
   for (const char* n : names) {

@@ -14,12 +14,7 @@ using namespace ::draplane::sched::testing;  // NOLINT
 const api::ResourceClaimConsumerReference kTrainGroup{"scheduling.k8s.io", "podgroups", "train", "uid-train"};
 
 api::PodGroup gang(const std::string& name, int min_count, std::vector<api::PodGroupResourceClaim> claims) {
-  api::PodGroup g;
-  g.metadata.name = name;
-  g.metadata.namespace_ = "default";
-  g.metadata.uid = "uid-" + name;
-  g.metadata.generation = 1;
-  g.spec.schedulingPolicy.gang = api::GangSchedulingPolicy{min_count};
+  api::PodGroup g = pod_group(name, min_count);
   g.spec.resourceClaims = std::move(claims);
   return g;
 }
@@ -32,8 +27,11 @@ api::PodGroupResourceClaim named(const std::string& entry, const std::string& cl
 // claim `name`.
 api::Pod member(const std::string& group, const std::string& name, const std::vector<api::PodResourceClaim>& shared,
                 bool own = true) {
-  api::Pod p = own ? pod(name, {name}) : pod(name);
-  p.spec.schedulingGroup = api::PodSchedulingGroup{group};
+  api::Pod p = group_member(group, name);
+  if (!own) {
+    p.spec.resourceClaims.clear();
+    p.spec.containers[0].resources.claims.clear();
+  }
   for (const auto& e : shared) {
     p.spec.resourceClaims.push_back(e);
     p.spec.containers[0].resources.claims.push_back(api::ResourceClaimRef{e.name, ""});

@@ -207,6 +207,8 @@ struct Harness {
     }
     deliver();
   }
+  // The GPU class, then each node (name, GPUs) with its slice of GPUs.
+  void add_gpu_nodes(const std::vector<std::pair<std::string, int>>& nodes);
   const api::Pod& pod(const std::string& name) { return api.pods.at("default/" + name); }
   const api::ResourceClaim& claim(const std::string& name) { return api.claims.at("default/" + name); }
   std::string condition_message(const std::string& pod_name) {
@@ -283,6 +285,34 @@ inline api::Pod pod(const std::string& name, std::vector<std::string> claim_name
   p.spec.containers.push_back(c);
   p.status.phase = "Pending";
   return p;
+}
+
+// PodGroup "default/<name>" (uid "uid-<name>", generation 1): a gang of
+// `min_count` members, or of the basic policy when `min_count` is 0.
+inline api::PodGroup pod_group(const std::string& name, int min_count) {
+  api::PodGroup g;
+  g.metadata.name = name;
+  g.metadata.namespace_ = "default";
+  g.metadata.uid = "uid-" + name;
+  g.metadata.generation = 1;
+  if (min_count > 0) g.spec.schedulingPolicy.gang = api::GangSchedulingPolicy{min_count};
+  else g.spec.schedulingPolicy.basic = api::BasicSchedulingPolicy{};
+  return g;
+}
+
+// A pod of PodGroup `group` using its own claim `name` (the claim is not made).
+inline api::Pod group_member(const std::string& group, const std::string& name) {
+  api::Pod p = pod(name, {name});
+  p.spec.schedulingGroup = api::PodSchedulingGroup{group};
+  return p;
+}
+
+inline void Harness::add_gpu_nodes(const std::vector<std::pair<std::string, int>>& nodes) {
+  add(gpu_class());
+  for (const auto& [n, gpus] : nodes) {
+    add(node(n));
+    add(gpu_slice(n, gpus));
+  }
 }
 
 }  // namespace draplane::sched::testing

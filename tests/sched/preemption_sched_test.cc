@@ -25,13 +25,7 @@ const api::PodCondition* condition(const api::Pod& p, const std::string& type) {
 }
 
 struct Cluster : Harness {
-  explicit Cluster(std::vector<std::pair<std::string, int>> nodes) {
-    add(gpu_class());
-    for (const auto& [n, gpus] : nodes) {
-      add(node(n));
-      add(gpu_slice(n, gpus));
-    }
-  }
+  explicit Cluster(const std::vector<std::pair<std::string, int>>& nodes) { add_gpu_nodes(nodes); }
   void add_pod(const std::string& name, int32_t priority, std::map<std::string, std::string> annotations = {}) {
     add(testing::claim(name));
     api::Pod p = prio_pod(name, {name}, priority);
@@ -74,16 +68,11 @@ TEST(PreemptionScheduler, APodNotStartedYetIsTheNewestVictim) {
 // are victims one by one: one GPU needed, one member evicted (a gang would go whole).
 TEST(PreemptionScheduler, BasicPodGroupMembersAreVictimsOneByOne) {
   Cluster h({{"n1", 2}});
-  api::PodGroup web;
-  web.metadata.name = "web";
-  web.metadata.namespace_ = "default";
-  web.metadata.generation = 1;
-  web.spec.schedulingPolicy.basic = api::BasicSchedulingPolicy{};
-  h.add(web);
+  h.add(testing::pod_group("web", 0));
   for (const char* n : {"w0", "w1"}) {
     h.add(testing::claim(n));
-    api::Pod p = prio_pod(n, {n}, 0);
-    p.spec.schedulingGroup = api::PodSchedulingGroup{"web"};
+    api::Pod p = testing::group_member("web", n);
+    p.spec.priority = 0;
     h.add(p);
   }
   h.run();

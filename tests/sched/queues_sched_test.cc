@@ -21,11 +21,9 @@ const char* kShareAll = "{\"quota\":0,\"limit\":-1,\"overQuotaWeight\":1}";
 
 struct QueueCluster : Harness {
   explicit QueueCluster(int nodes, int gpus) {
-    add(gpu_class());
-    for (int i = 0; i < nodes; ++i) {
-      add(node("n" + std::to_string(i)));
-      add(gpu_slice("n" + std::to_string(i), gpus));
-    }
+    std::vector<std::pair<std::string, int>> list;
+    for (int i = 0; i < nodes; ++i) list.emplace_back("n" + std::to_string(i), gpus);
+    add_gpu_nodes(list);
   }
   void add_queue(const std::string& name, const std::string& gpu = kShareAll, const std::string& parent = "") {
     sched.post_queue(queue_json(name, gpu, parent), false);
@@ -241,11 +239,7 @@ TEST(QueuesScheduler, AtItsLimitAQueuePreemptsWithinItselfByPriority) {
 TEST(QueuesScheduler, AGroupsSharedClaimCountsOnce) {
   QueueCluster h(1, 8);
   h.add_queue("qa");
-  api::PodGroup g;
-  g.metadata.name = "train";
-  g.metadata.namespace_ = "default";
-  g.metadata.uid = "uid-train";
-  g.spec.schedulingPolicy.gang = api::GangSchedulingPolicy{4};
+  api::PodGroup g = testing::pod_group("train", 4);
   g.spec.resourceClaims.push_back(api::PodGroupResourceClaim{"domain", std::string("domain"), std::nullopt});
   h.add(g);
   h.add(testing::claim("domain", 4));
