@@ -224,7 +224,10 @@ TEST(QueuesScheduler, AtItsLimitAQueuePreemptsWithinItselfByPriority) {
   h.run();
   EXPECT_EQ(h.pod("qa-urgent").spec.nodeName, "n0");
   EXPECT_EQ(h.bound("qa"), 2) << "still at its limit";
-  // A pod of a queue that does not exist looks for no victims at all.
+  // A pod of a queue that does not exist looks for no victims at all (no
+  // what-if check is run: its PreFilter failure is unresolvable).
+  const int64_t checks = h.sched.stats().preemption_checks;
+  EXPECT_GT(checks, 0);
   h.add(testing::claim("lost"));
   api::Pod lost = testing::pod("lost", {"lost"});
   lost.metadata.labels["kai.scheduler/queue"] = "nosuch";
@@ -232,6 +235,8 @@ TEST(QueuesScheduler, AtItsLimitAQueuePreemptsWithinItselfByPriority) {
   h.add(lost);
   h.run();
   EXPECT_EQ(h.api.deleted.size(), 1u);
+  EXPECT_EQ(h.sched.stats().preemption_checks, checks);
+  EXPECT_EQ(h.pod("lost").spec.nodeName, "");
 }
 
 // A claim a PodGroup shares (KEP-5729) is one set of devices: a gang of four
