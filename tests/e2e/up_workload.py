@@ -24,6 +24,7 @@ Usage: up_workload.py DRAPLANE_BINARY
 import json
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from up_cluster import UpCluster  # noqa: E402
@@ -164,8 +165,14 @@ def group_claim_part():
     check(not mine, 'no per-pod claims: %s' % [c['metadata']['name'] for c in mine])
     # The members go: the group still holds its claim. The group goes: so does the claim.
     kubectl('delete', 'pods', 's0', 's1', '--wait=true', '--timeout=60s')
-    check(bool((find('resourceclaims', claim_name) or {}).get('status', {}).get('allocation')),
-          'the claim stays allocated for the PodGroup without its pods')
+    # Read for 5 s, not once: the claim controller handles the pods' deletion
+    # soon after, and a release would show then.
+    deadline = time.time() + 5
+    held = True
+    while held and time.time() < deadline:
+        held = bool((find('resourceclaims', claim_name) or {}).get('status', {}).get('allocation'))
+        time.sleep(0.5)
+    check(held, 'the claim stays allocated for the PodGroup without its pods (5 s)')
     kubectl('delete', 'podgroup', 'pair-domain')
     gone = wait(lambda: find('resourceclaims', claim_name) is None, 30, 'the group claim goes with its PodGroup')
     check(bool(gone), 'the PodGroup took its claim along')
