@@ -2,6 +2,8 @@
 // and reclaim by preemption between queues.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "api/workload.h"
 #include "harness.h"
 #include "sched/plugins/queues.h"
@@ -287,6 +289,34 @@ TEST(QueuesScheduler, APodsSharedClaimCountsOnce) {
   h.sched.handle(Event{Event::Op::kDelete, gone});
   reports = h.sched.current_queue_reports();
   EXPECT_EQ(reports[0].allocated[fair::kGpu], 2000);
+}
+
+// In a victim search the pods left on a shared claim carry all of it: a pod
+// of higher priority keeps a 2-GPU claim it shares with a lower one, so in
+// a queue at its 2-GPU limit evicting the lower one frees nothing the queue
+// may use, and nobody is evicted (counted as before the search, the pod left
+// would hold one GPU and the eviction would seem to make room).
+TEST(QueuesScheduler, AVictimsSharedClaimStaysChargedToThoseLeft) {
+  QueueCluster h(1, 3);
+  h.add_queue("qa", "{\"quota\":0,\"limit\":2,\"overQuotaWeight\":1}");
+  h.add(testing::claim("shared", 2));
+  for (const auto& [name, priority] : std::vector<std::pair<std::string, int32_t>>{{"low", 0}, {"high", 2000}}) {
+    api::Pod p = testing::pod(name, {"shared"});
+    p.metadata.labels["kai.scheduler/queue"] = "qa";
+    p.spec.priority = priority;
+    h.add(p);
+  }
+  h.run();
+  ASSERT_EQ(h.bound("qa"), 2);
+  h.add(testing::claim("urgent"));
+  api::Pod urgent = testing::pod("urgent", {"urgent"});
+  urgent.metadata.labels["kai.scheduler/queue"] = "qa";
+  urgent.spec.priority = 1000;
+  h.add(urgent);
+  h.run();
+  EXPECT_GT(h.sched.stats().preemption_checks, 0);
+  EXPECT_TRUE(h.api.deleted.empty());
+  EXPECT_EQ(h.pod("urgent").spec.nodeName, "");
 }
 
 TEST(QueuesScheduler, OnlyLeafQueuesTakePods) {

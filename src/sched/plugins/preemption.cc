@@ -77,7 +77,10 @@ class WhatIf final : public DefaultPreemption::Removal {
 
   // Makes exactly the pods `keys` the ones taken out.
   void set(const std::vector<std::string>& keys) {
-    std::vector<std::string> touched;  // pods out, back, or whose claims changed: for the queues
+    // For the queues: the pods moved, and the other pods of their claims (a
+    // claim's freed state or its division among its pods changes).
+    std::vector<std::string> touched;
+    std::set<std::string> moved_claims;
     std::set<std::string> want;
     for (const auto& key : keys) {
       if (pods_.count(key) || cache_.pod(key) != nullptr) want.insert(key);
@@ -91,6 +94,7 @@ class WhatIf final : public DefaultPreemption::Removal {
       cache_.upsert_pod(std::move(it->second.pod));
       if (!it->second.assumed_node.empty()) cache_.assume_bound(it->first, it->second.assumed_node);
       touched.push_back(it->first);
+      moved_claims.insert(it->second.claims.begin(), it->second.claims.end());
       it = pods_.erase(it);
     }
     std::vector<std::string> taking;
@@ -102,6 +106,8 @@ class WhatIf final : public DefaultPreemption::Removal {
                                p->metadata.uid, claim_keys(*p)});
       taking.push_back(key);
       touched.push_back(key);
+      const auto& taken_claims = pods_.at(key).claims;
+      moved_claims.insert(taken_claims.begin(), taken_claims.end());
     }
     std::set<std::string> gone_uids;
     std::set<std::string> claims;
@@ -120,10 +126,6 @@ class WhatIf final : public DefaultPreemption::Removal {
                         std::all_of(c->status.reservedFor.begin(), c->status.reservedFor.end(), [&](const auto& r) {
                           return r.apiGroup.empty() && r.resource == "pods" && gone_uids.count(r.uid);
                         });
-      const bool changes = free != (was != freed_.end());
-      if (changes && queues_ != nullptr) {
-        if (const auto* naming = cache_.pods_naming_claim(k)) touched.insert(touched.end(), naming->begin(), naming->end());
-      }
       if (free && was == freed_.end()) {
         SavedClaim saved{*c, c != cache_.observed_claim(k)};
         api::ResourceClaim freed = *c;
@@ -141,7 +143,11 @@ class WhatIf final : public DefaultPreemption::Removal {
     for (const auto& key : taking) {
       if (auto pod = cache_.take_pod(key)) pods_.at(key).pod = std::move(*pod);
     }
-    if (queues_ != nullptr) queues_->changed(touched);
+    if (queues_ == nullptr) return;
+    for (const auto& k : moved_claims) {
+      if (const auto* naming = cache_.pods_naming_claim(k)) touched.insert(touched.end(), naming->begin(), naming->end());
+    }
+    queues_->changed(touched);
   }
 
  private:
@@ -163,7 +169,7 @@ class WhatIf final : public DefaultPreemption::Removal {
 
 // What the what-if checks on `node` read of its potential victims (units in
 // order, their pods on the node), up to the node's and devices' names: each
-// pod's CPU and memory requests and queue, and where in the node's view the
+// pod's CPU and memory requests, queue and whether it is leaving, and where in the node's view the
 // devices of its claims are, with what they consume. With the node's group
 // (equal node inputs, devices equal up to names and in the same state), equal
 // shapes make the nodes answer every check alike. Nullopt when a claim is
@@ -204,6 +210,7 @@ std::optional<std::string> victims_shape(ClusterCache& cache, const std::string&
       add(r.cpu_milli);
       add(r.memory);
       add_text(queue_of(*pod));
+      add(info->terminating ? 1 : 0);  // the queues count a leaving pod's devices as given back
       for (const auto& k : claim_keys(*pod)) {
         const api::ResourceClaim* c = cache.claim(k);
         if (c == nullptr || !c->status.allocation) {
