@@ -147,28 +147,29 @@ class MemTarget final : public Target {
     api::ResourceClaim stored;
     {
       std::lock_guard<std::mutex> l(mu_);
-      const std::string key = key_of(claim.metadata);
-      auto it = claims_.find(key);
       if (create) {
         stored = claim;
         if (stored.metadata.name.empty()) stored.metadata.name = stored.metadata.generateName + std::to_string(++names_);
         if (claims_.count(key_of(stored.metadata)) != 0) return Status(Code::kAlreadyExists, "claim exists");
         stamp(stored.metadata, true);
+        claims_[key_of(stored.metadata)] = stored;
       } else {
+        auto it = claims_.find(key_of(claim.metadata));
         if (it == claims_.end()) return Status(Code::kNotFound, "resourceclaims \"" + claim.metadata.name + "\" not found");
         if (it->second.metadata.resourceVersion != claim.metadata.resourceVersion) {
           return Status(Code::kConflict, "the object has been modified; please apply your changes to the latest version");
         }
-        stored = it->second;
+        // Changed where it is stored: one copy for the watch event, one returned.
+        api::ResourceClaim& current = it->second;
         if (status_only) {
-          stored.status = claim.status;
+          current.status = claim.status;
         } else {
-          stored.metadata = claim.metadata;
-          stored.spec = claim.spec;
+          current.metadata = claim.metadata;
+          current.spec = claim.spec;
         }
-        stamp(stored.metadata, false);
+        stamp(current.metadata, false);
+        stored = current;
       }
-      claims_[key_of(stored.metadata)] = stored;
     }
     sched_->post(sched::Event{sched::Event::Op::kUpsert, stored});
     return stored;

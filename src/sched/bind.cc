@@ -76,9 +76,8 @@ Scheduler::BindOutcome Scheduler::write_reservation(const CycleState& cs, const 
   for (auto& w : to_write) {
     const std::string name = object_key(w.claim.metadata);
     if (w.newly_allocated && !has_finalizer(w.claim)) {
-      api::ResourceClaim f = w.claim;
-      f.metadata.finalizers.push_back(kDeleteProtectionFinalizer);
-      auto stored = binder_.update_claim(f);
+      w.claim.metadata.finalizers.push_back(kDeleteProtectionFinalizer);
+      auto stored = binder_.update_claim(w.claim);
       if (!stored.has_value()) return fail(stored.error(), "add finalizer to resourceclaim " + name);
       w.claim.metadata = stored->metadata;
     }
@@ -96,7 +95,7 @@ Scheduler::BindOutcome Scheduler::write_reservation(const CycleState& cs, const 
 }
 
 CycleResult Scheduler::finish_binding(const CycleState& cs, const NodeFit& fit, const Reservation& reservation,
-                                      const BindOutcome& out) {
+                                      BindOutcome& out) {
   if (!out.ok) {
     for (const auto& key : reservation.reserved_keys) cache_.forget_claim(key);
     for (const auto& [key, stored] : out.rollback) {
@@ -120,13 +119,13 @@ CycleResult Scheduler::finish_binding(const CycleState& cs, const NodeFit& fit, 
     binder_.record_event(cs.pod, "Warning", "FailedScheduling", "Scheduling", msg);
     return CycleResult{Outcome::kRetry, cs.pod_key, fit.node, msg};
   }
-  for (const auto& w : out.written) {
+  for (auto& w : out.written) {
     if (w.extended && !reservation.extended_placeholder.empty()) {
       // Forget the placeholder before the real claim counts: the snapshot
       // keeps one in-use record per device, not a count of holders.
       cache_.forget_claim(reservation.extended_placeholder);
     }
-    cache_.assume_claim(w.stored);
+    cache_.assume_claim(std::move(w.stored));
   }
   queue_.remove(cs.pod_key);
   ++stats_.bound;

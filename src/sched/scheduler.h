@@ -245,8 +245,9 @@ class Scheduler {
   std::vector<std::pair<std::string, std::optional<api::ResourceClaim>>> rollback_writes(
       const api::Pod& pod, const std::vector<WrittenClaim>& written);
   // Applies a binding's outcome to cache, queue and stats (scheduling thread).
+  // Consumes `out.written` (the claims move into the assume cache).
   CycleResult finish_binding(const CycleState& cs, const NodeFit& fit, const Reservation& reservation,
-                             const BindOutcome& out);
+                             BindOutcome& out);
   // Hands the reservation to a bind worker.
   void bind_async(CycleState cs, NodeFit fit, Reservation reservation);
   void bind_worker();
