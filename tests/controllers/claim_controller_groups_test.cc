@@ -5,12 +5,14 @@
 #include "api/codec.h"
 #include "controllers/claim_controller.h"
 #include "controllers/claim_logic.h"
+#include "claim_test_helpers.h"
 #include "fake_api.h"
 
 namespace draplane::controllers::claim_controller_groups_test {
 namespace {
 
 using draplane::testing::FakeApi;
+using draplane::testing::stored_claim;
 
 const char* kDomainTemplate = R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaimTemplate",
  "metadata":{"name":"domain","namespace":"default"},
@@ -27,12 +29,10 @@ std::string group_json(const std::string& name, const std::string& claims) {
          "}}";
 }
 
+// Pod `name` of PodGroup `group` with spec.resourceClaims `claims`.
 std::string member_json(const std::string& name, const std::string& group, const std::string& claims,
                         const std::string& node = "") {
-  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
-         R"(","namespace":"default"},"spec":{"nodeName":")" + node + R"(","schedulingGroup":{"podGroupName":")" +
-         group + R"("},"containers":[{"name":"c","image":"busybox"}],"resourceClaims":)" + claims +
-         R"(},"status":{"phase":"Pending"}})";
+  return draplane::testing::claim_pod_json(name, claims, node, "Pending", group);
 }
 
 const char* kDomainEntry = R"([{"name":"domain","resourceClaimTemplateName":"domain"}])";
@@ -55,12 +55,6 @@ std::optional<std::string> pod_status_claim(FakeApi& api, const std::string& nam
 
 std::optional<std::string> group_status_claim(FakeApi& api, const std::string& name, const std::string& entry) {
   return status_claim_of<api::PodGroup>(api.object("podgroups", "default", name), entry);
-}
-
-api::ResourceClaim claim_named(FakeApi& api, const std::string& name) {
-  auto json = api.object("resourceclaims", "default", name);
-  EXPECT_TRUE(json.has_value()) << name;
-  return json ? api::decode_as<api::ResourceClaim>(*json).value_or(api::ResourceClaim{}) : api::ResourceClaim{};
 }
 
 TEST(ClaimControllerGroups, OneClaimPerGroupEntrySharedByTheMembers) {
@@ -94,7 +88,7 @@ TEST(ClaimControllerGroups, OneClaimPerGroupEntrySharedByTheMembers) {
   EXPECT_NE(*own, *shared);
   EXPECT_EQ(own->rfind("w2-domain-", 0), 0u) << *own;
   EXPECT_EQ(api.objects("resourceclaims").size(), 2u) << "one for the group, one for w2";
-  api::ResourceClaim g = claim_named(api, *shared);
+  api::ResourceClaim g = stored_claim(api, *shared);
   ASSERT_EQ(g.metadata.ownerReferences.size(), 1u);
   const api::OwnerReference& o = g.metadata.ownerReferences[0];
   EXPECT_EQ(o.apiVersion, "scheduling.k8s.io/v1beta1");
@@ -165,19 +159,19 @@ TEST(ClaimControllerGroups, AGroupsReservationOutlivesItsPodsAndGoesWithIt) {
   claim.replace(claim.rfind("}]}}"), 4,
                 R"(},{"resource":"pods","name":"w0","uid":")" + FakeApi::field(pod, {"metadata", "uid"}) + R"("}]}})");
   api.put_object("resourceclaims", claim);
-  ASSERT_EQ(claim_named(api, "domain").status.reservedFor.size(), 2u);
+  ASSERT_EQ(stored_claim(api, "domain").status.reservedFor.size(), 2u);
   ClaimController c(api, {});
   c.start();
   ASSERT_TRUE(c.wait_synced(5000));
   // The pod goes: its entry goes, the group still holds the claim.
   api.erase("pods", "default", "w0");
-  ASSERT_TRUE(api.wait_for([&] { return claim_named(api, "domain").status.reservedFor.size() == 1; }));
-  EXPECT_EQ(claim_named(api, "domain").status.reservedFor.at(0).resource, "podgroups");
-  EXPECT_TRUE(claim_named(api, "domain").status.allocation.has_value());
+  ASSERT_TRUE(api.wait_for([&] { return stored_claim(api, "domain").status.reservedFor.size() == 1; }));
+  EXPECT_EQ(stored_claim(api, "domain").status.reservedFor.at(0).resource, "podgroups");
+  EXPECT_TRUE(stored_claim(api, "domain").status.allocation.has_value());
   // The group goes: its reservation and the allocation go, and the finalizer.
   api.erase("podgroups", "default", "train");
   ASSERT_TRUE(api.wait_for([&] {
-    auto cl = claim_named(api, "domain");
+    auto cl = stored_claim(api, "domain");
     return cl.status.reservedFor.empty() && !cl.status.allocation && cl.metadata.finalizers.empty();
   }));
   c.stop();
@@ -190,9 +184,9 @@ TEST(ClaimControllerGroups, AReplacedGroupsReservationIsDropped) {
   api.put_object("resourceclaims", reserved_claim("an-earlier-uid"));
   ClaimController c(api, {});
   c.start();
-  ASSERT_TRUE(api.wait_for([&] { return claim_named(api, "domain").status.reservedFor.empty(); }));
+  ASSERT_TRUE(api.wait_for([&] { return stored_claim(api, "domain").status.reservedFor.empty(); }));
   c.stop();
-  EXPECT_FALSE(claim_named(api, "domain").status.allocation.has_value());
+  EXPECT_FALSE(stored_claim(api, "domain").status.allocation.has_value());
 }
 
 TEST(ClaimControllerGroups, ABoundMemberReservesTheGroupsClaimForTheGroup) {
@@ -203,13 +197,13 @@ TEST(ClaimControllerGroups, ABoundMemberReservesTheGroupsClaimForTheGroup) {
   claim.replace(claim.find(R"(,
      "reservedFor")"), std::string::npos, "}}");
   api.put_object("resourceclaims", claim);
-  ASSERT_TRUE(claim_named(api, "domain").status.reservedFor.empty());
+  ASSERT_TRUE(stored_claim(api, "domain").status.reservedFor.empty());
   api.put_object("pods", member_json("w0", "train", R"([{"name":"domain","resourceClaimName":"domain"}])", "n"));
   ClaimController c(api, {});
   c.start();
-  ASSERT_TRUE(api.wait_for([&] { return !claim_named(api, "domain").status.reservedFor.empty(); }));
+  ASSERT_TRUE(api.wait_for([&] { return !stored_claim(api, "domain").status.reservedFor.empty(); }));
   c.stop();
-  EXPECT_EQ(claim_named(api, "domain").status.reservedFor,
+  EXPECT_EQ(stored_claim(api, "domain").status.reservedFor,
             (std::vector<api::ResourceClaimConsumerReference>{
                 {"scheduling.k8s.io", "podgroups", "train", FakeApi::field(group, {"metadata", "uid"})}}));
 }

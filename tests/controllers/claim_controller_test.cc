@@ -4,33 +4,20 @@
 
 #include "api/codec.h"
 #include "controllers/claim_logic.h"
+#include "claim_test_helpers.h"
 #include "fake_api.h"
 
 namespace draplane::controllers {
 namespace {
 
 using testing::FakeApi;
+using testing::claim_pod_json;
+using testing::stored_claim;
 
 const char* kTemplate = R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaimTemplate",
  "metadata":{"name":"one-gpu","namespace":"default"},
  "spec":{"metadata":{"labels":{"app":"train"}},
   "spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.nvidia.com"}}]}}}})";
-
-std::string pod_json(const std::string& name, const std::string& claims, const std::string& node = "",
-                     const std::string& phase = "Pending") {
-  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
-         R"(","namespace":"default"},"spec":{"nodeName":")" + node +
-         R"(","containers":[{"name":"c","image":"busybox"}],"resourceClaims":)" + claims +
-         R"(},"status":{"phase":")" + phase + R"("}})";
-}
-
-api::ResourceClaim get_claim(FakeApi& api, const std::string& name) {
-  auto json = api.object("resourceclaims", "default", name);
-  EXPECT_TRUE(json.has_value()) << name;
-  auto c = api::decode_as<api::ResourceClaim>(json.value_or("{}"));
-  EXPECT_TRUE(c.has_value()) << (c.has_value() ? "" : c.error().to_string());
-  return c.has_value() ? *c : api::ResourceClaim{};
-}
 
 std::vector<api::ResourceClaim> all_claims(FakeApi& api) {
   std::vector<api::ResourceClaim> out;
@@ -41,7 +28,7 @@ std::vector<api::ResourceClaim> all_claims(FakeApi& api) {
 TEST(ClaimController, CreatesClaimFromTemplateAndRecordsItInPodStatus) {
   FakeApi api;
   api.put_object("resourceclaimtemplates", kTemplate);
-  std::string pod = api.put_object("pods", pod_json("train", R"([{"name":"gpus","resourceClaimTemplateName":"one-gpu"}])"));
+  std::string pod = api.put_object("pods", claim_pod_json("train", R"([{"name":"gpus","resourceClaimTemplateName":"one-gpu"}])"));
   std::string pod_uid = FakeApi::field(pod, {"metadata", "uid"});
   ClaimController c(api, {});
   c.start();
@@ -73,7 +60,7 @@ TEST(ClaimController, LaggingCachesNeverCreateASecondClaim) {
   // seen either write yet when the pod is synced again.
   FakeApi api;
   api.put_object("resourceclaimtemplates", kTemplate);
-  api.put_object("pods", pod_json("train", R"([{"name":"gpus","resourceClaimTemplateName":"one-gpu"}])"));
+  api.put_object("pods", claim_pod_json("train", R"([{"name":"gpus","resourceClaimTemplateName":"one-gpu"}])"));
   api.hold("pods");
   api.hold("resourceclaims");
   ClaimController c(api, {});
@@ -93,7 +80,7 @@ TEST(ClaimController, LaggingCachesNeverCreateASecondClaim) {
 
 TEST(ClaimController, MissingTemplateIsRetriedUntilItExists) {
   FakeApi api;
-  api.put_object("pods", pod_json("train", R"([{"name":"gpus","resourceClaimTemplateName":"one-gpu"}])"));
+  api.put_object("pods", claim_pod_json("train", R"([{"name":"gpus","resourceClaimTemplateName":"one-gpu"}])"));
   ClaimController c(api, {});
   c.start();
   ASSERT_TRUE(c.wait_synced(5000));
@@ -121,7 +108,7 @@ TEST(ClaimController, MissingTemplateIsRetriedUntilItExists) {
 TEST(ClaimController, ConflictOnPodStatusIsRetried) {
   FakeApi api;
   api.put_object("resourceclaimtemplates", kTemplate);
-  api.put_object("pods", pod_json("train", R"([{"name":"gpus","resourceClaimTemplateName":"one-gpu"}])"));
+  api.put_object("pods", claim_pod_json("train", R"([{"name":"gpus","resourceClaimTemplateName":"one-gpu"}])"));
   api.fail_next("PUT /api/v1/namespaces/default/pods/train/status", 409);
   ClaimController c(api, {});
   c.start();
@@ -135,7 +122,7 @@ TEST(ClaimController, ConflictOnPodStatusIsRetried) {
 
 TEST(ClaimController, FinishedPodReleasesAndDeletesItsClaim) {
   FakeApi api;
-  std::string pod = api.put_object("pods", pod_json("train", R"([{"name":"gpus","resourceClaimName":"shared"}])",
+  std::string pod = api.put_object("pods", claim_pod_json("train", R"([{"name":"gpus","resourceClaimName":"shared"}])",
                                                     "node-1", "Running"));
   std::string uid = FakeApi::field(pod, {"metadata", "uid"});
   // A generated claim owned by the pod, allocated and reserved for it.
@@ -150,7 +137,7 @@ TEST(ClaimController, FinishedPodReleasesAndDeletesItsClaim) {
   c.start();
   ASSERT_TRUE(c.wait_synced(5000));
   // Still running: nothing changes.
-  EXPECT_EQ(get_claim(api, "shared").status.reservedFor.size(), 1u);
+  EXPECT_EQ(stored_claim(api, "shared").status.reservedFor.size(), 1u);
   // The pod succeeds.
   auto p = *api::decode_as<api::Pod>(*api.object("pods", "default", "train"));
   p.status.phase = "Succeeded";
@@ -171,8 +158,8 @@ TEST(ClaimController, FinishedPodReleasesAndDeletesItsClaim) {
 
 TEST(ClaimController, DeletedPodIsDroppedFromSharedClaim) {
   FakeApi api;
-  std::string a = api.put_object("pods", pod_json("a", R"([{"name":"g","resourceClaimName":"shared"}])", "n", "Running"));
-  std::string b = api.put_object("pods", pod_json("b", R"([{"name":"g","resourceClaimName":"shared"}])", "n", "Running"));
+  std::string a = api.put_object("pods", claim_pod_json("a", R"([{"name":"g","resourceClaimName":"shared"}])", "n", "Running"));
+  std::string b = api.put_object("pods", claim_pod_json("b", R"([{"name":"g","resourceClaimName":"shared"}])", "n", "Running"));
   std::string ua = FakeApi::field(a, {"metadata", "uid"}), ub = FakeApi::field(b, {"metadata", "uid"});
   api.put_object("resourceclaims", R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
     "metadata":{"name":"shared","namespace":"default","finalizers":["resource.kubernetes.io/delete-protection"]},
@@ -184,32 +171,32 @@ TEST(ClaimController, DeletedPodIsDroppedFromSharedClaim) {
   c.start();
   ASSERT_TRUE(c.wait_synced(5000));
   api.erase("pods", "default", "a");
-  ASSERT_TRUE(api.wait_for([&] { return get_claim(api, "shared").status.reservedFor.size() == 1; }));
-  auto claim = get_claim(api, "shared");
+  ASSERT_TRUE(api.wait_for([&] { return stored_claim(api, "shared").status.reservedFor.size() == 1; }));
+  auto claim = stored_claim(api, "shared");
   EXPECT_EQ(claim.status.reservedFor[0].name, "b");
   EXPECT_TRUE(claim.status.allocation.has_value());
   api.erase("pods", "default", "b");
   ASSERT_TRUE(api.wait_for([&] {
-    auto cl = get_claim(api, "shared");
+    auto cl = stored_claim(api, "shared");
     return !cl.status.allocation.has_value() && cl.metadata.finalizers.empty();
   }));
   c.stop();
   // Not generated for a pod: the claim stays.
-  EXPECT_TRUE(get_claim(api, "shared").status.reservedFor.empty());
+  EXPECT_TRUE(stored_claim(api, "shared").status.reservedFor.empty());
 }
 
 TEST(ClaimController, PodBoundWithoutSchedulerGetsReservation) {
   FakeApi api;
-  std::string a = api.put_object("pods", pod_json("a", R"([{"name":"g","resourceClaimName":"shared"}])", "n", "Pending"));
+  std::string a = api.put_object("pods", claim_pod_json("a", R"([{"name":"g","resourceClaimName":"shared"}])", "n", "Pending"));
   api.put_object("resourceclaims", R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
     "metadata":{"name":"shared","namespace":"default"},
     "spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.nvidia.com"}}]}},
     "status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.nvidia.com","pool":"n","device":"gpu-0"}]}}}})");
   ClaimController c(api, {});
   c.start();
-  ASSERT_TRUE(api.wait_for([&] { return get_claim(api, "shared").status.reservedFor.size() == 1; }));
+  ASSERT_TRUE(api.wait_for([&] { return stored_claim(api, "shared").status.reservedFor.size() == 1; }));
   c.stop();
-  EXPECT_EQ(get_claim(api, "shared").status.reservedFor[0].uid, FakeApi::field(a, {"metadata", "uid"}));
+  EXPECT_EQ(stored_claim(api, "shared").status.reservedFor[0].uid, FakeApi::field(a, {"metadata", "uid"}));
 }
 
 // The claim appears only after the pod was bound: the pod is found through
@@ -225,18 +212,18 @@ TEST(ClaimController, ClaimCreatedAfterTheBoundPodGetsReservation) {
     j.replace(j.find("NAME"), 4, name);
     return j;
   };
-  std::string a = api.put_object("pods", pod_json("a", R"([{"name":"g","resourceClaimName":"late"}])", "n", "Pending"));
+  std::string a = api.put_object("pods", claim_pod_json("a", R"([{"name":"g","resourceClaimName":"late"}])", "n", "Pending"));
   // b used "gone" while bound, then finished: it must have left the index.
-  api.put_object("pods", pod_json("b", R"([{"name":"g","resourceClaimName":"gone"}])", "n", "Succeeded"));
+  api.put_object("pods", claim_pod_json("b", R"([{"name":"g","resourceClaimName":"gone"}])", "n", "Succeeded"));
   ClaimController c(api, {});
   c.start();
   ASSERT_TRUE(c.wait_synced(5000));
   api.put_object("resourceclaims", claim("late"));
   api.put_object("resourceclaims", claim("gone"));
-  ASSERT_TRUE(api.wait_for([&] { return get_claim(api, "late").status.reservedFor.size() == 1; }));
+  ASSERT_TRUE(api.wait_for([&] { return stored_claim(api, "late").status.reservedFor.size() == 1; }));
   c.stop();
-  EXPECT_EQ(get_claim(api, "late").status.reservedFor[0].uid, FakeApi::field(a, {"metadata", "uid"}));
-  EXPECT_TRUE(get_claim(api, "gone").status.reservedFor.empty());
+  EXPECT_EQ(stored_claim(api, "late").status.reservedFor[0].uid, FakeApi::field(a, {"metadata", "uid"}));
+  EXPECT_TRUE(stored_claim(api, "gone").status.reservedFor.empty());
 }
 
 // The claim cache lags: it shows a generated claim without the finalizer and
@@ -246,7 +233,7 @@ TEST(ClaimController, ClaimCreatedAfterTheBoundPodGetsReservation) {
 // as a steady-state bench round that never bound).
 TEST(ClaimController, AClaimDeletedUnderItsFinalizerIsStillReleased) {
   FakeApi api;
-  std::string pod = api.put_object("pods", pod_json("p", R"([{"name":"g","resourceClaimName":"gen"}])", "n", "Running"));
+  std::string pod = api.put_object("pods", claim_pod_json("p", R"([{"name":"g","resourceClaimName":"gen"}])", "n", "Running"));
   const std::string uid = FakeApi::field(pod, {"metadata", "uid"});
   const std::string claim_v1 = R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
     "metadata":{"name":"gen","namespace":"default",
@@ -259,7 +246,7 @@ TEST(ClaimController, AClaimDeletedUnderItsFinalizerIsStillReleased) {
   ASSERT_TRUE(c.wait_synced(5000));
   api.hold("resourceclaims");
   // The scheduler's writes, unseen by the controller's cache.
-  api::ResourceClaim cl = get_claim(api, "gen");
+  api::ResourceClaim cl = stored_claim(api, "gen");
   cl.metadata.finalizers.push_back(kDeleteProtectionFinalizer);
   auto updated = api.put("/apis/resource.k8s.io/v1/namespaces/default/resourceclaims/gen", api::to_json(api::Object(cl)));
   ASSERT_TRUE(updated.has_value());
