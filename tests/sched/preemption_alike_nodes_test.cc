@@ -231,10 +231,11 @@ TEST(PreemptionAlikeNodes, SameVictimsAsNodeByNodeOnRandomClusters) {
       }
       int pods = 0;
       auto next = [&] { return names[n] + "-p" + std::to_string(pods++); };
-      for (const auto& [held, shared] : l.claims) {
+      for (const auto& claim : l.claims) {
+        const std::vector<std::string>& held = claim.first;  // (clang 14 captures no structured binding)
         const std::string name = next();
         std::vector<std::string> sharers;
-        if (shared) sharers.push_back(next());
+        if (claim.second) sharers.push_back(next());
         const int32_t priority = static_cast<int32_t>(rng() % 3);
         const std::string& start = starts[rng() % starts.size()];
         both([&](Cluster& c) { c.running(name, names[n], held, priority, start, sharers); });
