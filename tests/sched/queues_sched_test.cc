@@ -153,13 +153,14 @@ TEST(QueuesScheduler, NoReclaimBelowTheVictimsQuota) {
   EXPECT_EQ(h.bound("qb"), 0);
 }
 
-// A pod of `gpus` GPUs in `queue`, placed on `node`.
+// A pod of `gpus` GPUs in `queue`, placed on `node` ("": anywhere), of `priority`.
 api::Pod queue_pod_on(QueueCluster& h, const std::string& queue, const std::string& name, int gpus,
-                      const std::string& node = "") {
+                      const std::string& node = "", int32_t priority = 0) {
   h.add(testing::claim(name, gpus));
   api::Pod p = testing::pod(name, {name});
   p.metadata.labels["kai.scheduler/queue"] = queue;
   if (!node.empty()) p.spec.nodeSelector["kubernetes.io/hostname"] = node;
+  if (priority != 0) p.spec.priority = priority;
   h.add(p);
   return p;
 }
@@ -213,11 +214,7 @@ TEST(QueuesScheduler, AtItsLimitAQueuePreemptsWithinItselfByPriority) {
   h.run();
   EXPECT_TRUE(h.api.deleted.empty());
   EXPECT_EQ(h.pod("qa-peer").spec.nodeName, "");
-  h.add(testing::claim("qa-urgent"));
-  api::Pod urgent = testing::pod("qa-urgent", {"qa-urgent"});
-  urgent.metadata.labels["kai.scheduler/queue"] = "qa";
-  urgent.spec.priority = 1000;
-  h.add(urgent);
+  queue_pod_on(h, "qa", "qa-urgent", 1, "", 1000);
   h.run();
   ASSERT_EQ(h.api.deleted.size(), 1u);
   EXPECT_EQ(h.pod("qa-urgent").status.nominatedNodeName, "n0");
@@ -230,11 +227,7 @@ TEST(QueuesScheduler, AtItsLimitAQueuePreemptsWithinItselfByPriority) {
   // what-if check is run: its PreFilter failure is unresolvable).
   const int64_t checks = h.sched.stats().preemption_checks;
   EXPECT_GT(checks, 0);
-  h.add(testing::claim("lost"));
-  api::Pod lost = testing::pod("lost", {"lost"});
-  lost.metadata.labels["kai.scheduler/queue"] = "nosuch";
-  lost.spec.priority = 2000;
-  h.add(lost);
+  queue_pod_on(h, "nosuch", "lost", 1, "", 2000);
   h.run();
   EXPECT_EQ(h.api.deleted.size(), 1u);
   EXPECT_EQ(h.sched.stats().preemption_checks, checks);
@@ -308,11 +301,7 @@ TEST(QueuesScheduler, AVictimsSharedClaimStaysChargedToThoseLeft) {
   }
   h.run();
   ASSERT_EQ(h.bound("qa"), 2);
-  h.add(testing::claim("urgent"));
-  api::Pod urgent = testing::pod("urgent", {"urgent"});
-  urgent.metadata.labels["kai.scheduler/queue"] = "qa";
-  urgent.spec.priority = 1000;
-  h.add(urgent);
+  queue_pod_on(h, "qa", "urgent", 1, "", 1000);
   h.run();
   EXPECT_GT(h.sched.stats().preemption_checks, 0);
   EXPECT_TRUE(h.api.deleted.empty());
@@ -354,11 +343,7 @@ TEST(QueuesScheduler, VictimSearchesLeaveTheQueueTotalsAsTheyWere) {
   ASSERT_EQ(before.size(), 2u);
   EXPECT_EQ(before[0].allocated[fair::kGpu], 5000);
   EXPECT_EQ(before[1].allocated[fair::kGpu], 3000);
-  h.add(testing::claim("big", 8));
-  api::Pod big = testing::pod("big", {"big"});
-  big.metadata.labels["kai.scheduler/queue"] = "qb";
-  big.spec.priority = 1000;
-  h.add(big);
+  queue_pod_on(h, "qb", "big", 8, "", 1000);
   h.run();
   EXPECT_GT(h.sched.stats().preemption_checks, 0);
   for (const auto& [key, p] : h.api.pods) EXPECT_TRUE(p.metadata.deletionTimestamp.empty()) << key;
