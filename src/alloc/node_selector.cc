@@ -9,13 +9,23 @@ namespace {
 
 std::optional<int64_t> parse_int(std::string_view s) { return common::parse_int64(s); }
 
+// Where a requirement is: its path is written only for an error (matching
+// runs per node per pod, and building paths there was most of its cost).
+struct Where {
+  size_t term;
+  const char* list;  // "matchExpressions" or "matchFields"
+  size_t index;
+  std::string operator+(const char* suffix) const {
+    return "nodeSelectorTerms[" + std::to_string(term) + "]." + list + "[" + std::to_string(index) + "]" + suffix;
+  }
+};
+
 Status req_error(const std::string& path, const std::string& detail) {
   return invalid_error(path + ": " + detail);
 }
 
 // Checks one label requirement; error for malformed ones.
-Result<bool> label_matches(const api::Node& node, const api::NodeSelectorRequirement& r,
-                           const std::string& path) {
+Result<bool> label_matches(const api::Node& node, const api::NodeSelectorRequirement& r, const Where& path) {
   const auto& labels = node.metadata.labels;
   auto it = labels.find(r.key);
   bool has = it != labels.end();
@@ -44,8 +54,7 @@ Result<bool> label_matches(const api::Node& node, const api::NodeSelectorRequire
   return req_error(path + ".operator", "Unsupported value: \"" + op + "\"");
 }
 
-Result<bool> field_matches(const api::Node& node, const api::NodeSelectorRequirement& r,
-                           const std::string& path) {
+Result<bool> field_matches(const api::Node& node, const api::NodeSelectorRequirement& r, const Where& path) {
   if (r.key != "metadata.name") return req_error(path + ".key", "Unsupported value: \"" + r.key + "\": supported values: \"metadata.name\"");
   if (r.operator_ != "In" && r.operator_ != "NotIn") return req_error(path + ".operator", "Unsupported value: \"" + r.operator_ + "\"");
   if (r.values.size() != 1) return req_error(path + ".values", "must have one element");
@@ -59,18 +68,17 @@ Result<bool> node_selector_matches(const api::Node* node, const api::NodeSelecto
   // Parse everything first (as NewNodeSelector does), then match: a malformed
   // later term is an error even when an earlier term matches.
   bool matched = false;
+  static const api::Node kNoNode;
+  const api::Node& n = node ? *node : kNoNode;
   for (size_t t = 0; t < selector.nodeSelectorTerms.size(); ++t) {
     const auto& term = selector.nodeSelectorTerms[t];
-    std::string tp = "nodeSelectorTerms[" + std::to_string(t) + "]";
     bool term_ok = !(term.matchExpressions.empty() && term.matchFields.empty());
-    api::Node empty;
-    const api::Node& n = node ? *node : empty;
     for (size_t i = 0; i < term.matchExpressions.size(); ++i) {
-      ASSIGN_OR_RETURN(bool m, label_matches(n, term.matchExpressions[i], tp + ".matchExpressions[" + std::to_string(i) + "]"));
+      ASSIGN_OR_RETURN(bool m, label_matches(n, term.matchExpressions[i], Where{t, "matchExpressions", i}));
       term_ok = term_ok && m;
     }
     for (size_t i = 0; i < term.matchFields.size(); ++i) {
-      ASSIGN_OR_RETURN(bool m, field_matches(n, term.matchFields[i], tp + ".matchFields[" + std::to_string(i) + "]"));
+      ASSIGN_OR_RETURN(bool m, field_matches(n, term.matchFields[i], Where{t, "matchFields", i}));
       term_ok = term_ok && m;
     }
     matched = matched || term_ok;

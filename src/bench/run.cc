@@ -59,9 +59,19 @@ std::string Tracker::progress(const std::vector<std::string>& keys) {
 
 bool Tracker::wait(const std::vector<std::string>& keys, Clock::time_point deadline, int allow_unschedulable) {
   std::unique_lock<std::mutex> l(mu_);
+  // Keys before `first` are bound, and stay so (a binding is final): each
+  // wake-up (one per pod bound) looks on from there. Reading every key at every
+  // wake-up made a phase of N pods cost N^2 lookups on the measuring thread,
+  // beside the scheduler on a 2-core machine.
+  size_t first = 0;
   return cv_.wait_until(l, deadline, [&] {
+    for (; first < keys.size(); ++first) {
+      auto it = pods_.find(keys[first]);
+      if (it == pods_.end() || !it->second.is_bound) break;
+    }
     int unsched = 0;
-    for (const auto& k : keys) {
+    for (size_t i = first; i < keys.size(); ++i) {
+      const std::string& k = keys[i];
       auto it = pods_.find(k);
       if (it == pods_.end() || !it->second.is_bound) {
         if (it == pods_.end() || !it->second.is_unschedulable || ++unsched > allow_unschedulable) return false;

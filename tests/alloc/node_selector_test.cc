@@ -39,7 +39,10 @@ TEST(NodeSelector, Table) {
       {"In without values", one({{"region", "In", {}}}), false, "nodeSelectorTerms[0].matchExpressions[0].values"},
       {"Gt with two values", one({{"gpus", "Gt", {"1", "2"}}}), false, "values"},
       {"unknown operator", one({{"gpus", "Near", {"1"}}}), false, "Unsupported value: \"Near\""},
-      {"unsupported field", one({}, {{"metadata.uid", "In", {"x"}}}), false, "metadata.uid"},
+      {"unsupported field", one({}, {{"metadata.uid", "In", {"x"}}}), false,
+       "nodeSelectorTerms[0].matchFields[0].key: Unsupported value: \"metadata.uid\""},
+      {"Gt not an integer", one({{"gpus", "Gt", {"x"}}}), false,
+       "nodeSelectorTerms[0].matchExpressions[0].values[0]: Invalid value: \"x\": must be an integer"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
