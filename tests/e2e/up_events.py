@@ -206,10 +206,21 @@ def run(log, proc):
     check(bool(msg), 'pod waits is Unschedulable')
     check(wait(lambda: has_row('waits', 'Warning', 'FailedScheduling', 'default-scheduler'), 30,
                'describe waits: FailedScheduling'), 'describe pod waits shows FailedScheduling')
-    v1 = kjson('get', 'events.v1.events.k8s.io', '--field-selector',
-               'regarding.name=waits,reason=FailedScheduling')['items']
-    check(len(v1) == 1 and v1[0].get('note') == msg,
-          'the FailedScheduling note is the condition message (%r vs %r)' % (v1[0].get('note') if v1 else None, msg))
+    # The pod may be tried before its claim exists ("not found"), then with
+    # it: one event per message, repeats counted in the event's series; the
+    # latest message catches up with the condition.
+    def failed_scheduling():
+        return kjson('get', 'events.v1.events.k8s.io', '--field-selector',
+                     'regarding.name=waits,reason=FailedScheduling')['items']
+
+    def note_is_condition():
+        m = condition_message()
+        return m if m and any(e.get('note') == m for e in failed_scheduling()) else None
+    same = wait(note_is_condition, 30, 'a FailedScheduling note equal to the condition message')
+    v1 = failed_scheduling()
+    notes = [e.get('note') for e in v1]
+    check(bool(same), 'the FailedScheduling note is the condition message (%r vs %r)' % (notes, condition_message()))
+    check(len(notes) == len(set(notes)), 'repeats of one message are one event: %r' % notes)
 
     # 3. A claim the driver cannot prepare.
     check(wait(lambda: has_row('bad-config', 'Warning', 'FailedPrepareDynamicResources', 'kubelet',
