@@ -105,27 +105,12 @@ bool Scheduler::find_node(CycleState& cs, NodeFit& best, std::string* message, f
   return true;
 }
 
-bool Scheduler::node_groups_serve(const CycleState& cs) {
+bool Scheduler::node_groups_serve(const CycleState& cs) const {
   // What the groups leave out: node labels and names (nodeSelector, node
-  // affinity) and claims allocated earlier (their node selectors name nodes).
-  if (node_classes_ == nullptr || !cs.pod.spec.nodeSelector.empty() || cs.pod.spec.affinity ||
-      !cs.dra.allocated.empty()) {
-    return false;
-  }
-  if (cs.dra.extended.empty()) return true;
-  // An extended resource a node offers itself (a device plugin's) is checked
-  // against what that node's pods use, which the groups leave out too; one no
-  // node offers is served by a DeviceClass alike on every node of a group. The
-  // nodes of a group have equal allocatable: their first nodes tell.
-  node_classes_->refresh();
-  for (const std::string* name : node_classes_->representatives()) {
-    const api::Node* n = cache_.node(*name);
-    if (n == nullptr) return false;
-    for (const auto& need : cs.dra.extended) {
-      if (n->status.allocatable.count(need.resource) != 0) return false;
-    }
-  }
-  return true;
+  // affinity), the per-node extended-resource check, and claims allocated
+  // earlier (their node selectors name nodes).
+  return node_classes_ != nullptr && cs.pod.spec.nodeSelector.empty() && !cs.pod.spec.affinity &&
+         cs.dra.extended.empty() && cs.dra.allocated.empty();
 }
 
 std::optional<uint64_t> Scheduler::node_group(const CycleState& cs, const std::string& node) {

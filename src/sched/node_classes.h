@@ -1,7 +1,6 @@
 // NodeClasses: the cluster's nodes grouped so that, for a pod without node
-// affinity and without extended resources a node offers itself (a device
-// plugin's; those a DeviceClass serves are fine), every node of a group gets
-// the same Filter verdict and the same scores. Scheduler::find_node then runs the plugins on
+// affinity or extended resources, every node of a group gets the same Filter
+// verdict and the same scores. Scheduler::find_node then runs the plugins on
 // one node per group, the first by name, instead of on every node: on a
 // cluster of identical nodes a pod costs a few plugin runs, not one per node
 // (issue 29: per-pod cost must not grow with the node count).

@@ -290,7 +290,7 @@ class Scheduler {
   // groups brought up to date when so).
   bool use_node_groups(const CycleState& cs);
   // Whether the groups give `cs`'s pod the same verdict on every node of one.
-  bool node_groups_serve(const CycleState& cs);
+  bool node_groups_serve(const CycleState& cs) const;
   // The group of `node` for `cs`'s pod, the groups brought up to date
   // (preemption's victim search); nullopt when they do not serve the pod.
   std::optional<uint64_t> node_group(const CycleState& cs, const std::string& node);

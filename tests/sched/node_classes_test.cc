@@ -72,8 +72,7 @@ TEST(NodeGroups, NothingFitsExplainsEveryNode) {
 
 // One random cluster and workload, played on two schedulers: with node groups
 // and node by node. Every pod must land on the same node with the same
-// devices (those of the claim made for its extended resources too), and every
-// unschedulable pod must say the same.
+// devices, and every unschedulable pod must say the same.
 struct Twin {
   Harness grouped, single{[] {
     SchedulerOptions o;
@@ -92,12 +91,9 @@ struct Twin {
   void delete_pod(const std::string& name, const std::vector<std::string>& claims) {
     for (Harness* h : {&grouped, &single}) {
       if (h->api.pods.count("default/" + name) == 0) continue;
-      std::vector<std::string> held = claims;
-      // The claim the scheduler made for the pod's extended resources goes with it.
-      if (const auto& ext = h->pod(name).status.extendedResourceClaimStatus) held.push_back(ext->resourceClaimName);
       h->sched.handle(Event{Event::Op::kDelete, h->pod(name)});
       h->api.pods.erase("default/" + name);
-      for (const auto& c : held) {
+      for (const auto& c : claims) {
         api::ResourceClaim freed = h->claim(c);
         if (!freed.status.allocation) continue;
         freed.status = {};
@@ -113,12 +109,7 @@ struct NodeKind {
   int gpus;
   const char* product;
   bool cpu, tainted, unschedulable, few_pods;
-  bool device_plugin = false;  // offers kExtended itself (allocatable)
 };
-
-// An extended resource served by a DeviceClass (KEP-5004) unless a node
-// offers it itself.
-constexpr const char* kExtended = "example.com/gpu";
 
 void add_random_node(std::mt19937& rng, Twin& t, const std::vector<NodeKind>& kinds, const std::string& n) {
   const NodeKind& k = kinds[rng() % kinds.size()];
@@ -130,7 +121,6 @@ void add_random_node(std::mt19937& rng, Twin& t, const std::vector<NodeKind>& ki
   if (k.tainted) nd.spec.taints.push_back(api::Taint{"dedicated", "infer", "NoSchedule", ""});
   nd.spec.unschedulable = k.unschedulable;
   if (k.few_pods) nd.status.allocatable["pods"] = api::Quantity::from_int(2);
-  if (k.device_plugin) nd.status.allocatable[kExtended] = api::Quantity::from_int(2);
   api::ResourceSlice s = gpu_slice(n, k.gpus, k.product);
   if (rng() % 10 == 0) {
     api::Device d;
@@ -148,26 +138,20 @@ std::vector<NodeKind> random_kinds(std::mt19937& rng) {
   std::vector<NodeKind> kinds(2 + rng() % 3);
   for (auto& k : kinds) {
     k = NodeKind{1 + static_cast<int>(rng() % 3), kProducts[rng() % 2], rng() % 2 == 0, rng() % 5 == 0,
-                 rng() % 8 == 0, rng() % 6 == 0, false};
+                 rng() % 8 == 0, rng() % 6 == 0};
   }
   return kinds;
 }
 
 TEST(NodeGroups, SameAnswersAsNodeByNodeOnRandomClusters) {
-  int extended_placed = 0;  // pods holding a claim made for their extended resources, at the end
   for (uint32_t seed = 1; seed <= 12; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::mt19937 rng(seed);
     Twin t;
-    std::vector<NodeKind> kinds = random_kinds(rng);
-    // Every third cluster has a kind of node whose device plugin offers the
-    // extended resource itself (its pods are then placed node by node).
-    if (seed % 3 == 0) kinds.back().device_plugin = true;
+    const std::vector<NodeKind> kinds = random_kinds(rng);
     const int nodes = 12 + static_cast<int>(rng() % 20);
     for (int i = 0; i < nodes; ++i) add_random_node(rng, t, kinds, "node-" + std::to_string(i));
-    api::DeviceClass gpus = gpu_class();
-    gpus.spec.extendedResourceName = kExtended;
-    t.add(gpus);
+    t.add(gpu_class());
     std::vector<std::pair<std::string, std::vector<std::string>>> live;
     for (int step = 0; step < 40; ++step) {
       const std::string name = "p" + std::to_string(step);
@@ -181,7 +165,6 @@ TEST(NodeGroups, SameAnswersAsNodeByNodeOnRandomClusters) {
       if (rng() % 2) p.spec.containers[0].resources.requests["cpu"] = api::Quantity::from_int(1 + rng() % 4);
       if (rng() % 4 == 0) p.spec.tolerations.push_back(api::Toleration{"dedicated", "Equal", "infer", "NoSchedule", {}});
       if (rng() % 6 == 0) p.spec.nodeSelector["zone"] = "a";
-      if (rng() % 4 == 0) p.spec.containers[0].resources.limits[kExtended] = api::Quantity::from_int(1 + rng() % 2);
       t.add(p);
       live.emplace_back(name, names);
       if (rng() % 3 == 0 && !live.empty()) {
@@ -198,47 +181,9 @@ TEST(NodeGroups, SameAnswersAsNodeByNodeOnRandomClusters) {
         for (const auto& c : cnames) {
           ASSERT_EQ(t.grouped.claim(c).status.allocation, t.single.claim(c).status.allocation) << c;
         }
-        const auto& ext = t.grouped.pod(pname).status.extendedResourceClaimStatus;
-        ASSERT_EQ(ext, t.single.pod(pname).status.extendedResourceClaimStatus) << pname;
-        if (ext && step == 39) ++extended_placed;
-        if (ext) {
-          ASSERT_EQ(t.grouped.claim(ext->resourceClaimName).status.allocation,
-                    t.single.claim(ext->resourceClaimName).status.allocation)
-              << ext->resourceClaimName;
-        }
       }
     }
     EXPECT_GT(t.grouped.sched.stats().node_group_cycles, 0);
-  }
-  EXPECT_GT(extended_placed, 5);
-}
-
-// A pod asking for an extended resource that no node offers itself (a
-// DeviceClass serves it) is placed by node groups, as nodes of a group serve it
-// alike; if some node's device plugin offers it, what that node's pods use
-// counts, which the groups leave out: node by node then, with the same answer.
-TEST(NodeGroups, ExtendedResourcesANodeOffersAreCountedNodeByNode) {
-  for (bool plugin : {false, true}) {
-    SCOPED_TRACE(plugin ? "a device plugin offers it" : "only a DeviceClass serves it");
-    Twin t;
-    for (const char* n : {"n1", "n2", "n3"}) {
-      api::Node nd = node(n);
-      if (plugin && n[1] == '3') nd.status.allocatable[kExtended] = api::Quantity::from_int(1);
-      t.add(nd);
-      t.add(gpu_slice(n, 2));
-    }
-    api::DeviceClass gpus = gpu_class();
-    gpus.spec.extendedResourceName = kExtended;
-    t.add(gpus);
-    for (const char* name : {"a", "b"}) {
-      api::Pod p = pod(name);
-      p.spec.containers[0].resources.limits[kExtended] = api::Quantity::from_int(1);
-      t.add(p);
-      t.run();
-      EXPECT_FALSE(t.single.pod(name).spec.nodeName.empty()) << name;
-      EXPECT_EQ(t.grouped.pod(name).spec.nodeName, t.single.pod(name).spec.nodeName) << name;
-    }
-    EXPECT_EQ(t.grouped.sched.stats().node_group_cycles, plugin ? 0 : 2);
   }
 }
 
