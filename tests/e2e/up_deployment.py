@@ -159,7 +159,7 @@ def main():
     fg['spec']['replicas'] = 2
     create([fg])
     check(wait(lambda: running(2) and allocated_claims(2), 30, '2 pods with claims'), 'deployment back with 2 pods')
-    kubectl('delete', 'deployment', 'vllm', '--cascade=foreground', '--timeout=30s')
+    kubectl('delete', 'deployment', 'vllm', '--cascade=foreground', '--timeout=90s')
     check(not kjson('get', 'replicasets', '-l', 'app=vllm')['items'] and not pods() and not claims(),
           'kubectl delete --cascade=foreground returned once ReplicaSet, pods and claims were gone')
 
