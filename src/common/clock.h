@@ -17,6 +17,22 @@
 
 namespace draplane::common {
 
+// Adds the seconds from its construction to its destruction to `*total`
+// (nothing when null): the time of a scope, in a counter of seconds.
+class ScopedSeconds {
+ public:
+  explicit ScopedSeconds(double* total) : total_(total) {}
+  ~ScopedSeconds() {
+    if (total_ != nullptr) *total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+  ScopedSeconds(const ScopedSeconds&) = delete;
+  ScopedSeconds& operator=(const ScopedSeconds&) = delete;
+
+ private:
+  double* total_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
 class Clock {
  public:
   using TimePoint = std::chrono::steady_clock::time_point;

@@ -5,8 +5,8 @@
 // inventory changes.
 #include <spdlog/spdlog.h>
 
-#include <chrono>
 
+#include "common/clock.h"
 #include "sched/fit_error.h"
 #include "sched/scheduler.h"
 #include "sched/gang.h"
@@ -163,11 +163,7 @@ CycleResult Scheduler::schedule_one() {
 }
 
 CycleResult Scheduler::cycle(const std::string& key, Clock::TimePoint now) {
-  struct Timer {
-    double& total;
-    std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
-    ~Timer() { total += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
-  } timer{stats_.cycle_seconds};
+  common::ScopedSeconds timer(&stats_.cycle_seconds);
   ++stats_.cycles;
   dra_->next_cycle();
   CycleState cs;

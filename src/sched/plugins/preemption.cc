@@ -3,7 +3,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -391,13 +390,7 @@ framework::PostFilterResult DefaultPreemption::post_filter(framework::CycleState
 Result<preemption::PostFilterResult> DefaultPreemption::search(framework::CycleState& state,
                                                                const framework::NodeStatusMap& statuses) {
   const framework::Handle& h = fw_.handle();
-  struct Timer {
-    SchedulerStats* stats;
-    std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
-    ~Timer() {
-      if (stats != nullptr) stats->preemption_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    }
-  } timer{h.stats};
+  common::ScopedSeconds timer(h.stats != nullptr ? &h.stats->preemption_seconds : nullptr);
   ClusterCache& cache = *h.cache;
   const api::Pod& pod = state.pod;
   preemption::Preemptor pr{state.pod_key, pod.spec.priority.value_or(0), pod.spec.preemptionPolicy.value_or(""),
