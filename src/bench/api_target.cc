@@ -133,8 +133,7 @@ class ApiTarget final : public Target {
           for (const auto& c : pod.status.conditions) {
             if (c.type == "PodScheduled" && c.status == "False") tracker_.unschedulable(pod_key(pod), c.message);
           }
-        },
-        false);
+        });
     pods_->start();
     if (!pods_->wait_synced(30000)) return Status(Code::kUnavailable, "the pod informer did not sync");
     return {};

@@ -49,8 +49,7 @@ Result<Report> measure(cluster::LocalCluster& c, const Options& options, int nod
         if (type != client::EventType::kDeleted && (pod.status.phase == "Running" || pod.status.phase == "Succeeded")) {
           tracker.bound(pod_key(pod));
         }
-      },
-      false);
+      });
   informer.start();
   if (!informer.wait_synced(30000)) return Status(Code::kUnavailable, "the pod informer did not sync");
 

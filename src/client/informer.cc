@@ -182,15 +182,16 @@ bool RawInformer::wait_synced(int timeout_ms) const {
 std::optional<std::string> RawInformer::get(const std::string& key) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = items_.find(key);
-  if (it == items_.end()) return std::nullopt;
-  return it->second;
+  if (it == items_.end() || !options_.keep_json) return std::nullopt;
+  return it->second.json;
 }
 
 std::vector<std::string> RawInformer::list() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<std::string> out;
+  if (!options_.keep_json) return out;
   out.reserve(items_.size());
-  for (const auto& [k, v] : items_) out.push_back(v);
+  for (const auto& [k, v] : items_) out.push_back(v.json);
   return out;
 }
 
@@ -199,20 +200,25 @@ std::string RawInformer::resource_version() const {
   return rv_;
 }
 
-void RawInformer::apply(EventType type, const std::string& key, std::string json, const std::string& rv) {
+void RawInformer::apply(EventType type, const std::string& key, std::string json, std::string object_rv,
+                        const std::string& rv) {
   std::string old;
+  bool known;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = items_.find(key);
-    if (it != items_.end()) old = it->second;
+    known = it != items_.end();
+    if (known) old = std::move(it->second.json);
     if (type == EventType::kDeleted) {
-      items_.erase(key);
+      if (known) items_.erase(it);
     } else {
-      items_[key] = json;
+      Item& item = known ? it->second : items_[key];
+      item.resource_version = std::move(object_rv);
+      if (options_.keep_json) item.json = json;
     }
     if (!rv.empty()) rv_ = rv;
   }
-  if (type == EventType::kModified && old.empty()) type = EventType::kAdded;
+  if (type == EventType::kModified && !known) type = EventType::kAdded;
   for (const auto& h : handlers_) h(type, key, old, json);
 }
 
@@ -227,30 +233,35 @@ Result<std::string> RawInformer::list_and_replace() {
   std::string list_rv;
   auto md = doc.FindMember("metadata");
   if (md != doc.MemberEnd()) list_rv = member_string(md->value, "resourceVersion");
-  std::map<std::string, std::string> fresh;
+  std::map<std::string, Item> fresh;
   auto items = doc.FindMember("items");
   if (items != doc.MemberEnd() && items->value.IsArray()) {
     for (auto& item : items->value.GetArray()) {
       ensure_type(item, doc.GetAllocator(), options_.api_version, options_.kind);
       if (options_.strip_managed_fields) strip_managed_fields(item);
-      fresh[key_of(item)] = to_text(item);
+      fresh[key_of(item)] = Item{rv_of(item), to_text(item)};
     }
   }
-  // Report the differences with what handlers saw before (relist after a gap).
-  std::map<std::string, std::string> before;
+  // Report the differences with what handlers saw before (relist after a gap):
+  // an object whose resourceVersion moved was modified (every write moves it).
+  std::map<std::string, Item> before;
   {
     std::lock_guard<std::mutex> lock(mu_);
     before = items_;
   }
-  for (const auto& [key, json] : before) {
-    if (!fresh.count(key)) apply(EventType::kDeleted, key, json, "");
+  for (auto& [key, item] : before) {
+    if (!fresh.count(key)) {
+      // The last state known: "" when JSON is not kept.
+      apply(EventType::kDeleted, key, std::move(item.json), "", "");
+    }
   }
-  for (auto& [key, json] : fresh) {
+  for (auto& [key, item] : fresh) {
     auto it = before.find(key);
     if (it == before.end()) {
-      apply(EventType::kAdded, key, json, "");
-    } else if (it->second != json) {
-      apply(EventType::kModified, key, json, "");
+      apply(EventType::kAdded, key, std::move(item.json), std::move(item.resource_version), "");
+    } else if (it->second.resource_version != item.resource_version ||
+               (options_.keep_json && it->second.json != item.json)) {
+      apply(EventType::kModified, key, std::move(item.json), std::move(item.resource_version), "");
     }
   }
   {
@@ -294,7 +305,7 @@ Result<void> RawInformer::watch_from(const std::string& rv) {
     if (options_.strip_managed_fields) strip_managed_fields(obj->value);
     EventType et = type == "ADDED" ? EventType::kAdded
                                    : (type == "DELETED" ? EventType::kDeleted : EventType::kModified);
-    apply(et, key_of(obj->value), to_text(obj->value), event_rv);
+    apply(et, key_of(obj->value), to_text(obj->value), event_rv, event_rv);
     return true;
   }, &stop_, 200);
   if (!st.has_value()) return st;

@@ -63,8 +63,19 @@ class RawInformer {
     // Where an object that cannot be decoded is reported; nullptr: spdlog's
     // default logger.
     std::shared_ptr<spdlog::logger> logger = nullptr;
+    // Whether get() and list() serve the objects: false for a consumer that
+    // keeps its own copies from the handlers (the scheduler's cache), so the
+    // process holds one copy, not two.
+    bool keep_objects = true;
+    // Whether the raw informer keeps each object's JSON (get(), list() and
+    // the handlers' old JSON); Informer<T> keeps typed objects instead and
+    // turns this off. Without it a relist tells modified objects by their
+    // resourceVersion.
+    bool keep_json = true;
   };
-  // (type, key, old JSON or "" when added, new JSON (the last state when deleted))
+  // (type, key, old JSON or "" when added or not kept, new JSON (the last
+  // state when deleted; "" for an object a relist found gone when JSON is not
+  // kept))
   using Handler = std::function<void(EventType, const std::string& key, const std::string& old_json,
                                      const std::string& new_json)>;
 
@@ -94,14 +105,19 @@ class RawInformer {
   void run();
   Result<std::string> list_and_replace();  // returns the list resourceVersion
   Result<void> watch_from(const std::string& rv);
-  void apply(EventType type, const std::string& key, std::string json, const std::string& rv);
+  // `object_rv`: the object's resourceVersion; `rv`: the collection's, when it moves.
+  void apply(EventType type, const std::string& key, std::string json, std::string object_rv, const std::string& rv);
 
   RestClient& client_;
   Options options_;
   std::vector<Handler> handlers_;
   mutable std::mutex mu_;
   mutable std::condition_variable synced_cv_;
-  std::map<std::string, std::string> items_;
+  struct Item {
+    std::string resource_version;
+    std::string json;  // when options_.keep_json
+  };
+  std::map<std::string, Item> items_;
   std::string rv_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> synced_{false};
@@ -116,28 +132,36 @@ std::map<std::string, uint64_t> informer_decode_errors();
 // draplane_informer_decode_errors_total{kind="Pod"} N (with HELP and TYPE).
 std::string render_informer_metrics();
 
-// Typed view over a RawInformer.
+// Typed view over a RawInformer, caching typed objects as client-go's
+// informers do: each event is decoded once, whatever the number of handlers,
+// and handlers get the previous object from the cache (no second decode);
+// get() and list() copy from the cache instead of decoding. The raw informer
+// under it keeps no JSON copies (see Options::keep_objects).
 template <typename T>
 class Informer {
  public:
   using Handler = std::function<void(EventType, const T* old_obj, const T& obj)>;
 
-  Informer(RestClient& client, RawInformer::Options options) : raw_(client, std::move(options)) {}
+  Informer(RestClient& client, RawInformer::Options options);
 
-  // `wants_old`: decode the previous object for the handler (one more parse per
-  // event); false passes null.
-  void add_handler(Handler handler, bool wants_old = true);
+  void add_handler(Handler handler) { handlers_.push_back(std::move(handler)); }
   void start() { raw_.start(); }
   void stop() { raw_.stop(); }
   bool synced() const { return raw_.synced(); }
   bool wait_synced(int timeout_ms) const { return raw_.wait_synced(timeout_ms); }
+  // Nothing when Options::keep_objects is false.
   std::optional<T> get(const std::string& key) const;
   std::vector<T> list() const;
   uint64_t decode_errors() const { return raw_.decode_errors(); }
 
  private:
+  void on_event(EventType type, const std::string& key, const std::string& json);
+
+  const bool keep_;
   RawInformer raw_;
-  int handlers_ = 0;
+  std::vector<Handler> handlers_;
+  mutable std::mutex mu_;
+  std::map<std::string, std::shared_ptr<const T>> objects_;
 };
 
 // Decodes one object JSON (with apiVersion/kind) as T; used by Informer<T>.
@@ -147,51 +171,77 @@ Result<T> decode_json_object(const std::string& json);
 // "namespace/name" or "name" for cluster-scoped objects, from object JSON.
 std::string object_key(const std::string& json);
 
+namespace internal {
+inline RawInformer::Options without_json_copies(RawInformer::Options o) {
+  o.keep_json = false;
+  return o;
+}
+}  // namespace internal
+
 template <typename T>
-void Informer<T>::add_handler(Handler handler, bool wants_old) {
-  // Every handler decodes the event; the first one reports a failure, so that
-  // each dropped event counts once.
-  const RawInformer* reporter = handlers_++ == 0 ? &raw_ : nullptr;
-  raw_.add_handler([handler = std::move(handler), wants_old, reporter](EventType type, const std::string&,
-                                                                       const std::string& old_json,
-                                                                       const std::string& new_json) {
-    auto obj = decode_json_object<T>(new_json);
-    if (!obj.has_value()) {
-      if (reporter) reporter->decode_failed(new_json, obj.error());
-      return;
-    }
-    std::optional<T> old;
-    if (wants_old && !old_json.empty()) {
-      auto o = decode_json_object<T>(old_json);
-      if (o.has_value()) old = std::move(*o);
-    }
-    handler(type, old ? &*old : nullptr, *obj);
+Informer<T>::Informer(RestClient& client, RawInformer::Options options)
+    : keep_(options.keep_objects), raw_(client, internal::without_json_copies(std::move(options))) {
+  raw_.add_handler([this](EventType type, const std::string& key, const std::string&, const std::string& json) {
+    on_event(type, key, json);
   });
 }
 
 template <typename T>
-std::optional<T> Informer<T>::get(const std::string& key) const {
-  auto json = raw_.get(key);
-  if (!json) return std::nullopt;
-  auto obj = decode_json_object<T>(*json);
-  if (!obj.has_value()) {
-    raw_.decode_failed(*json, obj.error());
-    return std::nullopt;
+void Informer<T>::on_event(EventType type, const std::string& key, const std::string& json) {
+  std::shared_ptr<const T> obj, old;
+  Status error;
+  if (!json.empty()) {
+    auto decoded = decode_json_object<T>(json);
+    if (decoded.has_value()) obj = std::make_shared<const T>(std::move(*decoded));
+    else error = decoded.error();
   }
-  return std::move(*obj);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = objects_.find(key);
+    if (it != objects_.end()) old = it->second;
+    // One that cannot be decoded leaves the cache: get() never returns it.
+    if (type == EventType::kDeleted || !obj || !keep_) {
+      if (it != objects_.end()) objects_.erase(it);
+    } else if (it != objects_.end()) {
+      it->second = obj;
+    } else {
+      objects_.emplace(key, obj);
+    }
+  }
+  if (json.empty()) {
+    // Gone at a relist, its last state unknown to the raw informer: the cached
+    // one, else the key alone.
+    if (old) {
+      obj = old;
+    } else {
+      auto slash = key.find('/');
+      T stub;
+      stub.metadata.namespace_ = slash == std::string::npos ? "" : key.substr(0, slash);
+      stub.metadata.name = slash == std::string::npos ? key : key.substr(slash + 1);
+      obj = std::make_shared<const T>(std::move(stub));
+    }
+  }
+  if (!obj) {
+    raw_.decode_failed(json, error);
+    return;
+  }
+  for (const auto& h : handlers_) h(type, old.get(), *obj);
+}
+
+template <typename T>
+std::optional<T> Informer<T>::get(const std::string& key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = objects_.find(key);
+  if (it == objects_.end()) return std::nullopt;
+  return *it->second;
 }
 
 template <typename T>
 std::vector<T> Informer<T>::list() const {
+  std::lock_guard<std::mutex> lock(mu_);
   std::vector<T> out;
-  for (const auto& json : raw_.list()) {
-    auto obj = decode_json_object<T>(json);
-    if (obj.has_value()) {
-      out.push_back(std::move(*obj));
-    } else {
-      raw_.decode_failed(json, obj.error());
-    }
-  }
+  out.reserve(objects_.size());
+  for (const auto& [key, obj] : objects_) out.push_back(*obj);
   return out;
 }
 

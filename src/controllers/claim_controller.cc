@@ -51,18 +51,15 @@ ClaimController::ClaimController(client::RestClient& rest, ControllerOptions opt
   pods_.add_handler(
       [this](client::EventType t, const api::Pod*, const api::Pod& pod) {
         on_pod(pod, t == client::EventType::kDeleted);
-      },
-      /*wants_old=*/false);
+      });
   claims_.add_handler(
       [this](client::EventType t, const api::ResourceClaim*, const api::ResourceClaim& claim) {
         on_claim(claim, t == client::EventType::kDeleted);
-      },
-      /*wants_old=*/false);
+      });
   groups_.add_handler(
       [this](client::EventType t, const api::PodGroup*, const api::PodGroup& group) {
         on_pod_group(group, t == client::EventType::kDeleted);
-      },
-      /*wants_old=*/false);
+      });
 }
 
 ClaimController::~ClaimController() { stop(); }

@@ -51,7 +51,7 @@ DeploymentController::DeploymentController(client::RestClient& rest, ControllerO
   workers_.watch(deployments_, sets_);
   deployments_.add_handler([this](client::EventType, const api::Deployment*, const api::Deployment& d) {
     workers_.queue().add(key_of(d.metadata));
-  }, /*wants_old=*/false);
+  });
   sets_.add_handler([this](client::EventType t, const api::ReplicaSet* old_rs, const api::ReplicaSet& rs) {
     on_replica_set(old_rs, rs, t == client::EventType::kDeleted);
   });

@@ -52,8 +52,7 @@ void mirror(client::Informer<T>& informer, std::mutex& mu, std::map<std::string,
           if (inventory != nullptr) inventory->reset();
         }
         queue.add(kPlanKey);
-      },
-      /*wants_old=*/false);
+      });
 }
 
 }  // namespace
@@ -79,8 +78,7 @@ DeviceTaintController::DeviceTaintController(client::RestClient& rest, DeviceTai
           else pod_objs_.insert_or_assign(key_of(pod.metadata), pod);
         }
         queue_.add(kPlanKey);
-      },
-      /*wants_old=*/false);
+      });
   mirror(claims_, mu_, claim_objs_, nullptr, queue_);
   mirror(slices_, mu_, slice_objs_, &inventory_, queue_);
   mirror(rules_, mu_, rule_objs_, &inventory_, queue_);
@@ -93,8 +91,7 @@ DeviceTaintController::DeviceTaintController(client::RestClient& rest, DeviceTai
         }
         std::lock_guard<std::mutex> l(mu_);
         evicted_.erase(rule.metadata.uid);
-      },
-      /*wants_old=*/false);
+      });
 }
 
 DeviceTaintController::~DeviceTaintController() { stop(); }

@@ -146,10 +146,8 @@ JobController::JobController(client::RestClient& rest, JobControllerOptions opti
   workers_.watch(jobs_, pods_);
   options_.logger = null_logger_if_unset(options_.logger);
   if (!options_.clock) options_.clock = common::real_clock();
-  jobs_.add_handler([this](client::EventType, const api::Job*, const api::Job& job) { workers_.queue().add(key_of(job.metadata)); },
-                    /*wants_old=*/false);
-  pods_.add_handler([this](client::EventType, const api::Pod*, const api::Pod& pod) { on_pod(pod); },
-                    /*wants_old=*/false);
+  jobs_.add_handler([this](client::EventType, const api::Job*, const api::Job& job) { workers_.queue().add(key_of(job.metadata)); });
+  pods_.add_handler([this](client::EventType, const api::Pod*, const api::Pod& pod) { on_pod(pod); });
 }
 
 JobController::~JobController() { stop(); }

@@ -50,7 +50,7 @@ ReplicaSetController::ReplicaSetController(client::RestClient& rest, ControllerO
   workers_.watch(sets_, pods_);
   sets_.add_handler([this](client::EventType, const api::ReplicaSet*, const api::ReplicaSet& rs) {
     workers_.queue().add(key_of(rs.metadata));
-  }, /*wants_old=*/false);
+  });
   pods_.add_handler([this](client::EventType t, const api::Pod* old_pod, const api::Pod& pod) {
     on_pod(old_pod, pod, t == client::EventType::kDeleted);
   });

@@ -100,8 +100,7 @@ Kubelet::Kubelet(client::RestClient& rest, DeviceState& devices, ProcessLauncher
     options_.logger = std::make_shared<spdlog::logger>("kubelet", std::make_shared<spdlog::sinks::null_sink_mt>());
   }
   if (options_.boot_id.empty()) options_.boot_id = read_boot_id();
-  pods_.add_handler([this](client::EventType t, const api::Pod*, const api::Pod& pod) { on_pod(t, pod); },
-                    /*wants_old=*/false);
+  pods_.add_handler([this](client::EventType t, const api::Pod*, const api::Pod& pod) { on_pod(t, pod); });
 }
 
 Kubelet::~Kubelet() { stop(); }

@@ -33,7 +33,7 @@ PoolPublisher::PoolPublisher(client::RestClient& rest, std::vector<GpuInfo> gpus
       classes_(rest, class_informer()) {
   classes_.add_handler([this](client::EventType, const api::DeviceClass*, const api::DeviceClass&) {
     republish_.store(true);
-  }, false);
+  });
 }
 
 PoolPublisher::~PoolPublisher() { stop(); }

@@ -27,13 +27,12 @@ std::unique_ptr<client::Informer<T>> informer(client::RestClient& c, Scheduler& 
   o.kind = std::move(kind);
   o.path = std::move(path);
   o.strip_managed_fields = true;  // writes from the cache keep the server's
+  o.keep_objects = false;         // the scheduler's cache keeps them
   auto inf = std::make_unique<client::Informer<T>>(c, std::move(o));
-  // The scheduler keeps its own previous copies (ClusterCache): no old object.
   inf->add_handler(
       [&s](client::EventType type, const T*, const T& obj) {
         s.post(Event{type == client::EventType::kDeleted ? Event::Op::kDelete : Event::Op::kUpsert, obj});
-      },
-      /*wants_old=*/false);
+      });
   return inf;
 }
 
