@@ -57,6 +57,9 @@ inline constexpr ResourcePath kResourceSlices{"resource.k8s.io", "v1", "resource
 inline constexpr ResourcePath kDeviceTaintRules{"resource.k8s.io", "v1", "devicetaintrules"};
 inline constexpr ResourcePath kWorkloads{"scheduling.k8s.io", "v1beta1", "workloads"};
 inline constexpr ResourcePath kPodGroups{"scheduling.k8s.io", "v1beta1", "podgroups"};
+inline constexpr ResourcePath kDeployments{"apps", "v1", "deployments"};
+inline constexpr ResourcePath kReplicaSets{"apps", "v1", "replicasets"};
+inline constexpr ResourcePath kJobs{"batch", "v1", "jobs"};
 }  // namespace resources
 
 }  // namespace draplane::client

@@ -38,15 +38,16 @@ std::pair<std::string, std::string> split_key(const std::string& key) {
 ClaimController::ClaimController(client::RestClient& rest, ControllerOptions options)
     : rest_(rest),
       options_(std::move(options)),
-      pods_(rest, informer_options("v1", "Pod", kPods)),
-      claims_(rest, informer_options(api::kResourceV1, "ResourceClaim", kResourceClaims)),
-      templates_(rest, informer_options(api::kResourceV1, "ResourceClaimTemplate", kResourceClaimTemplates)),
-      groups_(rest, informer_options(api::kSchedulingV1beta1, "PodGroup", kPodGroups)),
+      informers_(rest, options_.informers),
+      pods_(informers_->pods()),
+      claims_(informers_->claims()),
+      templates_(informers_->claim_templates()),
+      groups_(informers_->pod_groups()),
       // kube-controller-manager's resource-claim controller records through
       // tools/record with source component "resource_claim".
       events_(rest, event_options("resource_claim")),
       workers_("claim", [this](const std::string& key) { return sync(key); }, null_logger_if_unset(options_.logger)) {
-  workers_.watch(pods_, claims_, templates_, groups_);
+  informers_.watch_with(workers_);
   options_.logger = null_logger_if_unset(options_.logger);
   pods_.add_handler(
       [this](client::EventType t, const api::Pod*, const api::Pod& pod) {
@@ -337,15 +338,25 @@ Result<void> ClaimController::sync_pod(const std::string& key) {
 }
 
 Status run_controllers(client::RestClient& rest, const ControllerOptions& options, const std::atomic<bool>& stop) {
-  ClaimController controller(rest, options);
+  // One informer per collection for all of them (kube-controller-manager's
+  // shared informer factory): pods are watched by four controllers, claims
+  // by two. Declared first, so it outlives the controllers its handlers call.
+  Informers informers(rest);
+  ControllerOptions shared = options;
+  shared.informers = &informers;
   DeviceTaintOptions taint_options;
   taint_options.logger = options.logger;
+  taint_options.informers = &informers;
+  // The taint controller asks for the inventory first: it starts first.
   DeviceTaintController taints(rest, taint_options);
+  ClaimController controller(rest, shared);
   JobControllerOptions job_options;
   job_options.logger = options.logger;
+  job_options.informers = &informers;
   JobController jobs(rest, job_options);
-  ReplicaSetController replica_sets(rest, options);
-  DeploymentController deployments(rest, options);
+  ReplicaSetController replica_sets(rest, shared);
+  DeploymentController deployments(rest, shared);
+  informers.start();
   controller.start();
   taints.start();
   jobs.start();
@@ -357,6 +368,8 @@ Status run_controllers(client::RestClient& rest, const ControllerOptions& option
   jobs.stop();
   taints.stop();
   controller.stop();
+  // No handler runs after this: the controllers may go.
+  informers.stop();
   return {};
 }
 

@@ -46,12 +46,16 @@
 #include "client/rest_client.h"
 #include "common/result.h"
 #include "common/reverse_index.h"
+#include "controllers/informers.h"
 #include "controllers/sync_workers.h"
 
 namespace draplane::controllers {
 
 struct ControllerOptions {
   int workers = 8;
+  // The process's shared informers, started and stopped by their owner;
+  // nullptr: the controller's own, started and stopped with it.
+  Informers* informers = nullptr;
   // Logger; nullptr logs nothing.
   std::shared_ptr<spdlog::logger> logger;
 };
@@ -110,10 +114,11 @@ class ClaimController {
 
   client::RestClient& rest_;
   ControllerOptions options_;
-  client::Informer<api::Pod> pods_;
-  client::Informer<api::ResourceClaim> claims_;
-  client::Informer<api::ResourceClaimTemplate> templates_;
-  client::Informer<api::PodGroup> groups_;
+  InformersRef informers_;
+  client::Informer<api::Pod>& pods_;
+  client::Informer<api::ResourceClaim>& claims_;
+  client::Informer<api::ResourceClaimTemplate>& templates_;
+  client::Informer<api::PodGroup>& groups_;
   client::EventRecorder events_;
   SyncWorkers workers_;  // and the informers above
 

@@ -19,8 +19,8 @@ ControllerOptions with_logger(ControllerOptions o) {
   return o;
 }
 
-constexpr client::ResourcePath kDeployments{"apps", "v1", "deployments"};
-constexpr client::ResourcePath kReplicaSets{"apps", "v1", "replicasets"};
+using client::resources::kDeployments;
+using client::resources::kReplicaSets;
 
 std::string key_of(const api::ObjectMeta& m) { return m.namespace_ + "/" + m.name; }
 int64_t now_unix() { return common::unix_seconds_of(std::chrono::system_clock::now()); }
@@ -44,11 +44,12 @@ bool has_progress_deadline(const api::Deployment& d) {
 DeploymentController::DeploymentController(client::RestClient& rest, ControllerOptions options)
     : rest_(rest),
       options_(with_logger(std::move(options))),
-      deployments_(rest, informer_options("apps/v1", "Deployment", kDeployments)),
-      sets_(rest, informer_options("apps/v1", "ReplicaSet", kReplicaSets)),
+      informers_(rest, options_.informers),
+      deployments_(informers_->deployments()),
+      sets_(informers_->replica_sets()),
       events_(rest, event_options("deployment-controller")),
       workers_("deployment", [this](const std::string& key) { return sync(key).status(); }, options_.logger) {
-  workers_.watch(deployments_, sets_);
+  informers_.watch_with(workers_);
   deployments_.add_handler([this](client::EventType, const api::Deployment*, const api::Deployment& d) {
     workers_.queue().add(key_of(d.metadata));
   });

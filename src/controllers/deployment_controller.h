@@ -44,6 +44,7 @@
 #include "client/rest_client.h"
 #include "common/result.h"
 #include "controllers/claim_controller.h"
+#include "controllers/informers.h"
 #include "controllers/sync_workers.h"
 
 namespace draplane::controllers {
@@ -91,8 +92,9 @@ class DeploymentController {
 
   client::RestClient& rest_;
   ControllerOptions options_;
-  client::Informer<api::Deployment> deployments_;
-  client::Informer<api::ReplicaSet> sets_;
+  InformersRef informers_;
+  client::Informer<api::Deployment>& deployments_;
+  client::Informer<api::ReplicaSet>& sets_;
   client::EventRecorder events_;
   SyncWorkers workers_;  // and the informers above
 };

@@ -61,10 +61,13 @@ DeviceTaintController::DeviceTaintController(client::RestClient& rest, DeviceTai
     : options_(std::move(options)),
       rest_(rest),
       events_(rest, event_options("device-taint-eviction")),
-      rules_(rest, informer_options(api::kResourceV1, "DeviceTaintRule", kDeviceTaintRules)),
-      slices_(rest, informer_options(api::kResourceV1, "ResourceSlice", kResourceSlices)),
-      claims_(rest, informer_options(api::kResourceV1, "ResourceClaim", kResourceClaims)),
-      pods_(rest, informer_options("v1", "Pod", kPods)) {
+      informers_(rest, options_.informers),
+      // Asked for in this order, so that own informers start in it: inventory
+      // first, then claims and pods, and the first plan sees every taint.
+      rules_(informers_->device_taint_rules()),
+      slices_(informers_->slices()),
+      claims_(informers_->claims()),
+      pods_(informers_->pods()) {
   if (!options_.logger) {
     options_.logger = std::make_shared<spdlog::logger>("device-taint", std::make_shared<spdlog::sinks::null_sink_mt>());
   }
@@ -98,8 +101,7 @@ DeviceTaintController::~DeviceTaintController() { stop(); }
 
 void DeviceTaintController::start() {
   if (std::exchange(started_, true)) return;
-  // Inventory first, then claims and pods: the first plan sees every taint.
-  for_each_informer([](auto& informer) { informer.start(); });
+  informers_.start();
   // One worker: plans and evictions never run at the same time.
   worker_ = std::thread([this] { run_named("taint-evict", [this] { worker(); }); });
 }
@@ -108,7 +110,7 @@ void DeviceTaintController::stop() {
   if (!std::exchange(started_, false)) return;
   queue_.shutdown();
   worker_.join();
-  for_each_informer([](auto& informer) { informer.stop(); });
+  informers_.stop();
   events_.stop();
 }
 

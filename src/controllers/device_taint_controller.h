@@ -35,6 +35,7 @@
 #include "client/rest_client.h"
 #include "common/result.h"
 #include "controllers/device_taint_eviction_logic.h"
+#include "controllers/informers.h"
 #include "controllers/work_queue.h"
 
 namespace draplane::controllers {
@@ -43,6 +44,8 @@ struct DeviceTaintOptions {
   // Shortest time between two status updates of one rule (upstream ruleStatusPeriod).
   std::chrono::milliseconds rule_status_period{10000};
   std::shared_ptr<spdlog::logger> logger;  // nullptr logs nothing
+  // The process's shared informers; nullptr: the controller's own.
+  Informers* informers = nullptr;
 };
 
 class DeviceTaintController {
@@ -77,10 +80,11 @@ class DeviceTaintController {
   DeviceTaintOptions options_;
   client::RestClient& rest_;
   client::EventRecorder events_;
-  client::Informer<api::DeviceTaintRule> rules_;
-  client::Informer<api::ResourceSlice> slices_;
-  client::Informer<api::ResourceClaim> claims_;
-  client::Informer<api::Pod> pods_;
+  InformersRef informers_;
+  client::Informer<api::DeviceTaintRule>& rules_;
+  client::Informer<api::ResourceSlice>& slices_;
+  client::Informer<api::ResourceClaim>& claims_;
+  client::Informer<api::Pod>& pods_;
   WorkQueue queue_;
   std::thread worker_;
   bool started_ = false;

@@ -17,9 +17,9 @@
 namespace draplane::controllers {
 namespace {
 
-constexpr client::ResourcePath kJobs{"batch", "v1", "jobs"};
 using client::resources::kPodGroups;
 using client::resources::kPods;
+using client::resources::kJobs;
 using client::resources::kWorkloads;
 // Pods created but not yet in the cache are waited for at most this long.
 constexpr auto kExpectationTimeout = std::chrono::seconds(30);
@@ -138,12 +138,13 @@ struct JobController::Sync {
 JobController::JobController(client::RestClient& rest, JobControllerOptions options)
     : rest_(rest),
       options_(std::move(options)),
-      jobs_(rest, informer_options("batch/v1", "Job", kJobs)),
-      pods_(rest, informer_options("v1", "Pod", kPods)),
+      informers_(rest, options_.informers),
+      jobs_(informers_->jobs()),
+      pods_(informers_->pods()),
       events_(rest, event_options("job-controller")),
       workers_("job", [this](const std::string& key) { return sync_job(key).status(); },
                null_logger_if_unset(options_.logger)) {
-  workers_.watch(jobs_, pods_);
+  informers_.watch_with(workers_);
   options_.logger = null_logger_if_unset(options_.logger);
   if (!options_.clock) options_.clock = common::real_clock();
   jobs_.add_handler([this](client::EventType, const api::Job*, const api::Job& job) { workers_.queue().add(key_of(job.metadata)); });

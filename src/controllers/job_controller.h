@@ -35,6 +35,7 @@
 #include "client/rest_client.h"
 #include "common/clock.h"
 #include "common/result.h"
+#include "controllers/informers.h"
 #include "controllers/sync_workers.h"
 
 namespace draplane::controllers {
@@ -49,6 +50,8 @@ struct JobControllerOptions {
   std::shared_ptr<const common::Clock> clock;
   // Logger; nullptr logs nothing.
   std::shared_ptr<spdlog::logger> logger;
+  // The process's shared informers; nullptr: the controller's own.
+  Informers* informers = nullptr;
 };
 
 class JobController {
@@ -90,8 +93,9 @@ class JobController {
 
   client::RestClient& rest_;
   JobControllerOptions options_;
-  client::Informer<api::Job> jobs_;
-  client::Informer<api::Pod> pods_;
+  InformersRef informers_;
+  client::Informer<api::Job>& jobs_;
+  client::Informer<api::Pod>& pods_;
   client::EventRecorder events_;
   SyncWorkers workers_;  // and the informers above
 

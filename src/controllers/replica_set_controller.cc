@@ -17,8 +17,8 @@ ControllerOptions with_logger(ControllerOptions o) {
   return o;
 }
 
-constexpr client::ResourcePath kReplicaSets{"apps", "v1", "replicasets"};
 using client::resources::kPods;
+using client::resources::kReplicaSets;
 
 std::string key_of(const api::ObjectMeta& m) { return m.namespace_ + "/" + m.name; }
 
@@ -43,11 +43,12 @@ Result<void> delete_pod(client::RestClient& rest, const api::Pod& pod) {
 ReplicaSetController::ReplicaSetController(client::RestClient& rest, ControllerOptions options)
     : rest_(rest),
       options_(with_logger(std::move(options))),
-      sets_(rest, informer_options("apps/v1", "ReplicaSet", kReplicaSets)),
-      pods_(rest, informer_options("v1", "Pod", kPods)),
+      informers_(rest, options_.informers),
+      sets_(informers_->replica_sets()),
+      pods_(informers_->pods()),
       events_(rest, event_options("replicaset-controller")),
       workers_("replicaset", [this](const std::string& key) { return sync(key).status(); }, options_.logger) {
-  workers_.watch(sets_, pods_);
+  informers_.watch_with(workers_);
   sets_.add_handler([this](client::EventType, const api::ReplicaSet*, const api::ReplicaSet& rs) {
     workers_.queue().add(key_of(rs.metadata));
   });

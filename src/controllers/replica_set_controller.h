@@ -35,6 +35,7 @@
 #include "client/rest_client.h"
 #include "common/result.h"
 #include "controllers/claim_controller.h"
+#include "controllers/informers.h"
 #include "controllers/sync_workers.h"
 
 namespace draplane::controllers {
@@ -72,8 +73,9 @@ class ReplicaSetController {
 
   client::RestClient& rest_;
   ControllerOptions options_;
-  client::Informer<api::ReplicaSet> sets_;
-  client::Informer<api::Pod> pods_;
+  InformersRef informers_;
+  client::Informer<api::ReplicaSet>& sets_;
+  client::Informer<api::Pod>& pods_;
   client::EventRecorder events_;
   SyncWorkers workers_;  // and the informers above
 

@@ -42,6 +42,13 @@ class SyncWorkers {
                               [&watched](int timeout_ms) { return watched.wait_synced(timeout_ms); }}),
      ...);
   }
+  // Informers started and stopped by their owner (shared by several
+  // controllers): wait_synced() waits for them, start() and stop() leave them.
+  template <typename... Watched>
+  void wait_for(const Watched&... watched) {
+    (watched_.push_back(Watch{[] {}, [] {}, [&watched](int timeout_ms) { return watched.wait_synced(timeout_ms); }}),
+     ...);
+  }
   // Starts the informers, in watch() order, then max(1, workers) threads;
   // nothing when started already.
   void start(int workers);
