@@ -543,7 +543,7 @@ Reply ApiServer::Impl::create(const Request& req, const Target& t, const ssa::Ma
   Target named = t;
   if (auto e = name_created(t, obj, named)) return error_reply(*e);
   if (auto e = check_namespace_lifecycle(named)) return error_reply(*e);
-  if (auto e = admit_priority(store_, r, named.name, obj, /*update=*/false)) return error_reply(*e);
+  if (auto e = admit_priority(store_, priority_classes_.get(), r, named.name, obj, /*update=*/false)) return error_reply(*e);
   Json request_managed_fields = prepare_create_meta(obj);  // null unless the body set them
   std::vector<std::string> warnings;
   // The create's time is its creationTimestamp.
@@ -759,7 +759,7 @@ std::optional<Reply> ApiServer::Impl::update_attempt(const UpdateCall& u, Result
   prepare_update(u, *cur, n);
   if (auto e = validate_update(u, *cur, n)) return error_reply(*e);
   record_update_fields(u, *cur, n);
-  if (auto e = admit_priority(store_, u.resource(), u.t.name, n.obj, /*update=*/true)) return error_reply(*e);
+  if (auto e = admit_priority(store_, priority_classes_.get(), u.resource(), u.t.name, n.obj, /*update=*/true)) return error_reply(*e);
   if (auto e = authorize(u.req, u.t, u.verb(), &cur->object, &n.obj)) return error_reply(*e);
   return write_update(u, *cur, n, wrote);
 }

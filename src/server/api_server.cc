@@ -159,6 +159,11 @@ Status ApiServer::Impl::bootstrap() {
     if (Status st = cache->start(); !st.ok()) return st;
     namespaces_ = std::move(cache);
   }
+  if (!priority_classes_) {
+    auto cache = std::make_unique<PriorityClassCache>(store_);
+    if (Status st = cache->start(); !st.ok()) return st;
+    priority_classes_ = std::move(cache);
+  }
   return Status();
 }
 

@@ -2,11 +2,14 @@
 
 #include "api/codec.h"
 #include "api/validation.h"
+#include "server/internal/priority_class_cache.h"
 
 namespace draplane::server {
 namespace {
 
-PriorityClassInfo info_of(const JsonValue& o) {
+}  // namespace
+
+PriorityClassInfo priority_class_info(const JsonValue& o) {
   PriorityClassInfo pc;
   pc.name = get_string(o, {"metadata", "name"});
   const JsonValue* v = find(o, {"value"});
@@ -16,6 +19,8 @@ PriorityClassInfo info_of(const JsonValue& o) {
   pc.preemption_policy = get_string(o, {"preemptionPolicy"});
   return pc;
 }
+
+namespace {
 
 std::string policy_of(const PriorityClassInfo& pc) {
   return pc.preemption_policy.empty() ? std::string(api::kPreemptLowerPriority) : pc.preemption_policy;
@@ -73,7 +78,7 @@ std::optional<std::string> admit_pod_priority(const std::vector<PriorityClassInf
 
 std::optional<std::string> admit_priority_class(const std::vector<PriorityClassInfo>& classes, const JsonValue& pc,
                                                 bool update) {
-  PriorityClassInfo info = info_of(pc);
+  PriorityClassInfo info = priority_class_info(pc);
   if (!info.global_default) return std::nullopt;
   const PriorityClassInfo* d = default_class(classes);
   if (d == nullptr || (update && d->name == info.name)) return std::nullopt;
@@ -86,16 +91,28 @@ Result<std::vector<PriorityClassInfo>> load_priority_classes(store::Store& store
   std::vector<PriorityClassInfo> out;
   for (const store::KeyValue& kv : listed->items) {
     auto o = parse_json(kv.value);
-    if (o.has_value()) out.push_back(info_of(*o));
+    if (o.has_value()) out.push_back(priority_class_info(*o));
   }
   return out;
 }
 
-std::optional<ApiError> admit_priority(store::Store& store, const ResourceInfo& r, const std::string& name, Json& obj,
-                                       bool update) {
+std::optional<ApiError> admit_priority(store::Store& store, const PriorityClassCache* cache, const ResourceInfo& r,
+                                       const std::string& name, Json& obj, bool update) {
   const bool pod = r.group.empty() && r.resource == "pods" && !update;
   const bool pc = r.group == "scheduling.k8s.io" && r.resource == "priorityclasses";
   if (!pod && !pc) return std::nullopt;
+  if (pod && cache != nullptr) {
+    if (auto cached = cache->classes()) {
+      const std::string named = get_string(obj, {"spec", "priorityClassName"});
+      bool known = named.empty();
+      for (const PriorityClassInfo& c : *cached) known = known || c.name == named;
+      if (known) {
+        std::optional<std::string> why = admit_pod_priority(*cached, obj);
+        if (why) return forbidden(r, name, *why);
+        return std::nullopt;
+      }
+    }
+  }
   auto classes = load_priority_classes(store);
   if (!classes.has_value()) return from_code(classes.error().code(), classes.error().message());
   std::optional<std::string> why = pod ? admit_pod_priority(*classes, obj) : admit_priority_class(*classes, obj, update);

@@ -10,7 +10,8 @@
 // Of several defaults (a race upstream allows too) the lowest value wins.
 //
 // The decisions are pure functions of the classes; admit_priority reads them
-// from the store (the classes' prefix) for the server's create and update.
+// from the server's PriorityClassCache for pods, from the store (the classes'
+// prefix) for PriorityClass writes.
 //
 // Thread-safety: free functions.
 #pragma once
@@ -27,6 +28,8 @@
 
 namespace draplane::server {
 
+class PriorityClassCache;
+
 // What admission needs of one PriorityClass.
 struct PriorityClassInfo {
   std::string name;
@@ -41,13 +44,17 @@ std::optional<std::string> admit_pod_priority(const std::vector<PriorityClassInf
 std::optional<std::string> admit_priority_class(const std::vector<PriorityClassInfo>& classes, const JsonValue& pc,
                                                 bool update);
 
+// One stored PriorityClass (JSON).
+PriorityClassInfo priority_class_info(const JsonValue& pc);
 // The stored classes.
 Result<std::vector<PriorityClassInfo>> load_priority_classes(store::Store& store);
 
 // The admission step for a create (`update` false) or an update of `r`
 // (pods: on create only; priorityclasses): nothing for other resources.
-std::optional<ApiError> admit_priority(store::Store& store, const ResourceInfo& r, const std::string& name, Json& obj,
-                                       bool update);
+// `cache` (may be null) serves pods; a pod naming a class it lacks, and
+// every PriorityClass write, read the store.
+std::optional<ApiError> admit_priority(store::Store& store, const PriorityClassCache* cache, const ResourceInfo& r,
+                                       const std::string& name, Json& obj, bool update);
 
 // kube-apiserver's start hook: the built-in classes system-node-critical and
 // system-cluster-critical (api::system_priority_classes) are created when

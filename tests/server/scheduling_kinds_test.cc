@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "server/api_server.h"
 #include "store/memory_store.h"
 
@@ -142,6 +145,37 @@ TEST_F(SchedulingKindsTest, PodsGetTheirClassPriority) {
   EXPECT_EQ(r.code, 403);
   EXPECT_NE(r.body.find(R"(pods \"lost\" is forbidden: no PriorityClass with name nope was found)"), std::string::npos)
       << r.body;
+}
+
+// Pods read the classes from the server's watch-fed cache: a default class
+// created or deleted reaches the pods created after the watch delivered it.
+TEST_F(SchedulingKindsTest, ADefaultClassComesAndGoesThroughTheCache) {
+  int n = 0;
+  auto priority_of_new_pod = [&]() -> int {
+    Response r = call("POST", kPods,
+                      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p)" + std::to_string(++n) +
+                          R"("},"spec":{"containers":[{"name":"main","image":"busybox"}]}})");
+    EXPECT_EQ(r.code, 201) << r.body;
+    auto o = parse_json(r.body);
+    const JsonValue* p = o.has_value() ? find(*o, {"spec", "priority"}) : nullptr;
+    return p != nullptr && p->IsInt() ? p->GetInt() : -1;
+  };
+  auto eventually = [&](int want) {
+    for (int i = 0; i < 500; ++i) {
+      if (priority_of_new_pod() == want) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  };
+  EXPECT_EQ(priority_of_new_pod(), 0);
+  ASSERT_EQ(call("POST", kClassesPath,
+                 R"({"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"batch"},)"
+                 R"("value":7,"globalDefault":true})")
+                .code,
+            201);
+  EXPECT_TRUE(eventually(7));
+  ASSERT_EQ(call("DELETE", std::string(kClassesPath) + "/batch").code, 200);
+  EXPECT_TRUE(eventually(0));
 }
 
 TEST_F(SchedulingKindsTest, ValidationAndOneDefault) {

@@ -10,6 +10,7 @@
 #include "server/internal/api_impl.h"
 #include "server/internal/namespace_cache.h"
 #include "server/internal/owner_index.h"
+#include "server/internal/priority_class_cache.h"
 #include "server/internal/recent_objects.h"
 #include "server/internal/watch_event_cache.h"
 #include "server/managed_fields.h"
@@ -139,6 +140,8 @@ class ApiServer::Impl final : public RegistryHooks {
   std::unique_ptr<OwnerIndex> owners_;
   // Namespaces and whether they terminate, for creates; started by bootstrap().
   std::unique_ptr<NamespaceCache> namespaces_;
+  // PriorityClasses for the Priority admission of pods; started by bootstrap().
+  std::unique_ptr<PriorityClassCache> priority_classes_;
   // The objects this server created or updated last, for their next update.
   RecentObjects recent_;
   // CEL programs compiled by validation (device selectors): writes repeat the
