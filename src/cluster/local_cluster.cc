@@ -25,6 +25,7 @@
 #include "common/split.h"
 #include "client/informer.h"
 #include "client/rest_client.h"
+#include "cluster/loopback_client.h"
 #include "controllers/claim_controller.h"
 #include "node/agent.h"
 #include "node/agent_node.h"
@@ -215,6 +216,15 @@ struct LocalCluster::Impl {
     if (failure.empty()) failure = component + ": " + message;
   }
 
+  // The admin's client of the scheduler and controllers run here: the API
+  // server in process, no HTTP (loopback_client.h).
+  Result<client::RestClient*> new_loopback_client(const std::string& token) {
+    const server::Identity* id = tokens->find(token);
+    if (id == nullptr) return Status(Code::kInternal, "the loopback client's token is unknown");
+    clients.push_back(std::make_unique<LoopbackClient>(*api, *id));
+    return clients.back().get();
+  }
+
   Result<client::RestClient*> new_client(const std::string& token) {
     client::KubeConfig cfg;
     cfg.server = url;
@@ -369,13 +379,13 @@ Result<void> LocalCluster::Impl::start_server() {
 Result<void> LocalCluster::Impl::start_components() {
   const std::string& admin = tokens->admin_token();
   if (options.scheduler) {
-    ASSIGN_OR_RETURN(client::RestClient * watch, new_client(admin));
-    ASSIGN_OR_RETURN(client::RestClient * write, new_client(admin));
+    ASSIGN_OR_RETURN(client::RestClient * watch, new_loopback_client(admin));
+    ASSIGN_OR_RETURN(client::RestClient * write, new_loopback_client(admin));
     sched::RunnerOptions ro;
     RETURN_IF_ERROR(sched::apply_policy(options.policy, ro.scheduler));
     ro.scheduler.bind_workers = 16;
     ro.logger = logger("scheduler", "scheduler");
-    ASSIGN_OR_RETURN(client::RestClient * lease, new_client(admin));
+    ASSIGN_OR_RETURN(client::RestClient * lease, new_loopback_client(admin));
     control_threads.emplace_back([this, watch, write, ro, lease] {
       Status st = leader_elected(*lease, "draplane-scheduler", ro.logger, [&](const std::atomic<bool>& stop) {
         return sched::run_scheduler(*watch, *write, ro, stop).status();
@@ -387,8 +397,8 @@ Result<void> LocalCluster::Impl::start_components() {
     });
   }
   if (options.controllers) {
-    ASSIGN_OR_RETURN(client::RestClient * rest, new_client(admin));
-    ASSIGN_OR_RETURN(client::RestClient * lease, new_client(admin));
+    ASSIGN_OR_RETURN(client::RestClient * rest, new_loopback_client(admin));
+    ASSIGN_OR_RETURN(client::RestClient * lease, new_loopback_client(admin));
     controllers::ControllerOptions co;
     co.logger = logger("controllers", "controllers");
     control_threads.emplace_back([this, rest, co, lease] {
