@@ -75,6 +75,7 @@ void ClaimController::on_pod(const api::Pod& pod, bool deleted) {
   const std::string key = key_of(pod.metadata);
   {
     std::lock_guard<std::mutex> l(mu_);
+    if (deleted) gone_pod_uids_.add(pod.metadata.uid);
     std::set<std::string> named;
     if (!deleted && !pod.spec.nodeName.empty() && !is_pod_done(pod)) {
       for (const auto& n : claim_names_of(pod)) named.insert(pod.metadata.namespace_ + "/" + n);
@@ -136,7 +137,12 @@ Result<void> ClaimController::sync_claim(const std::string& key) {
   if (!claim) return {};
   Status lookup_error;
   // On an error the object counts as existing, so nothing is dropped.
-  auto pods = [&](const std::string& ns, const std::string& name) -> std::optional<api::Pod> {
+  auto pods = [&](const std::string& ns, const std::string& name, const std::string& uid) -> std::optional<api::Pod> {
+    if (auto cached = pods_.get(ns + "/" + name)) return cached;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (gone_pod_uids_.contains(uid)) return std::nullopt;
+    }
     auto p = lookup(pods_, pod_path(ns, name), ns + "/" + name);
     if (p.has_value()) return *p;
     lookup_error = p.error();
@@ -155,7 +161,7 @@ Result<void> ClaimController::sync_claim(const std::string& key) {
     // from a cache that had not seen its finalizer yet was deleted with the
     // finalizer in place, and only its release lets the deletion finish.
     std::lock_guard<std::mutex> l(mu_);
-    if (deleted_uids_.count(claim->metadata.uid)) decision.delete_claim = false;
+    if (deleted_uids_.contains(claim->metadata.uid)) decision.delete_claim = false;
   }
   const auto& [ns, name] = split_key(key);
   api::ResourceClaim current = *claim;
@@ -183,13 +189,7 @@ Result<void> ClaimController::sync_claim(const std::string& key) {
     if (r->status != 404 && (r->status < 200 || r->status >= 300)) return client::status_from_response(*r);
     {
       std::lock_guard<std::mutex> l(mu_);
-      if (deleted_uids_.insert(claim->metadata.uid).second) {
-        deleted_order_.push_back(claim->metadata.uid);
-        if (deleted_order_.size() > kDeletedMemo) {
-          deleted_uids_.erase(deleted_order_.front());
-          deleted_order_.pop_front();
-        }
-      }
+      deleted_uids_.add(claim->metadata.uid);
     }
     options_.logger->info("deleted claim {}: its pod is done or gone", key);
   }

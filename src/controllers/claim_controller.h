@@ -48,6 +48,7 @@
 #include "common/reverse_index.h"
 #include "controllers/informers.h"
 #include "controllers/sync_workers.h"
+#include "controllers/uid_memo.h"
 
 namespace draplane::controllers {
 
@@ -147,11 +148,12 @@ class ClaimController {
   // finalizer are still released: a delete that met the finalizer only marked
   // the claim). Entries outlive the claim's
   // delete event on purpose: a sync that read the claim from the cache just
-  // before that event must still see it deleted. The newest kDeletedMemo are
-  // kept (deleted_order_: oldest first).
-  std::set<std::string> deleted_uids_;
-  std::deque<std::string> deleted_order_;
-  static constexpr size_t kDeletedMemo = 4096;
+  // before that event must still see it deleted. The newest 4096 are kept.
+  UidMemo deleted_uids_{4096};
+  // UIDs of pods the informer reported deleted: a claim still reserved for
+  // one, or owned by one, needs no GET to learn that the pod is gone (upstream
+  // asks the server about a pod its cache lacks; that was four 404s a pod).
+  UidMemo gone_pod_uids_{4096};
 };
 
 // Runs the controllers (this one, the device taint eviction controller,

@@ -119,7 +119,7 @@ ClaimDecision decide_claim(const api::ResourceClaim& claim, const PodLookup& pod
       valid.push_back(r);
       continue;
     }
-    std::optional<api::Pod> pod = pods(ns, r.name);
+    std::optional<api::Pod> pod = pods(ns, r.name, r.uid);
     if (!pod) {
       d.dropped.push_back("pod " + r.name + " (deleted)");
     } else if (pod->metadata.uid != r.uid) {
@@ -153,7 +153,7 @@ ClaimDecision decide_claim(const api::ResourceClaim& claim, const PodLookup& pod
   }
   if (valid.empty()) {
     if (auto owner = owning_pod(claim)) {
-      std::optional<api::Pod> pod = pods(ns, owner->name);
+      std::optional<api::Pod> pod = pods(ns, owner->name, owner->uid);
       if (!pod || pod->metadata.uid != owner->uid || is_pod_done(*pod)) {
         d.delete_claim = claim.metadata.deletionTimestamp.empty();
       }

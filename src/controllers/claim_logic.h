@@ -70,7 +70,10 @@ std::optional<api::OwnerReference> owning_pod(const api::ResourceClaim& claim);
 bool reserved_for(const api::ResourceClaim& claim, const std::string& pod_uid);
 
 // Current state of a pod by namespace and name (nullopt: it does not exist).
-using PodLookup = std::function<std::optional<api::Pod>(const std::string& ns, const std::string& name)>;
+// `uid` is the one the claim refers to (a reservation's, its owner's): a
+// lookup that knows that pod to be gone may answer nullopt without asking.
+using PodLookup =
+    std::function<std::optional<api::Pod>(const std::string& ns, const std::string& name, const std::string& uid)>;
 
 struct ClaimDecision {
   // Write status (reservedFor and maybe allocation) through the status subresource.

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "api/codec.h"
 #include "controllers/claim_logic.h"
 #include "claim_test_helpers.h"
@@ -183,6 +185,25 @@ TEST(ClaimController, DeletedPodIsDroppedFromSharedClaim) {
   c.stop();
   // Not generated for a pod: the claim stays.
   EXPECT_TRUE(stored_claim(api, "shared").status.reservedFor.empty());
+  // The informer saw both pods deleted: the server was not asked about them.
+  for (const auto& r : api.requests()) EXPECT_EQ(r.find("GET /api/v1/namespaces/default/pods/"), std::string::npos) << r;
+}
+
+// A reservation for a pod the cache never held may be for one it has not seen
+// yet: the server is asked (as upstream's controller does) before it is dropped.
+TEST(ClaimController, AReservationForAPodTheCacheNeverSawIsCheckedWithTheServer) {
+  FakeApi api;
+  api.put_object("resourceclaims", R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
+    "metadata":{"name":"lone","namespace":"default","finalizers":["resource.kubernetes.io/delete-protection"]},
+    "spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.nvidia.com"}}]}},
+    "status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.nvidia.com","pool":"n","device":"gpu-0"}]}},
+     "reservedFor":[{"resource":"pods","name":"ghost","uid":"uid-ghost"}]}})");
+  ClaimController c(api, {});
+  c.start();
+  ASSERT_TRUE(api.wait_for([&] { return stored_claim(api, "lone").status.reservedFor.empty(); }));
+  c.stop();
+  auto log = api.requests();
+  EXPECT_NE(std::find(log.begin(), log.end(), "GET /api/v1/namespaces/default/pods/ghost"), log.end());
 }
 
 TEST(ClaimController, PodBoundWithoutSchedulerGetsReservation) {

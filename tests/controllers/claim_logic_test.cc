@@ -131,7 +131,7 @@ TEST(ClaimLogic, DecideClaimReservedForCleanup) {
       {"done", make_pod("done", "uid-done", "Succeeded")},
       {"replaced", make_pod("replaced", "uid-new")},
   };
-  PodLookup lookup = [&](const std::string& ns, const std::string& name) -> std::optional<api::Pod> {
+  PodLookup lookup = [&](const std::string& ns, const std::string& name, const std::string&) -> std::optional<api::Pod> {
     EXPECT_EQ(ns, "default");
     auto it = pods.find(name);
     if (it == pods.end()) return std::nullopt;
@@ -182,7 +182,7 @@ TEST(ClaimLogic, DecideClaimKeepsAPodGroupsReservationWhileTheGroupExists) {
     EXPECT_EQ(ns, "default");
     return name == "train" ? group : std::nullopt;
   };
-  PodLookup no_pods = [](const std::string&, const std::string&) -> std::optional<api::Pod> { return std::nullopt; };
+  PodLookup no_pods = [](const std::string&, const std::string&, const std::string&) -> std::optional<api::Pod> { return std::nullopt; };
   api::ResourceClaim c = make_claim({});
   c.status.reservedFor.push_back({"scheduling.k8s.io", "podgroups", "train", "uid-train"});
   // Its pods may all be gone: the group holds the claim.
@@ -226,7 +226,7 @@ TEST(ClaimLogic, ClaimFromGroupTemplate) {
 TEST(ClaimLogic, DecideClaimKeepsNonPodConsumers) {
   api::ResourceClaim c = make_claim({});
   c.status.reservedFor.push_back({"example.com", "widgets", "w", "uid-w"});
-  ClaimDecision d = decide_claim(c, [](const std::string&, const std::string&) { return std::nullopt; });
+  ClaimDecision d = decide_claim(c, [](const std::string&, const std::string&, const std::string&) { return std::nullopt; });
   EXPECT_FALSE(d.update_status);
   EXPECT_EQ(d.status.reservedFor.size(), 1u);
 }
@@ -251,7 +251,7 @@ TEST(ClaimLogic, DecideClaimDeletesGeneratedClaimOfFinishedPod) {
     claim.status.allocation.reset();
     claim.metadata.ownerReferences.push_back({"v1", "Pod", "p", "uid-p", true, true});
     if (c.deleting) claim.metadata.deletionTimestamp = "2026-01-01T00:00:00Z";
-    ClaimDecision d = decide_claim(claim, [&](const std::string&, const std::string&) { return c.owner; });
+    ClaimDecision d = decide_claim(claim, [&](const std::string&, const std::string&, const std::string&) { return c.owner; });
     EXPECT_EQ(d.delete_claim, c.want_delete);
   }
 }
@@ -259,14 +259,14 @@ TEST(ClaimLogic, DecideClaimDeletesGeneratedClaimOfFinishedPod) {
 TEST(ClaimLogic, DeletingUnreservedClaimDropsFinalizer) {
   api::ResourceClaim claim = make_claim({});
   claim.metadata.deletionTimestamp = "2026-01-01T00:00:00Z";
-  ClaimDecision d = decide_claim(claim, [](const std::string&, const std::string&) { return std::nullopt; });
+  ClaimDecision d = decide_claim(claim, [](const std::string&, const std::string&, const std::string&) { return std::nullopt; });
   EXPECT_TRUE(d.update_status);
   EXPECT_FALSE(d.status.allocation.has_value());
   EXPECT_TRUE(d.remove_finalizer);
   // Live and unreserved: the scheduler may be between finalizer and allocation.
   api::ResourceClaim live = make_claim({});
   live.status.allocation.reset();
-  ClaimDecision d2 = decide_claim(live, [](const std::string&, const std::string&) { return std::nullopt; });
+  ClaimDecision d2 = decide_claim(live, [](const std::string&, const std::string&, const std::string&) { return std::nullopt; });
   EXPECT_FALSE(d2.remove_finalizer);
   EXPECT_FALSE(d2.update_status);
 }
