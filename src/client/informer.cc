@@ -11,6 +11,7 @@
 #include <set>
 
 #include "api/codec.h"
+#include "api/codec_tree.h"
 
 namespace draplane::client {
 namespace {
@@ -87,21 +88,24 @@ std::string object_key(const std::string& json) {
 }
 
 template <typename T>
-Result<T> decode_json_object(const std::string& json) {
-  return api::decode_as<T>(json);
+Result<T> decode_json_value(const rapidjson::Value& object) {
+  ASSIGN_OR_RETURN(api::Object obj, api::decode_tree(object));
+  if (T* typed = std::get_if<T>(&obj)) return std::move(*typed);
+  return Status(Code::kBadRequest, "expected kind " + std::string(api::kind_of(api::Object(T{}))) + ", got " +
+                                       std::string(api::kind_of(obj)));
 }
-template Result<api::Pod> decode_json_object<api::Pod>(const std::string&);
-template Result<api::Job> decode_json_object<api::Job>(const std::string&);
-template Result<api::Node> decode_json_object<api::Node>(const std::string&);
-template Result<api::Namespace> decode_json_object<api::Namespace>(const std::string&);
-template Result<api::DeviceClass> decode_json_object<api::DeviceClass>(const std::string&);
-template Result<api::ResourceSlice> decode_json_object<api::ResourceSlice>(const std::string&);
-template Result<api::ResourceClaim> decode_json_object<api::ResourceClaim>(const std::string&);
-template Result<api::ResourceClaimTemplate> decode_json_object<api::ResourceClaimTemplate>(const std::string&);
-template Result<api::DeviceTaintRule> decode_json_object<api::DeviceTaintRule>(const std::string&);
-template Result<api::Deployment> decode_json_object<api::Deployment>(const std::string&);
-template Result<api::PodGroup> decode_json_object<api::PodGroup>(const std::string&);
-template Result<api::ReplicaSet> decode_json_object<api::ReplicaSet>(const std::string&);
+template Result<api::Pod> decode_json_value<api::Pod>(const rapidjson::Value&);
+template Result<api::Job> decode_json_value<api::Job>(const rapidjson::Value&);
+template Result<api::Node> decode_json_value<api::Node>(const rapidjson::Value&);
+template Result<api::Namespace> decode_json_value<api::Namespace>(const rapidjson::Value&);
+template Result<api::DeviceClass> decode_json_value<api::DeviceClass>(const rapidjson::Value&);
+template Result<api::ResourceSlice> decode_json_value<api::ResourceSlice>(const rapidjson::Value&);
+template Result<api::ResourceClaim> decode_json_value<api::ResourceClaim>(const rapidjson::Value&);
+template Result<api::ResourceClaimTemplate> decode_json_value<api::ResourceClaimTemplate>(const rapidjson::Value&);
+template Result<api::DeviceTaintRule> decode_json_value<api::DeviceTaintRule>(const rapidjson::Value&);
+template Result<api::Deployment> decode_json_value<api::Deployment>(const rapidjson::Value&);
+template Result<api::PodGroup> decode_json_value<api::PodGroup>(const rapidjson::Value&);
+template Result<api::ReplicaSet> decode_json_value<api::ReplicaSet>(const rapidjson::Value&);
 
 namespace {
 
@@ -161,6 +165,12 @@ RawInformer::~RawInformer() { stop(); }
 
 void RawInformer::add_handler(Handler handler) { handlers_.push_back(std::move(handler)); }
 
+void RawInformer::add_value_handler(ValueHandler handler) { value_handlers_.push_back(std::move(handler)); }
+
+void RawInformer::decode_failed(const rapidjson::Value& object, const Status& error) const {
+  decode_failed(to_text(object), error);
+}
+
 void RawInformer::start() {
   stop_ = false;
   thread_ = std::thread([this] {
@@ -200,8 +210,9 @@ std::string RawInformer::resource_version() const {
   return rv_;
 }
 
-void RawInformer::apply(EventType type, const std::string& key, std::string json, std::string object_rv,
-                        const std::string& rv) {
+void RawInformer::apply(EventType type, const std::string& key, const rapidjson::Value* object, std::string json,
+                        std::string object_rv, const std::string& rv) {
+  if (json.empty() && object != nullptr && (options_.keep_json || !handlers_.empty())) json = to_text(*object);
   std::string old;
   bool known;
   {
@@ -220,6 +231,7 @@ void RawInformer::apply(EventType type, const std::string& key, std::string json
   }
   if (type == EventType::kModified && !known) type = EventType::kAdded;
   for (const auto& h : handlers_) h(type, key, old, json);
+  for (const auto& h : value_handlers_) h(type, key, object);
 }
 
 Result<std::string> RawInformer::list_and_replace() {
@@ -233,13 +245,17 @@ Result<std::string> RawInformer::list_and_replace() {
   std::string list_rv;
   auto md = doc.FindMember("metadata");
   if (md != doc.MemberEnd()) list_rv = member_string(md->value, "resourceVersion");
-  std::map<std::string, Item> fresh;
+  struct Fresh {
+    Item item;  // its JSON only when kept
+    const rapidjson::Value* object;
+  };
+  std::map<std::string, Fresh> fresh;
   auto items = doc.FindMember("items");
   if (items != doc.MemberEnd() && items->value.IsArray()) {
     for (auto& item : items->value.GetArray()) {
       ensure_type(item, doc.GetAllocator(), options_.api_version, options_.kind);
       if (options_.strip_managed_fields) strip_managed_fields(item);
-      fresh[key_of(item)] = Item{rv_of(item), to_text(item)};
+      fresh[key_of(item)] = Fresh{Item{rv_of(item), options_.keep_json ? to_text(item) : std::string()}, &item};
     }
   }
   // Report the differences with what handlers saw before (relist after a gap):
@@ -251,17 +267,22 @@ Result<std::string> RawInformer::list_and_replace() {
   }
   for (auto& [key, item] : before) {
     if (!fresh.count(key)) {
-      // The last state known: "" when JSON is not kept.
-      apply(EventType::kDeleted, key, std::move(item.json), "", "");
+      // The last state known; none when JSON is not kept.
+      std::optional<rapidjson::Document> last;
+      if (options_.keep_json) {
+        last.emplace();
+        last->Parse(item.json.data(), item.json.size());
+      }
+      apply(EventType::kDeleted, key, last && !last->HasParseError() ? &*last : nullptr, std::move(item.json), "", "");
     }
   }
-  for (auto& [key, item] : fresh) {
+  for (auto& [key, f] : fresh) {
     auto it = before.find(key);
     if (it == before.end()) {
-      apply(EventType::kAdded, key, std::move(item.json), std::move(item.resource_version), "");
-    } else if (it->second.resource_version != item.resource_version ||
-               (options_.keep_json && it->second.json != item.json)) {
-      apply(EventType::kModified, key, std::move(item.json), std::move(item.resource_version), "");
+      apply(EventType::kAdded, key, f.object, std::move(f.item.json), std::move(f.item.resource_version), "");
+    } else if (it->second.resource_version != f.item.resource_version ||
+               (options_.keep_json && it->second.json != f.item.json)) {
+      apply(EventType::kModified, key, f.object, std::move(f.item.json), std::move(f.item.resource_version), "");
     }
   }
   {
@@ -305,7 +326,7 @@ Result<void> RawInformer::watch_from(const std::string& rv) {
     if (options_.strip_managed_fields) strip_managed_fields(obj->value);
     EventType et = type == "ADDED" ? EventType::kAdded
                                    : (type == "DELETED" ? EventType::kDeleted : EventType::kModified);
-    apply(et, key_of(obj->value), to_text(obj->value), event_rv, event_rv);
+    apply(et, key_of(obj->value), &obj->value, "", event_rv, event_rv);
     return true;
   }, &stop_, 200);
   if (!st.has_value()) return st;

@@ -33,6 +33,8 @@
 
 #include <cstdint>
 
+#include <rapidjson/fwd.h>
+
 #include "api/types.h"
 #include "client/rest_client.h"
 
@@ -83,6 +85,11 @@ class RawInformer {
   ~RawInformer();
 
   void add_handler(Handler handler);
+  // A handler of the parsed object (null for an object a relist found gone
+  // when JSON is not kept), valid during the call: a typed decoder reads it
+  // without the JSON text being written and parsed again.
+  using ValueHandler = std::function<void(EventType, const std::string& key, const rapidjson::Value* object)>;
+  void add_value_handler(ValueHandler handler);
   // Starts the background thread; stop() (or the destructor) ends it.
   void start();
   void stop();
@@ -98,6 +105,7 @@ class RawInformer {
   // Counts (and reports, see above) an object that could not be decoded as
   // the informer's type and was dropped.
   void decode_failed(const std::string& json, const Status& error) const;
+  void decode_failed(const rapidjson::Value& object, const Status& error) const;
   // Objects dropped so far because they could not be decoded.
   uint64_t decode_errors() const { return decode_errors_.load(); }
 
@@ -105,12 +113,16 @@ class RawInformer {
   void run();
   Result<std::string> list_and_replace();  // returns the list resourceVersion
   Result<void> watch_from(const std::string& rv);
+  // `object` (null: gone at a relist, JSON not kept) and its JSON when already
+  // written ("" otherwise: written here when kept or a handler wants it);
   // `object_rv`: the object's resourceVersion; `rv`: the collection's, when it moves.
-  void apply(EventType type, const std::string& key, std::string json, std::string object_rv, const std::string& rv);
+  void apply(EventType type, const std::string& key, const rapidjson::Value* object, std::string json,
+             std::string object_rv, const std::string& rv);
 
   RestClient& client_;
   Options options_;
   std::vector<Handler> handlers_;
+  std::vector<ValueHandler> value_handlers_;
   mutable std::mutex mu_;
   mutable std::condition_variable synced_cv_;
   struct Item {
@@ -155,7 +167,7 @@ class Informer {
   uint64_t decode_errors() const { return raw_.decode_errors(); }
 
  private:
-  void on_event(EventType type, const std::string& key, const std::string& json);
+  void on_event(EventType type, const std::string& key, const rapidjson::Value* object);
 
   const bool keep_;
   RawInformer raw_;
@@ -164,9 +176,9 @@ class Informer {
   std::map<std::string, std::shared_ptr<const T>> objects_;
 };
 
-// Decodes one object JSON (with apiVersion/kind) as T; used by Informer<T>.
+// Decodes one parsed object (with apiVersion/kind) as T; used by Informer<T>.
 template <typename T>
-Result<T> decode_json_object(const std::string& json);
+Result<T> decode_json_value(const rapidjson::Value& object);
 
 // "namespace/name" or "name" for cluster-scoped objects, from object JSON.
 std::string object_key(const std::string& json);
@@ -181,17 +193,17 @@ inline RawInformer::Options without_json_copies(RawInformer::Options o) {
 template <typename T>
 Informer<T>::Informer(RestClient& client, RawInformer::Options options)
     : keep_(options.keep_objects), raw_(client, internal::without_json_copies(std::move(options))) {
-  raw_.add_handler([this](EventType type, const std::string& key, const std::string&, const std::string& json) {
-    on_event(type, key, json);
+  raw_.add_value_handler([this](EventType type, const std::string& key, const rapidjson::Value* object) {
+    on_event(type, key, object);
   });
 }
 
 template <typename T>
-void Informer<T>::on_event(EventType type, const std::string& key, const std::string& json) {
+void Informer<T>::on_event(EventType type, const std::string& key, const rapidjson::Value* object) {
   std::shared_ptr<const T> obj, old;
   Status error;
-  if (!json.empty()) {
-    auto decoded = decode_json_object<T>(json);
+  if (object != nullptr) {
+    auto decoded = decode_json_value<T>(*object);
     if (decoded.has_value()) obj = std::make_shared<const T>(std::move(*decoded));
     else error = decoded.error();
   }
@@ -208,7 +220,7 @@ void Informer<T>::on_event(EventType type, const std::string& key, const std::st
       objects_.emplace(key, obj);
     }
   }
-  if (json.empty()) {
+  if (object == nullptr) {
     // Gone at a relist, its last state unknown to the raw informer: the cached
     // one, else the key alone.
     if (old) {
@@ -222,7 +234,7 @@ void Informer<T>::on_event(EventType type, const std::string& key, const std::st
     }
   }
   if (!obj) {
-    raw_.decode_failed(json, error);
+    raw_.decode_failed(*object, error);
     return;
   }
   for (const auto& h : handlers_) h(type, old.get(), *obj);

@@ -4,6 +4,7 @@
 #include "client/informer.h"
 
 #include <gtest/gtest.h>
+#include <rapidjson/document.h>
 
 #include <chrono>
 #include <filesystem>
@@ -25,8 +26,8 @@ struct PickyClaim : draplane::api::ResourceClaim {};
 
 namespace draplane::client {
 template <>
-Result<PickyClaim> decode_json_object<PickyClaim>(const std::string& json) {
-  auto c = api::decode_as<api::ResourceClaim>(json);
+Result<PickyClaim> decode_json_value<PickyClaim>(const rapidjson::Value& object) {
+  auto c = decode_json_value<api::ResourceClaim>(object);
   if (!c.has_value()) return c.error();
   auto l = c->metadata.labels.find("schema");
   if (l != c->metadata.labels.end() && l->second == "future") {
@@ -185,7 +186,7 @@ TEST(Informer, StripsManagedFieldsAndAnUpdateFromTheCacheKeepsTheServers) {
   auto server = (*rest)->get(std::string(kClaims) + "/watched");
   ASSERT_TRUE(server.has_value());
   EXPECT_NE(server->find("\"managedFields\""), std::string::npos);
-  auto cached = client::decode_json_object<api::ResourceClaim>(*inf.get("default/watched"));
+  auto cached = api::decode_as<api::ResourceClaim>(*inf.get("default/watched"));
   ASSERT_TRUE(cached.has_value());
   cached->metadata.labels["step"] = "two";
   auto put = (*rest)->put(std::string(kClaims) + "/watched", api::to_json(api::Object(*cached)));
