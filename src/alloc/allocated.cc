@@ -27,7 +27,7 @@ void AllocatedState::add(const api::AllocationResult& allocation) {
       }
       continue;
     }
-    u.dedicated = true;
+    ++u.dedicated;
   }
 }
 
@@ -38,7 +38,7 @@ void AllocatedState::remove(const api::AllocationResult& allocation) {
     if (!key || *key >= in_use_.size()) continue;
     InUse& u = in_use_[*key];
     if (r.shareID) {
-      u.share_ids.erase(*r.shareID);
+      if (auto id = u.share_ids.find(*r.shareID); id != u.share_ids.end()) u.share_ids.erase(id);
       for (const auto& [name, q] : r.consumedCapacity) {
         auto c = u.capacity.find(name);
         if (c == u.capacity.end()) continue;
@@ -47,8 +47,8 @@ void AllocatedState::remove(const api::AllocationResult& allocation) {
       }
       u.shared = !u.share_ids.empty();
       u.has_capacity = !u.capacity.empty();
-    } else {
-      u.dedicated = false;
+    } else if (u.dedicated > 0) {
+      --u.dedicated;
     }
   }
 }

@@ -31,13 +31,15 @@ namespace draplane::alloc {
 
 class AllocatedState {
  public:
-  // What allocated claims hold of one device.
+  // What allocated claims hold of one device. Holders are counted: two
+  // records of one allocation (the scheduler's placeholder for a claim it is
+  // creating, and the created claim) hold the device until both are removed.
   struct InUse {
-    bool dedicated = false;     // a result without shareID and without adminAccess
+    int dedicated = 0;          // results without shareID and without adminAccess
     bool shared = false;        // at least one result with a shareID
     bool has_capacity = false;  // some share recorded consumedCapacity
     std::map<std::string, __int128> capacity;  // summed consumedCapacity, nano units
-    std::set<std::string> share_ids;
+    std::multiset<std::string> share_ids;
     bool operator==(const InUse&) const = default;
   };
 

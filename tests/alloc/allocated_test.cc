@@ -83,6 +83,34 @@ TEST(AllocatedState, IsWhatTheAllocatorCounts) {
   EXPECT_EQ(picks(taken_pick->results[0]), std::vector<std::string>{"gpu pool-1/nic"});
 }
 
+// Two records of one allocation (the scheduler's placeholder for an extended-
+// resource claim and the created claim, whose event may come first): removing
+// one leaves the devices held by the other.
+TEST(AllocatedState, ADeviceRecordedTwiceIsHeldUntilBothGo) {
+  auto snap = Snapshot::build(inventory(), {device_class("class-a")});
+  const api::ResourceClaim placeholder = allocated("placeholder", {"gpu-0"});
+  const api::ResourceClaim created = allocated("created", {"gpu-0"});
+  const api::ResourceClaim share = share_of_nic("s", "11111111-1111-4111-8111-111111111111", 4);
+  const uint32_t gpu = *snap->find_key("driver-a", "pool-1", "gpu-0");
+  const uint32_t nic = *snap->find_key("driver-a", "pool-1", "nic");
+  AllocatedState state(*snap);
+  state.add(*placeholder.status.allocation);
+  state.add(*created.status.allocation);
+  state.add(*share.status.allocation);
+  state.add(*share.status.allocation);
+  state.remove(*placeholder.status.allocation);
+  state.remove(*share.status.allocation);
+  ASSERT_NE(state.in_use(gpu), nullptr);
+  EXPECT_TRUE(state.in_use(gpu)->dedicated);
+  ASSERT_NE(state.in_use(nic), nullptr);
+  EXPECT_TRUE(state.in_use(nic)->shared);
+  EXPECT_EQ(state, AllocatedState(*snap, {created, share}));
+  state.remove(*created.status.allocation);
+  state.remove(*share.status.allocation);
+  EXPECT_EQ(state.in_use(gpu), nullptr);
+  EXPECT_EQ(state, AllocatedState(*snap));
+}
+
 TEST(AllocatedState, AddAndRemoveMatchAFreshRecord) {
   auto snap = Snapshot::build(inventory(), {device_class("class-a")});
   const api::ResourceClaim a = share_of_nic("a", "11111111-1111-4111-8111-111111111111", 4);

@@ -1,6 +1,7 @@
 #include "sched/scheduler.h"
 
 #include <gtest/gtest.h>
+#include <deque>
 
 #include <atomic>
 #include <chrono>
@@ -187,6 +188,55 @@ TEST(Scheduler, ExtendedResourceServedByDeviceClass) {
     for (const auto& d : devices_of(cl)) EXPECT_TRUE(used.insert(d).second) << d;
   }
   EXPECT_EQ(used.size(), 4u);
+}
+
+// The created extended-resource claim's events (its allocation included) may
+// reach the scheduler before its binding completes, while the placeholder that
+// held its devices is still assumed: forgetting the placeholder then must not
+// free the devices the claim holds.
+TEST(Scheduler, ExtendedClaimSeenBeforeItsBindingCompletesKeepsItsDevices) {
+  SchedulerOptions o;
+  o.bind_workers = 1;
+  Harness h(o);
+  h.add(node("n1"));
+  h.add(gpu_slice("n1", 2));
+  api::DeviceClass cls = gpu_class();
+  cls.spec.extendedResourceName = "nvidia.com/gpu";
+  h.add(cls);
+  auto gpu_pod = [](const char* name) {
+    api::Pod p = pod(name);
+    p.spec.containers[0].resources.limits["nvidia.com/gpu"] = api::Quantity::from_int(1);
+    return p;
+  };
+  h.add(gpu_pod("first"));
+  ASSERT_EQ(h.sched.schedule_one().outcome, Outcome::kBinding);
+  // The bind worker writes the claim and binds; its completion waits for quiesce().
+  for (int i = 0; i < 2000; ++i) {
+    {
+      std::lock_guard<std::recursive_mutex> l(h.api.mu);
+      if (!h.api.pods.at("default/first").spec.nodeName.empty()) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  std::deque<Event> early;
+  {
+    std::lock_guard<std::recursive_mutex> l(h.api.mu);
+    early.swap(h.api.events);
+  }
+  ASSERT_FALSE(early.empty());
+  for (auto& e : early) h.sched.handle(std::move(e));
+  h.sched.quiesce();
+  h.deliver();
+  h.add(gpu_pod("second"));
+  h.add(gpu_pod("third"));
+  h.run();
+  EXPECT_EQ(h.pod("second").spec.nodeName, "n1");
+  EXPECT_EQ(h.pod("third").spec.nodeName, "");
+  std::set<std::string> used;
+  for (const auto& [key, cl] : h.api.claims) {
+    for (const auto& d : devices_of(cl)) EXPECT_TRUE(used.insert(d).second) << d;
+  }
+  EXPECT_EQ(used.size(), 2u);
 }
 
 TEST(Scheduler, ExtendedResourceFromNodeAllocatableIsNotDra) {
