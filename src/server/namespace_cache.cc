@@ -25,33 +25,12 @@ void NamespaceCache::apply(const std::string& key, const std::string* value, int
 }
 
 Status NamespaceCache::start() {
-  auto l = store_.list(std::string(kPrefix));
-  if (!l.has_value()) return l.error();
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (const auto& kv : l->items) apply(kv.key, &kv.value, kv.mod_revision);
-    running_ = true;
-  }
-  auto h = store_.watch(std::string(kPrefix), l->revision + 1,
-                        [this](const std::vector<store::Event>& events, const Status& end) {
-                          std::lock_guard<std::mutex> lock(mu_);
-                          for (const auto& ev : events) {
-                            apply(ev.kv.key, ev.type == store::EventType::kPut ? &ev.kv.value : nullptr,
-                                  ev.kv.mod_revision);
-                          }
-                          if (!end.ok()) {
-                            running_ = false;  // callers read the store from now on
-                            entries_.clear();
-                          }
-                        });
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!h.has_value()) {
-    running_ = false;
-    entries_.clear();
-    return h.error();
-  }
-  watch_ = std::move(h).value();
-  return Status();
+  WatchFeed feed;
+  feed.apply = [this](const std::string& key, const std::string* value, int64_t revision) {
+    apply(key, value, revision);
+  };
+  feed.ended = [this] { entries_.clear(); };  // callers read the store from now on
+  return start_watch(store_, std::string(kPrefix), mu_, running_, watch_, std::move(feed));
 }
 
 NamespaceCache::State NamespaceCache::state(const std::string& name) const {

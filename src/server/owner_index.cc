@@ -35,33 +35,14 @@ void OwnerIndex::apply(const std::string& key, const std::string* value) {
 }
 
 Status OwnerIndex::start(const std::string& prefix) {
-  auto l = store_.list(prefix);
-  if (!l.has_value()) return l.error();
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (const auto& kv : l->items) apply(kv.key, &kv.value);
-    applied_ = l->revision;
-    running_ = true;
-  }
-  auto h = store_.watch(prefix, l->revision + 1, [this](const std::vector<store::Event>& events, const Status& end) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      for (const auto& ev : events) {
-        apply(ev.kv.key, ev.type == store::EventType::kPut ? &ev.kv.value : nullptr);
-        applied_ = std::max(applied_, ev.kv.mod_revision);
-      }
-      if (!end.ok()) running_ = false;  // callers scan from now on
-    }
-    cv_.notify_all();
-  });
-  if (!h.has_value()) {
-    std::lock_guard<std::mutex> lock(mu_);
-    running_ = false;
-    return h.error();
-  }
-  std::lock_guard<std::mutex> lock(mu_);
-  watch_ = std::move(h).value();
-  return Status();
+  WatchFeed feed;
+  feed.apply = [this](const std::string& key, const std::string* value, int64_t revision) {
+    apply(key, value);
+    applied_ = std::max(applied_, revision);
+  };
+  feed.listed = [this](int64_t revision) { applied_ = revision; };
+  feed.after_batch = [this] { cv_.notify_all(); };  // callers scan once the watch has ended
+  return start_watch(store_, prefix, mu_, running_, watch_, std::move(feed));
 }
 
 std::optional<std::vector<std::string>> OwnerIndex::dependents(const std::string& owner_uid, int64_t revision,

@@ -25,32 +25,10 @@ void PriorityClassCache::apply(const std::string& key, const std::string* value)
 }
 
 Status PriorityClassCache::start() {
-  auto l = store_.list(std::string(kPrefix));
-  if (!l.has_value()) return l.error();
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (const auto& kv : l->items) apply(kv.key, &kv.value);
-    running_ = true;
-  }
-  auto h = store_.watch(std::string(kPrefix), l->revision + 1,
-                        [this](const std::vector<store::Event>& events, const Status& end) {
-                          std::lock_guard<std::mutex> lock(mu_);
-                          for (const auto& ev : events) {
-                            apply(ev.kv.key, ev.type == store::EventType::kPut ? &ev.kv.value : nullptr);
-                          }
-                          if (!end.ok()) {
-                            running_ = false;  // callers read the store from now on
-                            classes_.clear();
-                          }
-                        });
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!h.has_value()) {
-    running_ = false;
-    classes_.clear();
-    return h.error();
-  }
-  watch_ = std::move(h).value();
-  return Status();
+  WatchFeed feed;
+  feed.apply = [this](const std::string& key, const std::string* value, int64_t) { apply(key, value); };
+  feed.ended = [this] { classes_.clear(); };  // callers read the store from now on
+  return start_watch(store_, std::string(kPrefix), mu_, running_, watch_, std::move(feed));
 }
 
 std::optional<std::vector<PriorityClassInfo>> PriorityClassCache::classes() const {
