@@ -22,6 +22,8 @@ constexpr const char* kPodPrefix = "pod:";
 constexpr const char* kClaimPrefix = "claim:";
 constexpr const char* kPodGroupPrefix = "podgroup:";
 constexpr int kMaxReservedFor = 256;
+// How long the claims a deleted pod owns wait for their own event (below).
+constexpr std::chrono::milliseconds kOwnedClaimGrace{100};
 
 using namespace client::resources;
 
@@ -94,16 +96,25 @@ void ClaimController::on_pod(const api::Pod& pod, bool deleted) {
   // A pod that ends or goes away releases its claims.
   bool ended = deleted || is_pod_done(pod) || !pod.metadata.deletionTimestamp.empty();
   if (!ended) return;
-  std::set<std::string> claims;
+  std::set<std::string> claims, owned;
   for (const auto& n : claim_names_of(pod)) claims.insert(pod.metadata.namespace_ + "/" + n);
   {
     std::lock_guard<std::mutex> l(mu_);
-    const auto& owned = pod_uids_of_claims_.keys_of(pod.metadata.uid);
-    claims.insert(owned.begin(), owned.end());
+    const auto& related = pod_uids_of_claims_.keys_of(pod.metadata.uid);
+    claims.insert(related.begin(), related.end());
+    if (deleted) owned = owners_of_claims_.keys_of(pod.metadata.uid);
     auto it = created_.lower_bound({pod.metadata.uid, ""});
     while (it != created_.end() && it->first.first == pod.metadata.uid) it = created_.erase(it);
   }
-  for (const auto& c : claims) workers_.queue().add(kClaimPrefix + c);
+  for (const auto& c : claims) {
+    // The garbage collector marks the claims a deleted pod owns for deletion
+    // at once (draplane's API server in the DELETE itself): their own event
+    // brings them here in that state. Synced at once from the cache instead,
+    // their status write met a newer resourceVersion (409) for most pods. The
+    // delayed add stands in where no such event comes.
+    if (owned.count(c)) workers_.queue().add_after(kClaimPrefix + c, kOwnedClaimGrace);
+    else workers_.queue().add(kClaimPrefix + c);
+  }
 }
 
 void ClaimController::on_claim(const api::ResourceClaim& claim, bool deleted) {
@@ -114,9 +125,14 @@ void ClaimController::on_claim(const api::ResourceClaim& claim, bool deleted) {
     if (auto o = owning_pod(claim)) uids.insert(o->uid);
     if (auto o = api::owning_pod_group(claim)) uids.insert(o->uid);
   }
+  std::set<std::string> owner;
+  if (!deleted) {
+    if (auto o = owning_pod(claim)) owner.insert(o->uid);
+  }
   {
     std::lock_guard<std::mutex> l(mu_);
     pod_uids_of_claims_.set(key, uids);
+    owners_of_claims_.set(key, owner);
     if (!deleted && claim.status.allocation) {
       for (const auto& p : claims_named_by_pods_.keys_of(key)) workers_.queue().add(kPodPrefix + p);
     }

@@ -127,6 +127,9 @@ class ClaimController {
   // Claim key -> the UIDs of the pods and PodGroups that own it or that it
   // reserves; and back, the claims of such a UID.
   common::ReverseIndex<std::string, std::string> pod_uids_of_claims_;
+  // Claim key -> the UID of the pod that controls it (ownerReference); and
+  // back, the claims a pod owns.
+  common::ReverseIndex<std::string, std::string> owners_of_claims_;
   // Pod key -> keys of the claims it names; and back, the pods that name a
   // claim (a bound pod waits for its claim to appear in the cache before it is
   // reserved). Events need not decode the previous pod to unindex it.
