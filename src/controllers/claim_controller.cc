@@ -151,6 +151,12 @@ Status ClaimController::sync(const std::string& key) {
 Result<void> ClaimController::sync_claim(const std::string& key) {
   auto claim = claims_.get(key);
   if (!claim) return {};
+  if (!claim->metadata.deletionTimestamp.empty()) {
+    // Released by us while being deleted: nothing is left to do, whatever the
+    // cache still shows (a write to it would only meet a 404).
+    std::lock_guard<std::mutex> l(mu_);
+    if (released_uids_.contains(claim->metadata.uid)) return {};
+  }
   Status lookup_error;
   // On an error the object counts as existing, so nothing is dropped.
   auto pods = [&](const std::string& ns, const std::string& name, const std::string& uid) -> std::optional<api::Pod> {
@@ -196,6 +202,10 @@ Result<void> ClaimController::sync_claim(const std::string& key) {
     f.erase(std::remove(f.begin(), f.end(), kDeleteProtectionFinalizer), f.end());
     auto out = rest_.put(claim_path(ns, name), api::to_json(api::Object(current)));
     if (!out.has_value() && out.error().code() != Code::kNotFound) return out.error();
+    if (!current.metadata.deletionTimestamp.empty()) {
+      std::lock_guard<std::mutex> l(mu_);
+      released_uids_.add(claim->metadata.uid);
+    }
   }
   if (decision.delete_claim) {
     std::string opts = "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"preconditions\":{\"uid\":\"" +

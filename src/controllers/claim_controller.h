@@ -157,6 +157,10 @@ class ClaimController {
   // one, or owned by one, needs no GET to learn that the pod is gone (upstream
   // asks the server about a pod its cache lacks; that was four 404s a pod).
   UidMemo gone_pod_uids_{4096};
+  // UIDs of claims being deleted whose reservations and finalizer this
+  // controller released: the server deletes them; later syncs from a cache
+  // that still shows them have nothing to do.
+  UidMemo released_uids_{4096};
 };
 
 // Runs the controllers (this one, the device taint eviction controller,

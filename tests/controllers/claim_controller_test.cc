@@ -183,6 +183,9 @@ TEST(ClaimController, ADeletedPodsOwnClaimIsReleasedWithoutAskingAboutThePod) {
   // deleted pods every one of them was a GET.
   auto log = api.requests();
   EXPECT_LE(std::count(log.begin(), log.end(), "GET /api/v1/namespaces/default/pods/train"), 1);
+  // Its finalizer is removed once: the syncs after that (the cache still shows
+  // the claim) know it released and leave it.
+  EXPECT_EQ(std::count(log.begin(), log.end(), "PUT /apis/resource.k8s.io/v1/namespaces/default/resourceclaims/own"), 1);
 }
 
 TEST(ClaimController, DeletedPodIsDroppedFromSharedClaim) {
