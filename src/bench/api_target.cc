@@ -41,6 +41,26 @@ client::Path collection_of(const api::Object& o) {
       o);
 }
 
+// The sum of apiserver_request_total over its series, WATCH and LIST aside.
+int64_t requests_in_metrics(const std::string& text) {
+  int64_t total = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string_view line(text.data() + pos, end - pos);
+    pos = end + 1;
+    if (line.rfind("apiserver_request_total{", 0) != 0) continue;
+    if (line.find("verb=\"WATCH\"") != std::string_view::npos || line.find("verb=\"LIST\"") != std::string_view::npos) {
+      continue;
+    }
+    size_t space = line.rfind(' ');
+    if (space == std::string_view::npos) continue;
+    total += std::atoll(std::string(line.substr(space + 1)).c_str());
+  }
+  return total;
+}
+
 Result<void> annotate(Result<std::string> r, const std::string& what) {
   if (r.has_value()) return {};
   return Status(r.error().code(), what + ": " + r.error().message());
@@ -178,6 +198,12 @@ class ApiTarget final : public Target {
                       auto path = res::kPods.ns(m.namespace_).name(m.name).str() + "?gracePeriodSeconds=0";
                       return annotate(rest.del(path), "delete pod " + m.name);
                     });
+  }
+
+  int64_t api_requests() override {
+    auto text = rest_->get("/metrics");
+    if (!text.has_value()) return -1;
+    return requests_in_metrics(*text);
   }
 
   Result<FinalState> final_state() override {

@@ -61,6 +61,9 @@ struct Report {
   // CPU (user + system, the whole process: server and clients too in api
   // mode) per measured pod: steadier than pods/s on a loaded machine.
   double cpu_ms_per_pod = 0;
+  // api mode: API requests (not watches or lists) during the measured phase
+  // per measured pod, whoever made them; -1 elsewhere.
+  double api_requests_per_pod = -1;
   std::string note;
   std::string scheduler;  // inprocess: the scheduler's counters
 };

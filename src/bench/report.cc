@@ -125,6 +125,9 @@ std::string table_text(const Report& r) {
     << "allocator      "
     << (r.allocator_calls < 0 ? std::string("n/a in this mode") : std::to_string(r.allocator_calls) + " calls") << "\n"
     << "CPU            " << num(r.cpu_ms_per_pod, 3) << " ms per measured pod (whole process)\n"
+    << (r.api_requests_per_pod < 0 ? std::string()
+                                   : "API requests   " + num(r.api_requests_per_pod, 2) +
+                                         " per measured pod (not watches or lists)\n")
     << "peak RSS       " << num(r.peak_rss_mb) << " MiB\n";
   if (!r.scheduler.empty()) o << "scheduler      " << r.scheduler.substr(r.scheduler.find(':') + 2) << "\n";
   if (!r.note.empty()) o << "note           " << r.note << "\n";
@@ -143,7 +146,9 @@ std::string json_text(const Report& r) {
     << ",\"samples\":" << r.throughput.samples << "},\"p50_ms\":" << num(r.p50_ms, 3)
     << ",\"p99_ms\":" << num(r.p99_ms, 3) << ",\"allocator_calls\":"
     << (r.allocator_calls < 0 ? std::string("null") : std::to_string(r.allocator_calls))
-    << ",\"cpu_ms_per_pod\":" << num(r.cpu_ms_per_pod, 3) << ",\"peak_rss_mb\":" << num(r.peak_rss_mb, 1)
+    << ",\"cpu_ms_per_pod\":" << num(r.cpu_ms_per_pod, 3) << ",\"api_requests_per_pod\":"
+    << (r.api_requests_per_pod < 0 ? std::string("null") : num(r.api_requests_per_pod, 2))
+    << ",\"peak_rss_mb\":" << num(r.peak_rss_mb, 1)
     << ",\"check\":\"ok\"}";
   return o.str();
 }

@@ -201,11 +201,13 @@ Result<Report> run(const Options& options) {
                                            std::chrono::duration<double>(options.timeout_s));
   if (auto r = setup(*target, *plan, tracker, deadline); !r.has_value()) return r.error();
 
+  const int64_t requests_start = target->api_requests();
   const auto start = Clock::now();
   const double cpu_start = cpu_seconds();
   auto keys = measure(*target, *plan, tracker, start, deadline);
   if (!keys.has_value()) return keys.error();
   const double cpu_used = cpu_seconds() - cpu_start;
+  const int64_t requests_end = target->api_requests();
 
   Report rep;
   rep.workload = (*w)->name;
@@ -215,6 +217,9 @@ Result<Report> run(const Options& options) {
   rep.devices = plan->devices;
   fill_figures(rep, tracker, *keys, start);
   rep.cpu_ms_per_pod = rep.pods > 0 ? 1000 * cpu_used / rep.pods : 0;
+  if (requests_start >= 0 && requests_end >= requests_start && rep.pods > 0) {
+    rep.api_requests_per_pod = static_cast<double>(requests_end - requests_start) / rep.pods;
+  }
 
   auto state = target->final_state();
   rep.allocator_calls = target->stop();

@@ -67,6 +67,9 @@ class Target {
   virtual int64_t stop() = 0;
   // After stop(): the scheduler's own counters, for the report ("" unknown).
   virtual std::string scheduler_stats() { return ""; }
+  // Requests the API server answered so far, watches and lists aside (its
+  // apiserver_request_total); -1 where there is no API server.
+  virtual int64_t api_requests() { return -1; }
 };
 
 std::string pod_key(const api::Pod& pod);

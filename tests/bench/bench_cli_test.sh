@@ -55,6 +55,9 @@ else
   json_ok "api sqlite" api
   expect_out_has "api sqlite" '"store":"sqlite"'
   expect_out_has "api sqlite" '"pods":10,"bound":10'
+  # The API requests of the measured phase: at least the 10 pods' creates and bindings.
+  requests=$(sed -n 's/.*"api_requests_per_pod":\([0-9.]*\).*/\1/p' "$tmp/out")
+  awk -v r="$requests" 'BEGIN { exit !(r >= 2 && r < 40) }' || bad "api sqlite: api_requests_per_pod '$requests' not in [2, 40)"
   run bench --workload SteadyStateClusterResourceClaimTemplate/full --mode api --store memory --nodes 2 \
       --duration 0.2 --timeout 60 --json
   json_ok "api memory steady full" api
