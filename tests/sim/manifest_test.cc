@@ -4,6 +4,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -13,9 +14,12 @@ namespace {
 
 using ::testing::HasSubstr;
 
+// Named by process too: ctest runs each test in its own process, in parallel,
+// and two processes' first files were one path.
 std::string write_temp(const std::string& text) {
   static int n = 0;
-  std::string path = ::testing::TempDir() + "sim_manifest_" + std::to_string(n++) + ".yaml";
+  std::string path = ::testing::TempDir() + "sim_manifest_" + std::to_string(::getpid()) + "_" +
+                     std::to_string(n++) + ".yaml";
   std::ofstream(path) << text;
   return path;
 }
