@@ -65,9 +65,9 @@ class RawInformer {
     // Where an object that cannot be decoded is reported; nullptr: spdlog's
     // default logger.
     std::shared_ptr<spdlog::logger> logger = nullptr;
-    // Whether get() and list() serve the objects: false for a consumer that
-    // keeps its own copies from the handlers (the scheduler's cache), so the
-    // process holds one copy, not two.
+    // Informer<T>: whether get() and list() serve the objects; false for a
+    // consumer that keeps its own copies from the handlers (the scheduler's
+    // cache), so the process holds one copy, not two.
     bool keep_objects = true;
     // Whether the raw informer keeps each object's JSON (get(), list() and
     // the handlers' old JSON); Informer<T> keeps typed objects instead and
@@ -148,7 +148,7 @@ std::string render_informer_metrics();
 // informers do: each event is decoded once, whatever the number of handlers,
 // and handlers get the previous object from the cache (no second decode);
 // get() and list() copy from the cache instead of decoding. The raw informer
-// under it keeps no JSON copies (see Options::keep_objects).
+// under it keeps no JSON (Options::keep_json) and hands it each event parsed.
 template <typename T>
 class Informer {
  public:
