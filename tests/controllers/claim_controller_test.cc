@@ -27,6 +27,22 @@ std::vector<api::ResourceClaim> all_claims(FakeApi& api) {
   return out;
 }
 
+// A running pod on node-1 naming claim `claim`, which it owns (controller
+// reference), allocated (gpu-0) and reserved for it, with the delete-protection
+// finalizer, as the scheduler leaves a generated claim.
+void put_running_pod_with_own_claim(FakeApi& api, const std::string& pod_name, const std::string& claim) {
+  std::string pod = api.put_object(
+      "pods", claim_pod_json(pod_name, R"([{"name":"gpus","resourceClaimName":")" + claim + R"("}])", "node-1", "Running"));
+  std::string uid = FakeApi::field(pod, {"metadata", "uid"});
+  api.put_object("resourceclaims", R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
+    "metadata":{"name":")" + claim + R"(","namespace":"default","finalizers":["resource.kubernetes.io/delete-protection"],
+     "ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":")" + pod_name + R"(","uid":")" + uid +
+                                             R"(","controller":true}]},
+    "spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.nvidia.com"}}]}},
+    "status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.nvidia.com","pool":"node-1","device":"gpu-0"}]}},
+     "reservedFor":[{"resource":"pods","name":")" + pod_name + R"(","uid":")" + uid + R"("}]}})");
+}
+
 TEST(ClaimController, CreatesClaimFromTemplateAndRecordsItInPodStatus) {
   FakeApi api;
   api.put_object("resourceclaimtemplates", kTemplate);
@@ -124,17 +140,8 @@ TEST(ClaimController, ConflictOnPodStatusIsRetried) {
 
 TEST(ClaimController, FinishedPodReleasesAndDeletesItsClaim) {
   FakeApi api;
-  std::string pod = api.put_object("pods", claim_pod_json("train", R"([{"name":"gpus","resourceClaimName":"shared"}])",
-                                                    "node-1", "Running"));
-  std::string uid = FakeApi::field(pod, {"metadata", "uid"});
   // A generated claim owned by the pod, allocated and reserved for it.
-  api.put_object("resourceclaims", R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
-    "metadata":{"name":"shared","namespace":"default","finalizers":["resource.kubernetes.io/delete-protection"],
-     "ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":"train","uid":")" + uid +
-                                             R"(","controller":true}]},
-    "spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.nvidia.com"}}]}},
-    "status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.nvidia.com","pool":"node-1","device":"gpu-0"}]}},
-     "reservedFor":[{"resource":"pods","name":"train","uid":")" + uid + R"("}]}})");
+  put_running_pod_with_own_claim(api, "train", "shared");
   ClaimController c(api, {});
   c.start();
   ASSERT_TRUE(c.wait_synced(5000));
@@ -163,16 +170,7 @@ TEST(ClaimController, FinishedPodReleasesAndDeletesItsClaim) {
 // garbage collector's mark of the claim usually comes first; FakeApi has none).
 TEST(ClaimController, ADeletedPodsOwnClaimIsReleasedWithoutAskingAboutThePod) {
   FakeApi api;
-  std::string pod = api.put_object("pods", claim_pod_json("train", R"([{"name":"gpus","resourceClaimName":"own"}])",
-                                                    "node-1", "Running"));
-  std::string uid = FakeApi::field(pod, {"metadata", "uid"});
-  api.put_object("resourceclaims", R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
-    "metadata":{"name":"own","namespace":"default","finalizers":["resource.kubernetes.io/delete-protection"],
-     "ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":"train","uid":")" + uid +
-                                             R"(","controller":true}]},
-    "spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.nvidia.com"}}]}},
-    "status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.nvidia.com","pool":"node-1","device":"gpu-0"}]}},
-     "reservedFor":[{"resource":"pods","name":"train","uid":")" + uid + R"("}]}})");
+  put_running_pod_with_own_claim(api, "train", "own");
   ClaimController c(api, {});
   c.start();
   ASSERT_TRUE(c.wait_synced(5000));
