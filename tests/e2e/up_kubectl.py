@@ -187,15 +187,20 @@ def run(work, log, proc):
                         'inference/mps-inference', 'inference/vllm-7d9c6b5f4-x2k8q', 'training/nvlink-training']
 
     # Known limitation (docs/compat.md, "GPU sharing strategies"): the seed's
-    # class shares every GPU by time-slicing, and the scheduler does not weigh
-    # drivers' sharing strategies, so the MPS claim may get a share of a GPU that
-    # a time-sliced claim holds; the agent then refuses to prepare it and says
-    # why. Only that refusal excuses the MPS pod.
+    # class shares every GPU by time-slicing and the scheduler does not weigh
+    # drivers' sharing strategies, so the MPS claim may get a time-slicing share
+    # of a GPU; its agent then refuses to prepare it (a GPU time-sliced by another
+    # claim, or a share without memory for MPS's pinned-memory limit). Only that
+    # excuses the MPS pod: the claim holds a share, and prepare said so.
     def mps_refused():
+        claim = kjson('get', 'resourceclaim', '-n', 'inference', 'gpu-mps')
+        if not any(r.get('shareID') for r in results(claim)):
+            return False
         evs = kjson('get', 'events', '-n', 'inference')
         return any(e.get('involvedObject', {}).get('name') == 'mps-inference' and
                    e.get('reason') == 'FailedPrepareDynamicResources' and
-                   'claims sharing a GPU must use the same sharing strategy' in e.get('message', '')
+                   ('claims sharing a GPU must use the same sharing strategy' in e.get('message', '') or
+                    'MPS pinned device memory limit' in e.get('message', ''))
                    for e in evs.get('items', []))
 
     def all_running():
