@@ -254,10 +254,7 @@ Result<std::string> yaml_to_json(std::string_view text) {
 
 template <typename T>
 Result<T> decode_as(std::string_view text) {
-  ASSIGN_OR_RETURN(Object obj, decode_object(text));
-  if (T* typed = std::get_if<T>(&obj)) return std::move(*typed);
-  return Status(Code::kBadRequest, "expected kind " + std::string(kind_of(Object(T{}))) +
-                                       ", got " + std::string(kind_of(obj)));
+  return object_as<T>(decode_object(text));
 }
 
 template Result<DeviceClass> decode_as<DeviceClass>(std::string_view);

@@ -66,6 +66,9 @@ Result<std::string> yaml_to_json(std::string_view text);
 // Decodes one object of a known type; error if `kind` differs.
 template <typename T>
 Result<T> decode_as(std::string_view text);
+// The decoded object as T; kBadRequest naming both kinds when it is another.
+template <typename T>
+Result<T> object_as(Result<Object> decoded);
 
 // Encoders. `pretty` indents JSON by 4 spaces, as kubectl -o json does.
 std::string to_json(const Object& object, bool pretty = false);
@@ -79,5 +82,13 @@ std::string to_yaml_stream(const std::vector<Object>& objects);
 std::string_view kind_of(const Object& object);
 const ObjectMeta& meta_of(const Object& object);
 ObjectMeta& meta_of(Object& object);
+
+template <typename T>
+Result<T> object_as(Result<Object> decoded) {
+  ASSIGN_OR_RETURN(Object obj, std::move(decoded));
+  if (T* typed = std::get_if<T>(&obj)) return std::move(*typed);
+  return Status(Code::kBadRequest, "expected kind " + std::string(kind_of(Object(T{}))) + ", got " +
+                                       std::string(kind_of(obj)));
+}
 
 }  // namespace draplane::api

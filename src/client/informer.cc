@@ -89,10 +89,7 @@ std::string object_key(const std::string& json) {
 
 template <typename T>
 Result<T> decode_json_value(const rapidjson::Value& object) {
-  ASSIGN_OR_RETURN(api::Object obj, api::decode_tree(object));
-  if (T* typed = std::get_if<T>(&obj)) return std::move(*typed);
-  return Status(Code::kBadRequest, "expected kind " + std::string(api::kind_of(api::Object(T{}))) + ", got " +
-                                       std::string(api::kind_of(obj)));
+  return api::object_as<T>(api::decode_tree(object));
 }
 template Result<api::Pod> decode_json_value<api::Pod>(const rapidjson::Value&);
 template Result<api::Job> decode_json_value<api::Job>(const rapidjson::Value&);
@@ -267,9 +264,10 @@ Result<std::string> RawInformer::list_and_replace() {
   }
   for (auto& [key, item] : before) {
     if (!fresh.count(key)) {
-      // The last state known; none when JSON is not kept.
+      // The last state known; none when JSON is not kept. Parsed back only
+      // for value handlers (Informer<T>'s, which keep no JSON: none so far).
       std::optional<rapidjson::Document> last;
-      if (options_.keep_json) {
+      if (options_.keep_json && !value_handlers_.empty()) {
         last.emplace();
         last->Parse(item.json.data(), item.json.size());
       }
