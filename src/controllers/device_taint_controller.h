@@ -90,8 +90,10 @@ class DeviceTaintController {
   bool started_ = false;
 
   mutable std::mutex mu_;
-  // Typed copies of what the informers hold (the informers keep JSON): pods
-  // that name claims, every claim, slice and rule, by key.
+  // Copies of what the informers hold, read by the plan under mu_ as one set:
+  // pods that name claims, every claim, slice and rule, by key. (The typed
+  // informers keep the same objects; a const visitor on Informer<T> would let
+  // the plan read theirs instead.)
   std::map<std::string, api::Pod> pod_objs_;
   std::map<std::string, api::ResourceClaim> claim_objs_;
   std::map<std::string, api::ResourceSlice> slice_objs_;
