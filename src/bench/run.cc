@@ -20,28 +20,32 @@ void Tracker::created(const std::string& key) {
   t.is_created = true;
 }
 
+void Tracker::settled(Times& t, bool was_settled) {
+  if (!t.awaited) return;
+  if (!was_settled) --unsettled_;
+  if (unsettled_ == 0) cv_.notify_all();
+}
+
 void Tracker::bound(const std::string& key) {
   auto now = Clock::now();
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    auto& t = pods_[key];
-    if (t.is_bound) return;
-    t.bound = now;
-    t.is_bound = true;
-    t.is_unschedulable = false;
-  }
-  cv_.notify_all();
+  std::lock_guard<std::mutex> l(mu_);
+  auto& t = pods_[key];
+  if (t.is_bound) return;
+  const bool was_settled = t.is_unschedulable;
+  t.bound = now;
+  t.is_bound = true;
+  t.is_unschedulable = false;
+  settled(t, was_settled);
 }
 
 void Tracker::unschedulable(const std::string& key, const std::string& message) {
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    auto& t = pods_[key];
-    if (t.is_bound) return;
-    t.is_unschedulable = true;
-    t.message = message;
-  }
-  cv_.notify_all();
+  std::lock_guard<std::mutex> l(mu_);
+  auto& t = pods_[key];
+  if (t.is_bound) return;
+  const bool was_settled = t.is_unschedulable;
+  t.is_unschedulable = true;
+  t.message = message;
+  settled(t, was_settled);
 }
 
 std::string Tracker::progress(const std::vector<std::string>& keys) {
@@ -59,31 +63,32 @@ std::string Tracker::progress(const std::vector<std::string>& keys) {
 
 bool Tracker::wait(const std::vector<std::string>& keys, Clock::time_point deadline, int allow_unschedulable) {
   std::unique_lock<std::mutex> l(mu_);
-  // Keys before `first` are bound, and stay so (a binding is final): each
-  // wake-up (one per pod bound) looks on from there. Reading every key at every
-  // wake-up made a phase of N pods cost N^2 lookups on the measuring thread,
-  // beside the scheduler on a 2-core machine.
-  size_t first = 0;
-  return cv_.wait_until(l, deadline, [&] {
-    for (; first < keys.size(); ++first) {
-      auto it = pods_.find(keys[first]);
-      if (it == pods_.end() || !it->second.is_bound) break;
-    }
+  std::vector<Times*> awaited;
+  awaited.reserve(keys.size());
+  unsettled_ = 0;
+  for (const auto& k : keys) {
+    Times& t = pods_[k];
+    if (t.awaited) continue;  // a key given twice
+    t.awaited = true;
+    awaited.push_back(&t);
+    if (!t.is_bound && !t.is_unschedulable) ++unsettled_;
+  }
+  // Woken once every pod is bound or Unschedulable, then at each change of
+  // one of them (an Unschedulable pod bound on a retry).
+  const bool done = cv_.wait_until(l, deadline, [&] {
+    if (unsettled_ != 0) return false;
     int unsched = 0;
-    for (size_t i = first; i < keys.size(); ++i) {
-      const std::string& k = keys[i];
-      auto it = pods_.find(k);
-      if (it == pods_.end() || !it->second.is_bound) {
-        if (it == pods_.end() || !it->second.is_unschedulable || ++unsched > allow_unschedulable) return false;
-      }
-    }
+    for (const Times* t : awaited) unsched += t->is_bound ? 0 : 1;
     return unsched == allow_unschedulable;
   });
+  for (Times* t : awaited) t->awaited = false;
+  unsettled_ = 0;
+  return done;
 }
 
 std::map<std::string, Tracker::Times> Tracker::snapshot() {
   std::lock_guard<std::mutex> l(mu_);
-  return pods_;
+  return {pods_.begin(), pods_.end()};
 }
 
 namespace {
