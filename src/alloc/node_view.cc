@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
+#include <tuple>
 #include <unordered_map>
 
 #include "alloc/node_selector.h"
@@ -174,18 +176,32 @@ std::vector<uint8_t> sets_used(const PoolView& p) {
 
 }  // namespace
 
-void NodeView::refresh_allocations(const std::set<std::string>& pool_ids) {
-  std::vector<uint8_t> changed(pools_.size(), 0);
+std::vector<uint32_t> NodeView::pools_named(const std::set<std::string>& pool_ids) const {
+  std::vector<uint32_t> found;
+  for (const auto& id : pool_ids) {
+    // "driver/pool": a driver name has no '/', a pool name may.
+    const auto slash = id.find('/');
+    if (slash == std::string::npos) continue;
+    const std::string_view driver(id.data(), slash), pool(id.data() + slash + 1, id.size() - slash - 1);
+    auto it = std::lower_bound(by_id_.begin(), by_id_.end(), std::pair{driver, pool},
+                               [this](uint32_t pi, const std::pair<std::string_view, std::string_view>& key) {
+                                 const PoolView& p = pools_[pi];
+                                 return std::pair<std::string_view, std::string_view>{p.driver, p.pool} < key;
+                               });
+    if (it != by_id_.end() && pools_[*it].driver == driver && pools_[*it].pool == pool) found.push_back(*it);
+  }
+  return found;
+}
+
+std::vector<uint32_t> NodeView::refresh_allocations(const std::set<std::string>& pool_ids) {
+  // The pools are found through the sorted index, and only their candidates
+  // are looked at: with thousands of pools visible from every node, scanning
+  // every pool and candidate of every view after each pod was most of a cycle.
+  const std::vector<uint32_t> changed = pools_named(pool_ids);
   bool reorder = false;
-  for (size_t pi = 0; pi < pools_.size(); ++pi) {
+  for (uint32_t pi : changed) {
     PoolView& p = pools_[pi];
-    // "driver/pool" without building the string for every pool.
-    for (const auto& id : pool_ids) {
-      changed[pi] = changed[pi] || (id.size() == p.driver.size() + 1 + p.pool.size() &&
-                                    id.compare(0, p.driver.size(), p.driver) == 0 && id[p.driver.size()] == '/' &&
-                                    id.compare(p.driver.size() + 1, std::string::npos, p.pool) == 0);
-    }
-    if (!changed[pi] || p.foreign || p.invalid || p.incomplete || p.total.empty()) continue;
+    if (p.foreign || p.invalid || p.incomplete || p.total.empty()) continue;
     std::vector<uint8_t> before = sets_used(p);
     count_consumption(*allocated_, p);
     reorder = reorder || sets_used(p) != before;
@@ -194,11 +210,13 @@ void NodeView::refresh_allocations(const std::set<std::string>& pool_ids) {
   // becoming partly used or free, or a shareable device of a changed pool
   // (its shares are not counters). Re-sorting every view on every allocation
   // was most of a cycle with thousands of pools visible from every node.
-  for (const Candidate& c : candidates_) {
-    if (reorder) break;
-    reorder = changed[c.pool] && snapshot_->device(c.device).allowMultipleAllocations.value_or(false);
+  for (uint32_t pi : changed) {
+    for (uint32_t c = pool_ranges_[pi].first; c < pool_ranges_[pi].second && !reorder; ++c) {
+      reorder = snapshot_->device(candidates_[c].device).allowMultipleAllocations.value_or(false);
+    }
   }
   if (reorder) order_packing();
+  return changed;
 }
 
 void NodeView::order_packing() {
@@ -332,8 +350,11 @@ Result<NodeView> NodeView::build(const Snapshot& snapshot, const AllocatedState&
   v.pools_ = std::move(normal);
   for (auto& p : with_conditions) v.pools_.push_back(std::move(p));
 
+  v.pool_ranges_.assign(v.pools_.size(), {0, 0});
   for (uint32_t pi = 0; pi < v.pools_.size(); ++pi) {
     const PoolView& p = v.pools_[pi];
+    const auto first = static_cast<uint32_t>(v.candidates_.size());
+    v.pool_ranges_[pi] = {first, first};
     if (p.incomplete || p.invalid) continue;
     // Counter names -> flat index, to translate each device's consumption.
     std::unordered_map<std::string, uint32_t> flat;
@@ -362,7 +383,14 @@ Result<NodeView> NodeView::build(const Snapshot& snapshot, const AllocatedState&
         v.candidates_.push_back(c);
       }
     }
+    v.pool_ranges_[pi].second = static_cast<uint32_t>(v.candidates_.size());
   }
+  v.by_id_.resize(v.pools_.size());
+  for (uint32_t pi = 0; pi < v.pools_.size(); ++pi) v.by_id_[pi] = pi;
+  std::sort(v.by_id_.begin(), v.by_id_.end(), [&v](uint32_t a, uint32_t b) {
+    const PoolView &x = v.pools_[a], &y = v.pools_[b];
+    return std::tie(x.driver, x.pool) < std::tie(y.driver, y.pool);
+  });
   v.order_packing();
   return v;
 }

@@ -106,8 +106,14 @@ class NodeView {
   void refresh_allocations();
   // The same for an allocation change in the pools named "driver/pool" only:
   // with thousands of pools visible from every node, recounting all of them
-  // in every view after each pod was most of a scheduling cycle.
-  void refresh_allocations(const std::set<std::string>& pool_ids);
+  // in every view after each pod was most of a scheduling cycle. Returns the
+  // indices of the view's pools among them.
+  std::vector<uint32_t> refresh_allocations(const std::set<std::string>& pool_ids);
+  // Indices into pools() of the pools named "driver/pool" that this view has.
+  std::vector<uint32_t> pools_named(const std::set<std::string>& pool_ids) const;
+  // The candidates of pools()[pool]: [first, second) in candidates() (a
+  // pool's candidates are contiguous).
+  std::pair<uint32_t, uint32_t> pool_candidates(uint32_t pool) const { return pool_ranges_[pool]; }
 
   const Snapshot& snapshot() const { return *snapshot_; }
   const AllocatedState& allocated() const { return *allocated_; }
@@ -132,6 +138,8 @@ class NodeView {
   std::vector<Candidate> candidates_;
   std::vector<CounterUse> counter_uses_;
   std::vector<uint32_t> packing_order_;
+  std::vector<std::pair<uint32_t, uint32_t>> pool_ranges_;  // per pool: its candidates
+  std::vector<uint32_t> by_id_;                             // pools sorted by (driver, pool)
   bool any_invalid_ = false;
   bool any_incomplete_ = false;
 };

@@ -288,8 +288,13 @@ void ClusterCache::invalidate_pools_of(const api::AllocationResult& allocation) 
     ++view_drops_[n];
     ++view_changes_;
     changed(n);
-    v->second.view->refresh_allocations(pools);
-    v->second.free = count_free(*v->second.view);
+    // Only the changed pools' candidates are recounted.
+    ViewEntry& e = v->second;
+    for (uint32_t pi : e.view->refresh_allocations(pools)) {
+      const int now = count_free(*e.view, pi);
+      e.free += now - e.pool_free[pi];
+      e.pool_free[pi] = now;
+    }
   }
 }
 
@@ -368,13 +373,24 @@ const alloc::AllocatedState& ClusterCache::allocated() {
   return *allocated_;
 }
 
-int ClusterCache::count_free(const alloc::NodeView& view) const {
+int ClusterCache::count_free(const alloc::NodeView& view, uint32_t pool) const {
   const alloc::Snapshot& snap = view.snapshot();
+  const auto [first, last] = view.pool_candidates(pool);
   int free = 0;
-  for (const auto& c : view.candidates()) {
+  for (uint32_t i = first; i < last; ++i) {
+    const alloc::Candidate& c = view.candidates()[i];
     if (c.node_ok && view.allocated().in_use(snap.devices()[c.device].key) == nullptr) ++free;
   }
   return free;
+}
+
+void ClusterCache::count_free(ViewEntry& e) const {
+  e.pool_free.assign(e.view->pools().size(), 0);
+  e.free = 0;
+  for (uint32_t pi = 0; pi < e.pool_free.size(); ++pi) {
+    e.pool_free[pi] = count_free(*e.view, pi);
+    e.free += e.pool_free[pi];
+  }
 }
 
 uint64_t ClusterCache::view_epoch(const std::string& node) const {
@@ -405,7 +421,7 @@ Result<const alloc::NodeView*> ClusterCache::node_view(const std::string& node_n
   ASSIGN_OR_RETURN(alloc::NodeView view, alloc::NodeView::build(snap, *allocated_, *n, &foreign_pools_));
   ViewEntry e;
   e.view = std::make_unique<alloc::NodeView>(std::move(view));
-  e.free = count_free(*e.view);
+  count_free(e);
   // Only pools that offer this node devices depend on what is allocated: the
   // counter-only slices of other nodes' pools (every view sees them, as Kubernetes
   // 1.36 does) must not make each allocation anywhere rebuild every node's view.

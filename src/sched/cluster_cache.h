@@ -173,8 +173,6 @@ class ClusterCache {
   // Changes whenever any node's view epoch does: while it is unchanged, every
   // view and the allocations they show are as they were.
   uint64_t views_generation() const { return (static_cast<uint64_t>(snapshot_builds_) << 32) ^ view_changes_; }
-  // Devices of the view neither allocated nor assumed.
-  int count_free(const alloc::NodeView& view) const;
   int64_t view_builds() const { return view_builds_; }
 
  private:
@@ -185,7 +183,12 @@ class ClusterCache {
   struct ViewEntry {
     std::unique_ptr<alloc::NodeView> view;
     int free = 0;
+    std::vector<int> pool_free;  // per pool of the view: its part of `free`
   };
+  // Devices of the view's pool neither allocated nor assumed.
+  int count_free(const alloc::NodeView& view, uint32_t pool) const;
+  // The view's free devices, into e.free and e.pool_free.
+  void count_free(ViewEntry& e) const;
 
   void sync_counted(const std::string& claim_key);
   void changed(const std::string& node) {

@@ -13,9 +13,16 @@ namespace {
 using framework::Status;
 
 // Whether two views of one snapshot show the same devices, counter uses and
-// pools (what does not change with allocations): with equal allocation state
-// (same_allocations) their device signatures are equal. What device_class_of
-// reads of a view, compared instead of rebuilt.
+// pools (what does not change with allocations): what device_class_of reads of
+// a view, compared instead of rebuilt. Two such views built on one
+// AllocatedState also show the same allocations: a pool's available counters
+// come from the same consumers (the pool's devices in the node's slices and in
+// the others, the same for equal candidates) and the packing order from those
+// counters and the devices' uses, and the cache refreshes every view holding a
+// pool when its allocations change (an incrementally refreshed view equals a
+// fresh one: NodeView.AnIncrementallyRefreshedViewEqualsAFreshOne). Comparing
+// their counters and packing orders too was 62% of the scheduler's time with
+// 2,000 pools seen by every node: 99 views x 12,000 candidates per pod.
 bool same_structure(const alloc::NodeView& a, const alloc::NodeView& b) {
   if (&a.snapshot() != &b.snapshot() || &a.allocated() != &b.allocated()) return false;
   const auto& ca = a.candidates();
@@ -44,17 +51,6 @@ bool same_structure(const alloc::NodeView& a, const alloc::NodeView& b) {
         p.total != q.total) {
       return false;
     }
-  }
-  return true;
-}
-
-// The parts of two structurally equal views that allocations change.
-bool same_allocations(const alloc::NodeView& a, const alloc::NodeView& b) {
-  if (a.packing_order() != b.packing_order()) return false;
-  for (size_t i = 0; i < a.pools().size(); ++i) {
-    const alloc::PoolView& p = a.pools()[i];
-    const alloc::PoolView& q = b.pools()[i];
-    if (p.overdrawn != q.overdrawn || p.available != q.available) return false;
   }
   return true;
 }
@@ -381,7 +377,7 @@ const DynamicResources::DeviceClass& DynamicResources::device_class_of(const std
       k.twin_builds = builds;
       structural = true;
     }
-    if (structural && same_allocations(*m.view, view)) {
+    if (structural) {
       k.signature = m.signature;
       k.hash = m.hash;
       return k;

@@ -30,6 +30,7 @@
 //
 // Thread-safety: scheduling thread only (framework.h).
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <memory>
 #include <unordered_map>
@@ -62,16 +63,25 @@ int32_t milli_of(__int128 part, __int128 whole) {
   return static_cast<int32_t>(std::clamp<__int128>(m, 0, kMilli));
 }
 
-// A node's GPUs in the compact view, and what each device takes of its GPU:
-// a function of the node's view alone, so nodes whose views hold the same
-// devices (pools visible from many nodes) share one.
-struct Gpus {
-  NodeState state;  // GPUs and model only
+// What each device of a view takes of its GPU, the GPU model, and which
+// candidates are GPUs of their own (no counters): a function of the view's
+// structure alone, so it is made once per view structure (views holding the
+// same devices, e.g. pools visible from many nodes, share one) and kept while
+// allocations change.
+struct GpuLayout {
+  int model = -1;
   struct DeviceShare {
     int32_t milli = kMilli;  // of its GPU, when allocated whole
     const api::Device* device = nullptr;
   };
   std::unordered_map<uint32_t, DeviceShare> devices;  // by Snapshot device identity (DeviceEntry::key)
+  std::vector<uint32_t> plain;                        // candidates without counters
+};
+
+// A node's GPUs in the compact view: the layout plus what is left of each GPU.
+struct Gpus {
+  NodeState state;  // GPUs and model only
+  std::shared_ptr<const GpuLayout> layout;
 };
 
 struct LiveNode {
@@ -174,11 +184,17 @@ class PlacementScore final : public framework::ScorePlugin, public framework::Re
       sig.hash = hash;
     }
     Shared& sh = shared_[sig.hash];
+    if (sh.layout == nullptr || sh.layout_snapshot != h_.cache->snapshot_builds() ||
+        sh.candidates != view.candidates().size()) {
+      sh.layout = std::make_shared<const GpuLayout>(layout_of(view));
+      sh.layout_snapshot = h_.cache->snapshot_builds();
+      sh.gpus.reset();
+    }
     if (sh.gpus == nullptr || h_.cache->view_epoch(sh.node) != sh.epoch || sh.candidates != view.candidates().size()) {
       sh.node = name;
       sh.epoch = epoch;
       sh.candidates = view.candidates().size();
-      sh.gpus = std::make_shared<const Gpus>(build(view));
+      sh.gpus = std::make_shared<const Gpus>(build(view, sh.layout));
     }
     return sh.gpus;
   }
@@ -194,62 +210,75 @@ class PlacementScore final : public framework::ScorePlugin, public framework::Re
     s.mem_left = s.mem_cap - used.memory / kMiB;
   }
 
-  Gpus build(const alloc::NodeView& view) {
-    Gpus live;
-    NodeState& s = live.state;
-
+  GpuLayout layout_of(const alloc::NodeView& view) {
+    GpuLayout layout;
     const alloc::Snapshot& snap = view.snapshot();
-    std::vector<int32_t> gpus;  // milli left per GPU
-    // Counter sets (pool index, set index) -> GPU index.
-    std::map<std::pair<uint32_t, uint32_t>, size_t> set_gpu;
-    for (uint32_t p = 0; p < view.pools().size(); ++p) {
-      const alloc::PoolView& pool = view.pools()[p];
-      std::map<uint32_t, int32_t> left;  // set -> smallest fraction left
-      for (size_t c = 0; c < pool.total.size(); ++c) {
-        int32_t m = milli_of(pool.available[c], pool.total[c]);
-        auto [it, fresh] = left.try_emplace(pool.counter_set[c], m);
-        if (!fresh) it->second = std::min(it->second, m);
-      }
-      for (const auto& [set, m] : left) {
-        set_gpu[{p, set}] = gpus.size();
-        gpus.push_back(m);
-      }
-    }
-    for (const alloc::Candidate& c : view.candidates()) {
+    for (uint32_t i = 0; i < view.candidates().size(); ++i) {
+      const alloc::Candidate& c = view.candidates()[i];
       const api::Device& dev = snap.device(c.device);
-      if (s.model < 0) {
+      if (layout.model < 0) {
         for (const auto& [attr, value] : dev.attributes) {
-          if (attr.ends_with("productName") && value.string_) s.model = models_.id(*value.string_);
+          if (attr.ends_with("productName") && value.string_) layout.model = models_.id(*value.string_);
         }
       }
-      if (c.counters_begin != c.counters_end) {
-        // A partition: its share of its GPU is its largest share of a counter.
-        const alloc::PoolView& pool = view.pools()[c.pool];
-        int32_t m = 0;
-        for (uint32_t k = c.counters_begin; k < c.counters_end; ++k) {
-          const alloc::CounterUse& use = view.counter_uses()[k];
-          m = std::max(m, milli_of(use.amount, pool.total[use.counter]));
-        }
-        live.devices[snap.devices()[c.device].key] = {m, &dev};
+      if (c.counters_begin == c.counters_end) {
+        layout.devices[snap.devices()[c.device].key] = {kMilli, &dev};
+        layout.plain.push_back(i);
         continue;
       }
+      // A partition: its share of its GPU is its largest share of a counter.
+      const alloc::PoolView& pool = view.pools()[c.pool];
+      int32_t m = 0;
+      for (uint32_t k = c.counters_begin; k < c.counters_end; ++k) {
+        const alloc::CounterUse& use = view.counter_uses()[k];
+        m = std::max(m, milli_of(use.amount, pool.total[use.counter]));
+      }
+      layout.devices[snap.devices()[c.device].key] = {m, &dev};
+    }
+    return layout;
+  }
+
+  // What is left of each GPU: per counter set of a pool, its scarcest counter;
+  // per device without counters, what its use leaves.
+  Gpus build(const alloc::NodeView& view, std::shared_ptr<const GpuLayout> layout) {
+    Gpus live;
+    NodeState& s = live.state;
+    s.model = layout->model;
+    const alloc::Snapshot& snap = view.snapshot();
+    std::vector<int32_t> gpus;  // milli left per GPU
+    std::vector<int32_t> left;  // per counter set of one pool: smallest fraction left
+    constexpr int32_t kNoCounter = std::numeric_limits<int32_t>::max();
+    for (const alloc::PoolView& pool : view.pools()) {
+      if (pool.counter_set.empty()) continue;
+      left.assign(pool.counter_set.back() + 1, kNoCounter);
+      for (size_t c = 0; c < pool.total.size(); ++c) {
+        int32_t& l = left[pool.counter_set[c]];
+        l = std::min(l, milli_of(pool.available[c], pool.total[c]));
+      }
+      for (int32_t m : left) {
+        if (m != kNoCounter) gpus.push_back(m);
+      }
+    }
+    for (uint32_t i : layout->plain) {
+      const alloc::Candidate& c = view.candidates()[i];
+      const api::Device& dev = snap.device(c.device);
       const alloc::AllocatedState::InUse* in_use = view.allocated().in_use(snap.devices()[c.device].key);
-      int32_t left = kMilli;
+      int32_t l = kMilli;
       if (in_use != nullptr && in_use->dedicated) {
-        left = 0;
+        l = 0;
       } else if (in_use != nullptr && in_use->has_capacity && !dev.capacity.empty()) {
         const auto& [cap_name, cap] = *dev.capacity.begin();
         auto used_cap = in_use->capacity.find(cap_name);
         __int128 consumed = used_cap == in_use->capacity.end() ? 0 : used_cap->second;
-        left = kMilli - milli_of(consumed, cap.value.nanos());
+        l = kMilli - milli_of(consumed, cap.value.nanos());
       }
-      live.devices[snap.devices()[c.device].key] = {kMilli, &dev};
-      gpus.push_back(left);
+      gpus.push_back(l);
     }
     // The freest GPUs when there are more than the compact view holds.
-    std::stable_sort(gpus.begin(), gpus.end(), std::greater<>());
     s.gpus = static_cast<int>(std::min<size_t>(gpus.size(), kMaxGpus));
+    std::partial_sort(gpus.begin(), gpus.begin() + s.gpus, gpus.end(), std::greater<>());
     for (int i = 0; i < s.gpus; ++i) s.left[i] = gpus[i];
+    live.layout = std::move(layout);
     return live;
   }
 
@@ -265,8 +294,9 @@ class PlacementScore final : public framework::ScorePlugin, public framework::Re
       for (const auto& dev : result.devices.results) {
         int32_t m = kMilli;
         auto key = snap.find_key(dev.driver, dev.pool, dev.device);
-        auto it = key ? live.devices.find(*key) : live.devices.end();
-        if (it != live.devices.end()) {
+        const auto& shares = live.layout->devices;
+        auto it = key ? shares.find(*key) : shares.end();
+        if (it != shares.end()) {
           m = it->second.milli;
           const api::Device& device = *it->second.device;
           if (!dev.consumedCapacity.empty() && !device.capacity.empty()) {
@@ -303,6 +333,8 @@ class PlacementScore final : public framework::ScorePlugin, public framework::Re
     uint64_t epoch = 0;
     size_t candidates = 0;
     std::shared_ptr<const Gpus> gpus;
+    std::shared_ptr<const GpuLayout> layout;
+    int64_t layout_snapshot = -1;  // ClusterCache::snapshot_builds() it was made at
   };
   std::unordered_map<uint64_t, Shared> shared_;  // by ViewSig::hash
   std::string demand_pod_;

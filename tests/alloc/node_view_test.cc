@@ -1,0 +1,121 @@
+// NodeView's incremental refresh: after any change of the AllocatedState, a
+// view refreshed for the changed pools shows what a view built afresh shows
+// (counters, overdrawn pools, the packing order). The scheduler relies on it
+// twice: it refreshes views instead of rebuilding them, and it takes two views
+// of equal structure on one state to show equal allocations.
+#include "alloc/node_view.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
+#include "builders.h"
+
+namespace draplane::alloc {
+namespace node_view_test {
+
+using namespace testing;  // NOLINT: builders
+
+// Pools of partitionable GPUs (a whole device, halves and quarters of one
+// counter set), a shareable device and a plain one; some pools seen by every
+// node, some by node-1 only, one by node-2 only.
+std::vector<api::ResourceSlice> inventory() {
+  std::vector<api::ResourceSlice> out;
+  for (int p = 0; p < 6; ++p) {
+    const std::string pool = "pool-" + std::to_string(p);
+    const std::string node = p % 3 == 0 ? "" : p == 5 ? "node-2" : "node-1";
+    std::vector<api::Device> devices = {with_counters(device("whole"), "gpu", {{"mem", 8}}),
+                                        with_counters(device("half-0"), "gpu", {{"mem", 4}}),
+                                        with_counters(device("half-1"), "gpu", {{"mem", 4}}),
+                                        with_counters(device("quarter-0"), "gpu", {{"mem", 2}}),
+                                        with_counters(device("quarter-1"), "gpu", {{"mem", 2}}),
+                                        shareable(device("shared")),
+                                        device("plain")};
+    out.push_back(slice(pool + "-devices", node, pool, devices, 1, 2));
+    out.push_back(counter_slice(pool + "-counters", node, pool, "gpu", {{"mem", 8}}));
+  }
+  return out;
+}
+
+void expect_same(const NodeView& refreshed, const NodeView& fresh, int step) {
+  ASSERT_EQ(refreshed.pools().size(), fresh.pools().size()) << "step " << step;
+  for (size_t i = 0; i < fresh.pools().size(); ++i) {
+    EXPECT_EQ(refreshed.pools()[i].available, fresh.pools()[i].available) << "step " << step << " pool " << i;
+    EXPECT_EQ(refreshed.pools()[i].overdrawn, fresh.pools()[i].overdrawn) << "step " << step << " pool " << i;
+  }
+  EXPECT_EQ(refreshed.packing_order(), fresh.packing_order()) << "step " << step;
+}
+
+TEST(NodeView, AnIncrementallyRefreshedViewEqualsAFreshOne) {
+  auto snap = Snapshot::build(inventory(), {device_class("class-a")});
+  AllocatedState state(*snap);
+  const api::Node n = node("node-1");
+  auto view = NodeView::build(*snap, state, n);
+  ASSERT_TRUE(view.has_value()) << view.error().message();
+  const std::vector<std::string> names = {"whole", "half-0", "half-1", "quarter-0", "quarter-1", "shared", "plain"};
+  std::mt19937 rng(29);
+  std::vector<api::AllocationResult> live;
+  for (int step = 0; step < 400; ++step) {
+    api::AllocationResult changed;
+    if (!live.empty() && rng() % 3 == 0) {
+      const size_t i = rng() % live.size();
+      changed = live[i];
+      live.erase(live.begin() + static_cast<long>(i));
+      state.remove(changed);
+    } else {
+      // One or two devices of one or two pools (overdrawing allowed: the
+      // state counts what it is told).
+      std::vector<std::string> devices;
+      const int count = 1 + static_cast<int>(rng() % 2);
+      for (int k = 0; k < count; ++k) devices.push_back(names[rng() % names.size()]);
+      changed = *allocated("c", devices, "pool-" + std::to_string(rng() % 6)).status.allocation;
+      if (rng() % 4 == 0) {
+        changed.devices.results.push_back(
+            allocated("c", {names[rng() % names.size()]}, "pool-" + std::to_string(rng() % 6))
+                .status.allocation->devices.results[0]);
+      }
+      state.add(changed);
+      live.push_back(changed);
+    }
+    std::set<std::string> pools;
+    for (const auto& r : changed.devices.results) pools.insert(r.driver + "/" + r.pool);
+    const std::vector<uint32_t> found = view->refresh_allocations(pools);
+    // The view has every pool (node-2's pool-5 through its counter slice,
+    // which every node sees, as one offering node-1 nothing).
+    std::set<std::string> got;
+    for (uint32_t pi : found) got.insert(view->pools()[pi].id());
+    EXPECT_EQ(got, pools) << "step " << step;
+    auto fresh = NodeView::build(*snap, state, n);
+    ASSERT_TRUE(fresh.has_value());
+    expect_same(*view, *fresh, step);
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+TEST(NodeView, APoolsCandidatesAreItsOwn) {
+  auto snap = Snapshot::build(inventory(), {device_class("class-a")});
+  const AllocatedState state(*snap);
+  auto view = NodeView::build(*snap, state, node("node-1"));
+  ASSERT_TRUE(view.has_value());
+  size_t total = 0;
+  for (uint32_t pi = 0; pi < view->pools().size(); ++pi) {
+    const auto [first, last] = view->pool_candidates(pi);
+    for (uint32_t c = first; c < last; ++c) EXPECT_EQ(view->candidates()[c].pool, pi);
+    total += last - first;
+  }
+  EXPECT_EQ(total, view->candidates().size());
+  EXPECT_EQ(total, 5u * 7u);  // pools 0-4 seen by node-1, 7 devices each
+  EXPECT_TRUE(view->pools_named({"driver-b/pool-1", "driver-a/pool-9", "no-slash", ""}).empty());
+  const auto one = view->pools_named({"driver-a/pool-3"});
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(view->pools()[one[0]].pool, "pool-3");
+  // node-2's pool: seen through its counter slice, offering node-1 nothing.
+  const auto foreign = view->pools_named({"driver-a/pool-5"});
+  ASSERT_EQ(foreign.size(), 1u);
+  EXPECT_TRUE(view->pools()[foreign[0]].foreign);
+  EXPECT_EQ(view->pool_candidates(foreign[0]).first, view->pool_candidates(foreign[0]).second);
+}
+
+}  // namespace node_view_test
+}  // namespace draplane::alloc
