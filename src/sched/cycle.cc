@@ -105,23 +105,37 @@ bool Scheduler::find_node(CycleState& cs, NodeFit& best, std::string* message, f
   return true;
 }
 
-bool Scheduler::node_groups_serve(const CycleState& cs) const {
+bool Scheduler::node_groups_serve(const CycleState& cs) {
   // What the groups leave out: node labels and names (nodeSelector, node
-  // affinity), the per-node extended-resource check, and claims allocated
-  // earlier (their node selectors name nodes).
-  return node_classes_ != nullptr && cs.pod.spec.nodeSelector.empty() && !cs.pod.spec.affinity &&
-         cs.dra.extended.empty() && cs.dra.allocated.empty();
+  // affinity), claims allocated earlier (their node selectors name nodes), and
+  // extended resources a node offers itself (NodeResourcesFit checks them
+  // against that node's pods, which the groups do not compare).
+  if (node_classes_ == nullptr || !cs.pod.spec.nodeSelector.empty() || cs.pod.spec.affinity ||
+      !cs.dra.allocated.empty()) {
+    return false;
+  }
+  node_classes_->refresh();
+  if (cs.dra.extended.empty()) return true;
+  // A group's nodes have equal allocatable: where no group's first node offers
+  // any of the pod's extended resources, none does, and DRA serves them all
+  // from the nodes' devices, which the groups do compare.
+  for (const std::string* name : node_classes_->representatives()) {
+    const api::Node* n = cache_.node(*name);
+    if (n == nullptr) return false;
+    for (const auto& need : cs.dra.extended) {
+      if (n->status.allocatable.count(need.resource) != 0) return false;
+    }
+  }
+  return true;
 }
 
 std::optional<uint64_t> Scheduler::node_group(const CycleState& cs, const std::string& node) {
   if (!node_groups_serve(cs)) return std::nullopt;
-  node_classes_->refresh();
   return node_classes_->group_of(node);
 }
 
 bool Scheduler::use_node_groups(const CycleState& cs) {
   if (!node_groups_serve(cs)) return false;
-  node_classes_->refresh();
   // Mostly distinct nodes: the groups would save little and, when nothing
   // fits, the node by node pass would repeat the work.
   return node_classes_->size() * 4 <= cache_.nodes().size() * 3;

@@ -289,8 +289,9 @@ class Scheduler {
   // Whether find_node may try one node per group for this cycle's pod (the
   // groups brought up to date when so).
   bool use_node_groups(const CycleState& cs);
-  // Whether the groups give `cs`'s pod the same verdict on every node of one.
-  bool node_groups_serve(const CycleState& cs) const;
+  // Whether the groups give `cs`'s pod the same verdict on every node of one
+  // (the groups brought up to date when it may).
+  bool node_groups_serve(const CycleState& cs);
   // The group of `node` for `cs`'s pod, the groups brought up to date
   // (preemption's victim search); nullopt when they do not serve the pod.
   std::optional<uint64_t> node_group(const CycleState& cs, const std::string& node);

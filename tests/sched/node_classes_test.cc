@@ -109,6 +109,7 @@ struct NodeKind {
   int gpus;
   const char* product;
   bool cpu, tainted, unschedulable, few_pods;
+  bool device_plugin;  // offers example.com/gpu itself (allocatable)
 };
 
 void add_random_node(std::mt19937& rng, Twin& t, const std::vector<NodeKind>& kinds, const std::string& n) {
@@ -121,6 +122,7 @@ void add_random_node(std::mt19937& rng, Twin& t, const std::vector<NodeKind>& ki
   if (k.tainted) nd.spec.taints.push_back(api::Taint{"dedicated", "infer", "NoSchedule", ""});
   nd.spec.unschedulable = k.unschedulable;
   if (k.few_pods) nd.status.allocatable["pods"] = api::Quantity::from_int(2);
+  if (k.device_plugin) nd.status.allocatable["example.com/gpu"] = api::Quantity::from_int(2);
   api::ResourceSlice s = gpu_slice(n, k.gpus, k.product);
   if (rng() % 10 == 0) {
     api::Device d;
@@ -138,7 +140,7 @@ std::vector<NodeKind> random_kinds(std::mt19937& rng) {
   std::vector<NodeKind> kinds(2 + rng() % 3);
   for (auto& k : kinds) {
     k = NodeKind{1 + static_cast<int>(rng() % 3), kProducts[rng() % 2], rng() % 2 == 0, rng() % 5 == 0,
-                 rng() % 8 == 0, rng() % 6 == 0};
+                 rng() % 8 == 0, rng() % 6 == 0, false};
   }
   return kinds;
 }
@@ -149,9 +151,20 @@ TEST(NodeGroups, SameAnswersAsNodeByNodeOnRandomClusters) {
     std::mt19937 rng(seed);
     Twin t;
     const std::vector<NodeKind> kinds = random_kinds(rng);
+    // Half the clusters: some nodes offer example.com/gpu through a device
+    // plugin (pods asking for it are then placed node by node); all: a class
+    // serves it through DRA where a node does not.
+    std::vector<NodeKind> with_plugin = kinds;
+    if (seed % 2 == 0) {
+      for (size_t k = 0; k + 1 < with_plugin.size(); ++k) with_plugin[k].device_plugin = true;
+    }
     const int nodes = 12 + static_cast<int>(rng() % 20);
-    for (int i = 0; i < nodes; ++i) add_random_node(rng, t, kinds, "node-" + std::to_string(i));
+    for (int i = 0; i < nodes; ++i) add_random_node(rng, t, with_plugin, "node-" + std::to_string(i));
     t.add(gpu_class());
+    api::DeviceClass extended = gpu_class();
+    extended.metadata.name = "extended.example.com";
+    extended.spec.extendedResourceName = "example.com/gpu";
+    t.add(extended);
     std::vector<std::pair<std::string, std::vector<std::string>>> live;
     for (int step = 0; step < 40; ++step) {
       const std::string name = "p" + std::to_string(step);
@@ -165,6 +178,7 @@ TEST(NodeGroups, SameAnswersAsNodeByNodeOnRandomClusters) {
       if (rng() % 2) p.spec.containers[0].resources.requests["cpu"] = api::Quantity::from_int(1 + rng() % 4);
       if (rng() % 4 == 0) p.spec.tolerations.push_back(api::Toleration{"dedicated", "Equal", "infer", "NoSchedule", {}});
       if (rng() % 6 == 0) p.spec.nodeSelector["zone"] = "a";
+      if (rng() % 3 == 0) p.spec.containers[0].resources.limits["example.com/gpu"] = api::Quantity::from_int(1 + rng() % 2);
       t.add(p);
       live.emplace_back(name, names);
       if (rng() % 3 == 0 && !live.empty()) {
@@ -181,10 +195,46 @@ TEST(NodeGroups, SameAnswersAsNodeByNodeOnRandomClusters) {
         for (const auto& c : cnames) {
           ASSERT_EQ(t.grouped.claim(c).status.allocation, t.single.claim(c).status.allocation) << c;
         }
+        const auto& ext = t.grouped.pod(pname).status.extendedResourceClaimStatus;
+        ASSERT_EQ(ext, t.single.pod(pname).status.extendedResourceClaimStatus) << pname;
+        if (ext) {
+          ASSERT_EQ(t.grouped.claim(ext->resourceClaimName).status.allocation,
+                    t.single.claim(ext->resourceClaimName).status.allocation)
+              << pname;
+        }
       }
     }
     EXPECT_GT(t.grouped.sched.stats().node_group_cycles, 0);
   }
+}
+
+TEST(NodeGroups, ExtendedResourcesServedByDraUseTheGroups) {
+  Harness h;
+  for (int i = 0; i < 20; ++i) {
+    const std::string n = "node-" + std::to_string(100 + i);
+    h.add(node(n));
+    h.add(gpu_slice(n, 2));
+  }
+  api::DeviceClass cls = gpu_class();
+  cls.spec.extendedResourceName = "example.com/gpu";
+  h.add(cls);
+  api::Pod p = pod("p1");
+  p.spec.containers[0].resources.limits["example.com/gpu"] = api::Quantity::from_int(1);
+  h.add(p);
+  h.run();
+  EXPECT_EQ(h.pod("p1").spec.nodeName, "node-100");
+  EXPECT_EQ(h.sched.stats().node_group_cycles, 1);
+  // A node offering the resource itself checks it against its own pods: the
+  // next pod asking for it is placed node by node.
+  api::Node plugin = node("node-099");
+  plugin.status.allocatable["example.com/gpu"] = api::Quantity::from_int(4);
+  h.add(plugin);
+  api::Pod q = pod("p2");
+  q.spec.containers[0].resources.limits["example.com/gpu"] = api::Quantity::from_int(1);
+  h.add(q);
+  h.run();
+  EXPECT_FALSE(h.pod("p2").spec.nodeName.empty());
+  EXPECT_EQ(h.sched.stats().node_group_cycles, 1);
 }
 
 }  // namespace
