@@ -121,7 +121,7 @@ std::vector<ExtendedNeed> extended_needs(const api::Pod& pod) {
       if (is_extended_resource(name)) wanted[name] = q.value();  // limits win (they must be equal)
     }
     for (const auto& [name, n] : wanted) {
-      if (n > 0) out.push_back(ExtendedNeed{static_cast<int>(i), c.name, name, n});
+      if (n > 0) out.push_back(ExtendedNeed{static_cast<int>(i), c.name, name, n, {}});
     }
   }
   return out;
@@ -143,7 +143,6 @@ const api::DeviceClass* class_for_extended(const std::map<std::string, api::Devi
 }
 
 api::ResourceClaim build_extended_claim(const api::Pod& pod, const std::vector<ExtendedNeed>& needs,
-                                        const std::map<std::string, api::DeviceClass>& classes,
                                         std::vector<api::ContainerExtendedResourceRequest>* mappings) {
   api::ResourceClaim claim;
   claim.typeMeta = {api::kResourceV1, "ResourceClaim"};
@@ -154,12 +153,11 @@ api::ResourceClaim build_extended_claim(const api::Pod& pod, const std::vector<E
       api::OwnerReference{"v1", "Pod", pod.metadata.name, pod.metadata.uid, true, true});
   std::map<int, int> per_container;
   for (const auto& need : needs) {
-    const api::DeviceClass* cls = class_for_extended(classes, need.resource);
     int j = per_container[need.container]++;
     api::DeviceRequest r;
     r.name = "container-" + std::to_string(need.container) + "-request-" + std::to_string(j);
     api::ExactDeviceRequest ex;
-    ex.deviceClassName = cls != nullptr ? cls->metadata.name : "";
+    ex.deviceClassName = need.served_by;
     ex.allocationMode = api::kAllocationModeExactCount;
     ex.count = need.count;
     r.exactly = std::move(ex);

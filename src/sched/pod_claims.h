@@ -56,9 +56,10 @@ struct ExtendedNeed {
   std::string container_name;
   std::string resource;
   int64_t count = 0;
-  // A DeviceClass serves it (class_for_extended), resolved once per cycle by
-  // DynamicResources' PreFilter: a per-node lookup scanned every class.
-  bool served_by_class = false;
+  // The DeviceClass serving it (class_for_extended), empty when none: resolved
+  // once per cycle by DynamicResources' PreFilter (a per-node lookup scanned
+  // every class).
+  std::string served_by;
 };
 
 // True for names Kubernetes treats as extended resources (a domain other than
@@ -76,10 +77,10 @@ const api::DeviceClass* class_for_extended(const std::map<std::string, api::Devi
 // The pending claim (not yet created) that serves `needs` for `pod`: generateName
 // "<pod>-extended-resources-", the annotation, an ownerReference to the pod,
 // one ExactCount request per need named container-<i>-request-<j>. `mappings`
-// receives status.extendedResourceClaimStatus.requestMappings. Needs whose
-// class is missing are the caller's to reject beforehand.
+// receives status.extendedResourceClaimStatus.requestMappings. Each need's
+// class is its served_by; needs no class serves are the caller's to reject
+// beforehand.
 api::ResourceClaim build_extended_claim(const api::Pod& pod, const std::vector<ExtendedNeed>& needs,
-                                        const std::map<std::string, api::DeviceClass>& classes,
                                         std::vector<api::ContainerExtendedResourceRequest>* mappings);
 
 }  // namespace draplane::sched

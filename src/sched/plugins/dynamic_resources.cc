@@ -84,7 +84,7 @@ Status DynamicResources::pre_filter(framework::CycleState& cs) {
     }
   }
   if (!st.extended_claim_exists) st.extended = extended_needs(cs.pod);
-  for (auto& need : st.extended) need.served_by_class = class_for_extended(cache.classes(), need.resource) != nullptr;
+  for (auto& need : st.extended) need.served_by = extended_class(need.resource);
   clear_answers();  // a new pod (or gang member): answers were for other claims
   if (st.extended.empty() && !st.pending.empty()) {
     for (const auto& c : st.pending) {
@@ -192,7 +192,7 @@ Status DynamicResources::filter(framework::CycleState& cs, const framework::Node
         if (mask[i] == '1') needs.push_back(st.extended[i]);
       }
       std::vector<api::ContainerExtendedResourceRequest> mappings;
-      api::ResourceClaim ext = build_extended_claim(cs.pod, needs, cache.classes(), &mappings);
+      api::ResourceClaim ext = build_extended_claim(cs.pod, needs, &mappings);
       ext.metadata.name = ext.metadata.generateName;  // names it in explanations; cleared on create
       it = st.extended_claims.emplace(mask, std::move(ext)).first;
       st.extended_mappings[mask] = std::move(mappings);
@@ -318,6 +318,21 @@ void DynamicResources::materialize(framework::NodeFit& fit) {
       }
     }
   }
+}
+
+const std::string& DynamicResources::extended_class(const std::string& resource) {
+  ClusterCache& cache = *h_.cache;
+  (void)cache.snapshot();  // rebuilt now if the classes changed: its count tells
+  if (extended_classes_at_ != cache.snapshot_builds()) {
+    extended_classes_.clear();
+    extended_classes_at_ = cache.snapshot_builds();
+  }
+  auto [it, fresh] = extended_classes_.try_emplace(resource);
+  if (fresh) {
+    const api::DeviceClass* cls = class_for_extended(cache.classes(), resource);
+    if (cls != nullptr) it->second = cls->metadata.name;
+  }
+  return it->second;
 }
 
 DynamicResources::Signature DynamicResources::device_signature(const std::string& node) {

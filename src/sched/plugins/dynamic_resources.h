@@ -171,8 +171,15 @@ class DynamicResources final : public framework::PreFilterPlugin,
   Signature device_signature(const std::string& node);
 
  private:
+  // The class serving extended resource `resource` (class_for_extended), empty
+  // when none; remembered until the inventory changes (a scan of every class
+  // per pod was 40% of a cycle with 2,500 classes).
+  const std::string& extended_class(const std::string& resource);
+
   framework::Handle h_;
   uint64_t share_seed_ = 1;
+  std::unordered_map<std::string, std::string> extended_classes_;
+  int64_t extended_classes_at_ = -1;  // ClusterCache::snapshot_builds() they are for
   std::map<std::string, framework::NodeFailures> memo_;  // by shape or pod_memo_key
   static constexpr size_t kMaxMemos = 4096;              // entries kept (all cleared beyond)
   // Claim UID -> its spec's encoding (part of a shape).

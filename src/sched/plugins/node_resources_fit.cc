@@ -30,7 +30,7 @@ class NodeResourcesFit final : public framework::FilterPlugin {
       auto it = n.node->status.allocatable.find(need.resource);
       const bool fits = it != n.node->status.allocatable.end()
                             ? h_.cache->extended_in_use(name, need.resource) + need.count <= it->second.value()
-                            : need.served_by_class;
+                            : !need.served_by.empty();
       if (!fits) return framework::Status::unschedulable("Insufficient " + need.resource);
     }
     return {};
