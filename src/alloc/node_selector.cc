@@ -1,5 +1,7 @@
 #include "alloc/node_selector.h"
 
+#include <algorithm>
+
 #include <string>
 
 #include "common/parse_int.h"
@@ -92,6 +94,25 @@ Result<bool> node_target_matches(const api::Node* node, std::string_view node_na
   if (all_nodes) return true;
   if (selector != nullptr) return node_selector_matches(node, *selector);
   return false;
+}
+
+std::optional<std::vector<std::string>> nodes_named_by(const api::NodeSelector& selector) {
+  std::vector<std::string> names;
+  for (const auto& term : selector.nodeSelectorTerms) {
+    // Requirements of a term are ANDed: one naming requirement bounds it.
+    const api::NodeSelectorRequirement* naming = nullptr;
+    for (const auto& r : term.matchFields) {
+      if (r.key == "metadata.name" && r.operator_ == "In") {
+        naming = &r;
+        break;
+      }
+    }
+    if (naming == nullptr) return std::nullopt;
+    names.insert(names.end(), naming->values.begin(), naming->values.end());
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
 }
 
 }  // namespace draplane::alloc

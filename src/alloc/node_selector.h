@@ -8,7 +8,10 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "api/types.h"
 #include "common/result.h"
@@ -26,5 +29,11 @@ Result<bool> node_selector_matches(const api::Node* node, const api::NodeSelecto
 // selector; none of them set matches nothing (upstream NodeMatches).
 Result<bool> node_target_matches(const api::Node* node, std::string_view node_name, bool all_nodes,
                                  const api::NodeSelector* selector);
+
+// The nodes `selector` can match at most, when each of its terms names them in
+// a matchFields `metadata.name` In requirement (as allocations of node-local
+// devices do), sorted and without repeats; nullopt when some term does not
+// (it may match nodes by their labels). No node outside the list matches.
+std::optional<std::vector<std::string>> nodes_named_by(const api::NodeSelector& selector);
 
 }  // namespace draplane::alloc

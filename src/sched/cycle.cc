@@ -5,7 +5,10 @@
 // inventory changes.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <iterator>
 
+#include "alloc/node_selector.h"
 #include "common/clock.h"
 #include "sched/fit_error.h"
 #include "sched/scheduler.h"
@@ -76,10 +79,19 @@ bool Scheduler::find_node(CycleState& cs, NodeFit& best, std::string* message, f
   };
   // Only the chosen node's allocation is renamed for it (NodeFit::borrowed).
   cs.dra.lazy_results = true;
+  // Claims allocated earlier whose node selectors name their nodes (node-local
+  // devices): no other node passes DynamicResources' Filter, so those alone
+  // are tried (as a PreFilterResult's node names narrow kube-scheduler's
+  // pass); the passes below run only when none fits, for the per-node reasons.
+  if (auto named = nodes_named_by_allocated_claims(cs)) {
+    for (const std::string& name : *named) {
+      if (const api::Node* node = cache_.node(name)) (void)try_node(name, *node);
+    }
+  }
   // The first node by name of each group of interchangeable nodes
   // (node_classes.h): the others would get the same verdict and scores, and
   // lose the tie to it, so the choice is the node by node pass's.
-  if (use_node_groups(cs)) {
+  if (!choice.found && use_node_groups(cs)) {
     for (const std::string* name : node_classes_->representatives()) {
       if (const api::Node* node = cache_.node(*name)) (void)try_node(*name, *node);
     }
@@ -103,6 +115,24 @@ bool Scheduler::find_node(CycleState& cs, NodeFit& best, std::string* message, f
   best = std::move(choice.best);
   dra_->materialize(best);
   return true;
+}
+
+std::optional<std::vector<std::string>> Scheduler::nodes_named_by_allocated_claims(const CycleState& cs) const {
+  std::optional<std::vector<std::string>> named;
+  for (const auto& c : cs.dra.allocated) {
+    const auto& sel = c.status.allocation->nodeSelector;
+    if (!sel) continue;
+    auto names = alloc::nodes_named_by(*sel);
+    if (!names) continue;
+    if (!named) {
+      named = std::move(names);
+      continue;
+    }
+    std::vector<std::string> both;
+    std::set_intersection(named->begin(), named->end(), names->begin(), names->end(), std::back_inserter(both));
+    named = std::move(both);
+  }
+  return named;
 }
 
 bool Scheduler::node_groups_serve(const CycleState& cs) {

@@ -289,6 +289,9 @@ class Scheduler {
   // Whether find_node may try one node per group for this cycle's pod (the
   // groups brought up to date when so).
   bool use_node_groups(const CycleState& cs);
+  // The nodes the pod's allocated claims name in their node selectors (their
+  // intersection), the only ones that can pass; nullopt when none names any.
+  std::optional<std::vector<std::string>> nodes_named_by_allocated_claims(const CycleState& cs) const;
   // Whether the groups give `cs`'s pod the same verdict on every node of one
   // (the groups brought up to date when it may).
   bool node_groups_serve(const CycleState& cs);

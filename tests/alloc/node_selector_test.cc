@@ -71,5 +71,25 @@ TEST(NodeSelector, Targets) {
   EXPECT_FALSE(*node_target_matches(&n, "", false, nullptr));
 }
 
+TEST(NodesNamedBy, NamesOnlyWhenEveryTermNamesItsNodes) {
+  auto req = [](const std::string& key, const std::string& op, std::vector<std::string> values) {
+    return api::NodeSelectorRequirement{key, op, std::move(values)};
+  };
+  api::NodeSelector sel;
+  sel.nodeSelectorTerms.push_back(api::NodeSelectorTerm{{req("zone", "In", {"a"})}, {req("metadata.name", "In", {"n2"})}});
+  sel.nodeSelectorTerms.push_back(api::NodeSelectorTerm{{}, {req("metadata.name", "In", {"n1"})}});
+  sel.nodeSelectorTerms.push_back(api::NodeSelectorTerm{{}, {req("metadata.name", "In", {"n2"})}});
+  EXPECT_EQ(nodes_named_by(sel), (std::vector<std::string>{"n1", "n2"}));
+  // A term that selects by label (or excludes by name) may match any node.
+  api::NodeSelector by_label = sel;
+  by_label.nodeSelectorTerms.push_back(api::NodeSelectorTerm{{req("zone", "In", {"b"})}, {}});
+  EXPECT_EQ(nodes_named_by(by_label), std::nullopt);
+  api::NodeSelector not_in;
+  not_in.nodeSelectorTerms.push_back(api::NodeSelectorTerm{{}, {req("metadata.name", "NotIn", {"n1"})}});
+  EXPECT_EQ(nodes_named_by(not_in), std::nullopt);
+  // No term matches nothing: no node is named.
+  EXPECT_EQ(nodes_named_by(api::NodeSelector{}), std::vector<std::string>{});
+}
+
 }  // namespace
 }  // namespace draplane::alloc
