@@ -242,6 +242,10 @@ Result<void> MemBinder::update_pod_status(const api::Pod& pod, const std::functi
 
 Result<std::unique_ptr<Target>> make_inprocess_target(Tracker& tracker, const Options& options) {
   sched::SchedulerOptions o;
+  // The binding cycle on its own threads, as `draplane scheduler` and
+  // `draplane up` run it (--bind-workers, kube-scheduler's asynchronous
+  // binding): the writes overlap the next pods' scheduling cycles.
+  o.bind_workers = 16;
   if (!options.policy.empty()) RETURN_IF_ERROR(sched::apply_policy(options.policy, o));
   return std::unique_ptr<Target>(std::make_unique<MemTarget>(tracker, o));
 }

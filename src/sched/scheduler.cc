@@ -116,19 +116,23 @@ void Scheduler::bind_worker() {
       ++bind_busy_;
     }
     job();
+    bool idle = false;
     {
       std::lock_guard<std::mutex> lock(bind_mu_);
       --bind_busy_;
       if (!status_key.empty()) status_in_flight_.erase(status_key);
+      idle = bind_jobs_.empty() && status_order_.empty() && bind_busy_ == 0;
     }
-    bind_cv_.notify_all();
+    // A status write that waited for this pod's is this worker's next job
+    // (it looks again before it sleeps): no other worker needs waking.
+    if (idle) idle_cv_.notify_all();
   }
 }
 
 void Scheduler::quiesce() {
   if (options_.bind_workers > 0) {
     std::unique_lock<std::mutex> lock(bind_mu_);
-    bind_cv_.wait(lock, [&] { return bind_jobs_.empty() && status_order_.empty() && bind_busy_ == 0; });
+    idle_cv_.wait(lock, [&] { return bind_jobs_.empty() && status_order_.empty() && bind_busy_ == 0; });
   }
   apply_completions();
 }
