@@ -242,10 +242,12 @@ Result<void> MemBinder::update_pod_status(const api::Pod& pod, const std::functi
 
 Result<std::unique_ptr<Target>> make_inprocess_target(Tracker& tracker, const Options& options) {
   sched::SchedulerOptions o;
-  // The binding cycle on its own threads, as `draplane scheduler` and
-  // `draplane up` run it (--bind-workers, kube-scheduler's asynchronous
-  // binding): the writes overlap the next pods' scheduling cycles.
-  o.bind_workers = 16;
+  // The reservation and binding written in the scheduling thread, not handed
+  // to binding threads as `draplane scheduler` does (--bind-workers, for API
+  // writes of a millisecond): the store's writes here take microseconds, less
+  // than the hand-off (SteadyState/empty: 18-20k pods/s so, 12-16k with 16
+  // binding threads; docs/benchmarks.md, session 12).
+  o.bind_workers = 0;
   if (!options.policy.empty()) RETURN_IF_ERROR(sched::apply_policy(options.policy, o));
   return std::unique_ptr<Target>(std::make_unique<MemTarget>(tracker, o));
 }

@@ -30,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -67,7 +68,11 @@ class ClusterCache {
   // what-ifs that put it back with upsert_pod. Nullopt when absent.
   std::optional<api::Pod> take_pod(const std::string& key);
   void upsert_claim(api::ResourceClaim claim);
-  void delete_claim(const std::string& key);
+  // `last` is the claim as the deletion event carried it: its uid is
+  // remembered, so that the answer of a write issued before the deletion (an
+  // asynchronous binding's) does not bring the claim back as an assumption,
+  // which would hold its devices with no event left to release them.
+  void delete_claim(const std::string& key, const api::ResourceClaim& last);
   void upsert_slice(api::ResourceSlice slice);
   void delete_slice(const std::string& name);
   void upsert_class(api::DeviceClass cls);
@@ -231,6 +236,10 @@ class ClusterCache {
 
   // Allocation currently counted in allocated_, per claim key.
   std::map<std::string, api::AllocationResult> counted_;
+  // UIDs of claims deleted lately (oldest first), which assume_claim ignores.
+  std::unordered_set<std::string> deleted_uids_;
+  std::deque<std::string> deleted_order_;
+  static constexpr size_t kMaxDeletedUids = 4096;
   std::shared_ptr<const alloc::Snapshot> snapshot_;
   // What counted_ holds of snapshot_'s devices; set whenever snapshot_ is.
   std::optional<alloc::AllocatedState> allocated_;

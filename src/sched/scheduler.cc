@@ -279,7 +279,7 @@ void Scheduler::handle(Event&& event) {
           const bool appeared = !del && cache_.claim(key) == nullptr;
           const bool frees = old != nullptr && (del ? old->status.allocation.has_value() : claim_frees(*old, obj));
           if (del) {
-            cache_.delete_claim(key);
+            cache_.delete_claim(key, obj);
           } else {
             cache_.upsert_claim(std::move(obj));
             if (appeared) wake_pods_using(*cache_.observed_claim(key), now);
