@@ -42,19 +42,8 @@ int run(const ControllerFlags& f) {
   controllers::ControllerOptions o;
   o.workers = std::max(1, f.workers);
   o.logger = stderr_logger("controllers", f.verbose);
-  auto control = [&](const std::atomic<bool>& stop) { return controllers::run_controllers(**rest, o, stop); };
-  if (!f.elect.enabled) return run_until_stopped(control);
-  // Its own connections: renewals do not queue behind the controllers' requests.
-  auto lease_client = client::RestClient::create(*cfg);
-  if (!lease_client.has_value()) {
-    std::cerr << "error: " << lease_client.error().message() << "\n";
-    return 2;
-  }
-  client::LeaderElectionConfig election = f.elect.config;
-  election.logger = stderr_logger("leader-election", f.verbose);
-  // A lost lease ends the process (exit 1), as kube-controller-manager's does.
-  return run_until_stopped([&](const std::atomic<bool>& stop) {
-    return client::run_leader_elected(**lease_client, election, control, stop, false);
+  return run_elected_when_asked(f.elect, *cfg, f.verbose, [&](const std::atomic<bool>& stop) {
+    return controllers::run_controllers(**rest, o, stop);
   });
 }
 

@@ -1,6 +1,10 @@
 #include "cmd/leader_elect_flags.h"
 
+#include <iostream>
+
+#include "client/rest_client.h"
 #include "cluster/local_cluster.h"
+#include "cmd/component.h"
 
 namespace draplane::cmd {
 namespace {
@@ -39,6 +43,21 @@ void add_leader_elect_options(CLI::App& sub, LeaderElectFlags& f, const std::str
   sub.add_option("--leader-elect-resource-namespace", f.config.lease_namespace,
                  "The namespace of the election's Lease")
       ->capture_default_str();
+}
+
+int run_elected_when_asked(const LeaderElectFlags& elect, const client::KubeConfig& cfg, bool verbose,
+                           const std::function<Status(const std::atomic<bool>& stop)>& work) {
+  if (!elect.enabled) return run_until_stopped(work);
+  auto lease_client = client::RestClient::create(cfg);
+  if (!lease_client.has_value()) {
+    std::cerr << "error: " << lease_client.error().message() << "\n";
+    return 2;
+  }
+  client::LeaderElectionConfig election = elect.config;
+  election.logger = stderr_logger("leader-election", verbose);
+  return run_until_stopped([&](const std::atomic<bool>& stop) {
+    return client::run_leader_elected(**lease_client, election, work, stop, false);
+  });
 }
 
 }  // namespace draplane::cmd

@@ -7,9 +7,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include <atomic>
+#include <functional>
 #include <string>
 
+#include "client/kubeconfig.h"
 #include "client/leader_election.h"
+#include "common/result.h"
 
 namespace draplane::cmd {
 
@@ -25,5 +29,14 @@ struct LeaderElectFlags {
 // --leader-elect-resource-name flag is not offered (`draplane server` runs two
 // components, each with its own Lease).
 void add_leader_elect_options(CLI::App& sub, LeaderElectFlags& f, const std::string& resource_name);
+
+// Runs `work` until SIGINT/SIGTERM (run_until_stopped): at once, or with
+// --leader-elect only while this process holds the Lease, renewed over a
+// connection of its own to `cfg`'s server (renewals do not queue behind the
+// work's requests). A lost Lease ends the process (exit 1), as kube-scheduler's
+// and kube-controller-manager's: their supervisor restarts them as standbys.
+// Returns the exit code (2 when the Lease's client cannot be made).
+int run_elected_when_asked(const LeaderElectFlags& elect, const client::KubeConfig& cfg, bool verbose,
+                           const std::function<Status(const std::atomic<bool>& stop)>& work);
 
 }  // namespace draplane::cmd

@@ -52,21 +52,8 @@ int run(const SchedulerFlags& f) {
   o.scheduler.name = f.name;
   o.scheduler.serve_default = !f.only_named;
   o.scheduler.bind_workers = f.bind_workers;
-  auto schedule = [&](const std::atomic<bool>& stop) {
+  return run_elected_when_asked(f.elect, *cfg, f.verbose, [&](const std::atomic<bool>& stop) {
     return sched::run_scheduler(**watch_client, **write_client, o, stop).status();
-  };
-  if (!f.elect.enabled) return run_until_stopped(schedule);
-  auto lease_client = client::RestClient::create(*cfg);
-  if (!lease_client) {
-    std::cerr << "error: " << lease_client.error().message() << "\n";
-    return 2;
-  }
-  client::LeaderElectionConfig election = f.elect.config;
-  election.logger = stderr_logger("leader-election", f.verbose);
-  // A lost lease ends the process (exit 1), as kube-scheduler's does: its
-  // supervisor restarts it as a standby.
-  return run_until_stopped([&](const std::atomic<bool>& stop) {
-    return client::run_leader_elected(**lease_client, election, schedule, stop, false);
   });
 }
 
