@@ -20,33 +20,28 @@ void Tracker::created(const std::string& key) {
   t.is_created = true;
 }
 
-void Tracker::settled(Times& t, bool was_settled) {
+void Tracker::record(const std::string& key, const std::string* unschedulable) {
+  const auto now = Clock::now();
+  std::lock_guard<std::mutex> l(mu_);
+  auto& t = pods_[key];
+  if (t.is_bound) return;  // a binding is final
+  const bool was_settled = t.is_unschedulable;
+  if (unschedulable == nullptr) {
+    t.bound = now;
+    t.is_bound = true;
+    t.is_unschedulable = false;
+  } else {
+    t.is_unschedulable = true;
+    t.message = *unschedulable;
+  }
   if (!t.awaited) return;
   if (!was_settled) --unsettled_;
   if (unsettled_ == 0) cv_.notify_all();
 }
 
-void Tracker::bound(const std::string& key) {
-  auto now = Clock::now();
-  std::lock_guard<std::mutex> l(mu_);
-  auto& t = pods_[key];
-  if (t.is_bound) return;
-  const bool was_settled = t.is_unschedulable;
-  t.bound = now;
-  t.is_bound = true;
-  t.is_unschedulable = false;
-  settled(t, was_settled);
-}
+void Tracker::bound(const std::string& key) { record(key, nullptr); }
 
-void Tracker::unschedulable(const std::string& key, const std::string& message) {
-  std::lock_guard<std::mutex> l(mu_);
-  auto& t = pods_[key];
-  if (t.is_bound) return;
-  const bool was_settled = t.is_unschedulable;
-  t.is_unschedulable = true;
-  t.message = message;
-  settled(t, was_settled);
-}
+void Tracker::unschedulable(const std::string& key, const std::string& message) { record(key, &message); }
 
 std::string Tracker::progress(const std::vector<std::string>& keys) {
   std::lock_guard<std::mutex> l(mu_);

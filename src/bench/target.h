@@ -41,11 +41,12 @@ class Tracker {
   std::map<std::string, Times> snapshot();
 
  private:
-  // Called with mu_ held when `t` turned bound or Unschedulable: wakes the
-  // waiter once none of its pods is left unsettled (neither), not at every
-  // pod. A wake-up per pod bound cost the scheduler's thread a futex call
-  // and a context switch per pod (a tenth of its time in the steady state).
-  void settled(Times& t, bool was_settled);
+  // Records the pod bound (`unschedulable` null) or Unschedulable with that
+  // message, and wakes the waiter once none of its pods is left unsettled
+  // (neither), not at every pod: a wake-up per pod bound cost the scheduler's
+  // thread a futex call and a context switch per pod (a tenth of its time in
+  // the steady state).
+  void record(const std::string& key, const std::string* unschedulable);
 
   std::mutex mu_;
   std::condition_variable cv_;
