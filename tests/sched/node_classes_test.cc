@@ -74,6 +74,12 @@ TEST(NodeGroups, NothingFitsExplainsEveryNode) {
 // and node by node. Every pod must land on the same node with the same
 // devices, and every unschedulable pod must say the same.
 struct Twin {
+  explicit Twin(size_t max_signature_candidates = SchedulerOptions{}.max_signature_candidates)
+      : grouped([&] {
+          SchedulerOptions o;
+          o.max_signature_candidates = max_signature_candidates;
+          return o;
+        }()) {}
   Harness grouped, single{[] {
     SchedulerOptions o;
     o.node_classes = false;
@@ -112,7 +118,8 @@ struct NodeKind {
   bool device_plugin;  // offers example.com/gpu itself (allocatable)
 };
 
-void add_random_node(std::mt19937& rng, Twin& t, const std::vector<NodeKind>& kinds, const std::string& n) {
+void add_random_node(std::mt19937& rng, Twin& t, const std::vector<NodeKind>& kinds, const std::string& n,
+                     bool own_devices = true) {
   const NodeKind& k = kinds[rng() % kinds.size()];
   api::Node nd = node(n, {{"zone", rng() % 2 ? "a" : "b"}});
   if (k.cpu) {
@@ -132,7 +139,7 @@ void add_random_node(std::mt19937& rng, Twin& t, const std::vector<NodeKind>& ki
     s.spec.devices.push_back(d);
   }
   t.add(nd);
-  t.add(s);
+  if (own_devices) t.add(s);
 }
 
 std::vector<NodeKind> random_kinds(std::mt19937& rng) {
@@ -145,11 +152,13 @@ std::vector<NodeKind> random_kinds(std::mt19937& rng) {
   return kinds;
 }
 
+// Seeds 13-18 group nodes by their views' structure alone (every view above
+// max_signature_candidates), as nodes seeing thousands of shared devices are.
 TEST(NodeGroups, SameAnswersAsNodeByNodeOnRandomClusters) {
-  for (uint32_t seed = 1; seed <= 12; ++seed) {
+  for (uint32_t seed = 1; seed <= 18; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::mt19937 rng(seed);
-    Twin t;
+    Twin t(seed > 12 ? 0 : SchedulerOptions{}.max_signature_candidates);
     const std::vector<NodeKind> kinds = random_kinds(rng);
     // Half the clusters: some nodes offer example.com/gpu through a device
     // plugin (pods asking for it are then placed node by node); all: a class
@@ -158,8 +167,20 @@ TEST(NodeGroups, SameAnswersAsNodeByNodeOnRandomClusters) {
     if (seed % 2 == 0) {
       for (size_t k = 0; k + 1 < with_plugin.size(); ++k) with_plugin[k].device_plugin = true;
     }
+    // Seeds 13-18: the GPUs are in two pools every node sees (views of one
+    // structure: the nodes are grouped by it alone), a quarter of the nodes
+    // also with GPUs of their own (another structure each).
+    const bool shared_pools = seed > 12;
     const int nodes = 12 + static_cast<int>(rng() % 20);
-    for (int i = 0; i < nodes; ++i) add_random_node(rng, t, with_plugin, "node-" + std::to_string(i));
+    for (int i = 0; i < nodes; ++i) {
+      add_random_node(rng, t, with_plugin, "node-" + std::to_string(i), !shared_pools || i % 4 == 3);
+    }
+    for (int p = 0; shared_pools && p < 2; ++p) {
+      api::ResourceSlice shared = gpu_slice("shared-" + std::to_string(p), 3 + p);
+      shared.spec.nodeName.reset();
+      shared.spec.allNodes = true;
+      t.add(shared);
+    }
     t.add(gpu_class());
     api::DeviceClass extended = gpu_class();
     extended.metadata.name = "extended.example.com";

@@ -399,6 +399,20 @@ const DynamicResources::DeviceClass& DynamicResources::device_class_of(const std
     }
   }
   const alloc::Snapshot& snap = view.snapshot();
+  if (view.candidates().size() > h_.options->max_signature_candidates) {
+    // A token for this view's content, new in each views generation, which
+    // its structural twins share (the loop above): grouping this node with a
+    // node of another structure and equal content is given up; no node is
+    // grouped with one it differs from.
+    for (const alloc::Candidate& c : view.candidates()) {
+      if (snap.device(c.device).allowMultipleAllocations.value_or(false)) return k;
+    }
+    ++tokens_;
+    k.signature = std::make_shared<const std::vector<uint64_t>>(std::vector<uint64_t>{~uint64_t{0}, tokens_});
+    k.hash = (tokens_ * 0x9E3779B97F4A7C15ULL) | 1;
+    if (made_.size() < kMaxMade) made_.push_back(Made{&view, k.signature, k.hash});
+    return k;
+  }
   const auto& content = device_hashes(snap);
   const alloc::AllocatedState& allocated = view.allocated();
   auto built = std::make_shared<std::vector<uint64_t>>();

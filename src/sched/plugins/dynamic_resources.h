@@ -143,6 +143,7 @@ class DynamicResources final : public framework::PreFilterPlugin,
     uint64_t hash = 0;
   };
   std::vector<Made> made_;
+  uint64_t tokens_ = 0;  // signature tokens made (views above max_signature_candidates)
   uint64_t made_generation_ = ~uint64_t{0};
   static constexpr size_t kMaxMade = 4;
   std::unordered_map<uint64_t, Answer> answers_;  // by hash and extended mask; cleared per pod
