@@ -1,7 +1,6 @@
 #include "alloc/node_selector.h"
 
 #include <algorithm>
-
 #include <string>
 
 #include "common/parse_int.h"

@@ -48,7 +48,7 @@
 #include "common/reverse_index.h"
 #include "controllers/informers.h"
 #include "controllers/sync_workers.h"
-#include "controllers/uid_memo.h"
+#include "common/uid_memo.h"
 
 namespace draplane::controllers {
 
@@ -152,15 +152,15 @@ class ClaimController {
   // the claim). Entries outlive the claim's
   // delete event on purpose: a sync that read the claim from the cache just
   // before that event must still see it deleted. The newest 4096 are kept.
-  UidMemo deleted_uids_{4096};
+  common::UidMemo deleted_uids_{4096};
   // UIDs of pods the informer reported deleted: a claim still reserved for
   // one, or owned by one, needs no GET to learn that the pod is gone (upstream
   // asks the server about a pod its cache lacks; that was four 404s a pod).
-  UidMemo gone_pod_uids_{4096};
+  common::UidMemo gone_pod_uids_{4096};
   // UIDs of claims being deleted whose reservations and finalizer this
   // controller released: the server deletes them; later syncs from a cache
   // that still shows them have nothing to do.
-  UidMemo released_uids_{4096};
+  common::UidMemo released_uids_{4096};
 };
 
 // Runs the controllers (this one, the device taint eviction controller,

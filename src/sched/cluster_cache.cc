@@ -224,13 +224,7 @@ void ClusterCache::upsert_claim(api::ResourceClaim claim) {
 }
 
 void ClusterCache::delete_claim(const std::string& key, const api::ResourceClaim& last) {
-  if (!last.metadata.uid.empty() && deleted_uids_.insert(last.metadata.uid).second) {
-    deleted_order_.push_back(last.metadata.uid);
-    if (deleted_order_.size() > kMaxDeletedUids) {
-      deleted_uids_.erase(deleted_order_.front());
-      deleted_order_.pop_front();
-    }
-  }
+  deleted_uids_.add(last.metadata.uid);
   claims_.erase(key);
   assumed_.erase(key);
   sync_counted(key);
@@ -238,7 +232,7 @@ void ClusterCache::delete_claim(const std::string& key, const api::ResourceClaim
 
 void ClusterCache::assume_claim(api::ResourceClaim claim) {
   // A claim deleted since (UIDs are never reused): its write's answer is stale.
-  if (!claim.metadata.uid.empty() && deleted_uids_.count(claim.metadata.uid) != 0) return;
+  if (!claim.metadata.uid.empty() && deleted_uids_.contains(claim.metadata.uid)) return;
   std::string key = object_key(claim.metadata);
   int64_t rv = parse_rv(claim.metadata.resourceVersion);
   assumed_.insert_or_assign(key, Assumed{std::move(claim), rv});

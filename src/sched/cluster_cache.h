@@ -30,7 +30,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -47,6 +46,7 @@
 #include "api/types.h"
 #include "cel/cel.h"
 #include "common/result.h"
+#include "common/uid_memo.h"
 
 namespace draplane::sched {
 
@@ -236,10 +236,8 @@ class ClusterCache {
 
   // Allocation currently counted in allocated_, per claim key.
   std::map<std::string, api::AllocationResult> counted_;
-  // UIDs of claims deleted lately (oldest first), which assume_claim ignores.
-  std::unordered_set<std::string> deleted_uids_;
-  std::deque<std::string> deleted_order_;
-  static constexpr size_t kMaxDeletedUids = 4096;
+  // UIDs of claims deleted lately, which assume_claim ignores.
+  common::UidMemo deleted_uids_{4096};
   std::shared_ptr<const alloc::Snapshot> snapshot_;
   // What counted_ holds of snapshot_'s devices; set whenever snapshot_ is.
   std::optional<alloc::AllocatedState> allocated_;

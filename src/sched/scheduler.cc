@@ -121,7 +121,7 @@ void Scheduler::bind_worker() {
       std::lock_guard<std::mutex> lock(bind_mu_);
       --bind_busy_;
       if (!status_key.empty()) status_in_flight_.erase(status_key);
-      idle = bind_jobs_.empty() && status_order_.empty() && bind_busy_ == 0;
+      idle = bind_idle();
     }
     // A status write that waited for this pod's is this worker's next job
     // (it looks again before it sleeps): no other worker needs waking.
@@ -132,7 +132,7 @@ void Scheduler::bind_worker() {
 void Scheduler::quiesce() {
   if (options_.bind_workers > 0) {
     std::unique_lock<std::mutex> lock(bind_mu_);
-    idle_cv_.wait(lock, [&] { return bind_jobs_.empty() && status_order_.empty() && bind_busy_ == 0; });
+    idle_cv_.wait(lock, [&] { return bind_idle(); });
   }
   apply_completions();
 }

@@ -353,6 +353,8 @@ class Scheduler {
   // (woken when the last job ends): one condition for both woke every worker
   // after every job, 16 context switches per pod, tripling a pod's CPU.
   std::condition_variable bind_cv_, idle_cv_;
+  // No job queued or running (bind_mu_ held).
+  bool bind_idle() const { return bind_jobs_.empty() && status_order_.empty() && bind_busy_ == 0; }
   std::deque<std::function<void()>> bind_jobs_;
   // Queued PodScheduled=False writes, by pod key (taken after bind_jobs_).
   struct StatusWrite {

@@ -190,7 +190,8 @@ class PlacementScore final : public framework::ScorePlugin, public framework::Re
       sh.layout_snapshot = h_.cache->snapshot_builds();
       sh.gpus.reset();
     }
-    if (sh.gpus == nullptr || h_.cache->view_epoch(sh.node) != sh.epoch || sh.candidates != view.candidates().size()) {
+    // (A new layout dropped the GPUs made with the old one.)
+    if (sh.gpus == nullptr || h_.cache->view_epoch(sh.node) != sh.epoch) {
       sh.node = name;
       sh.epoch = epoch;
       sh.candidates = view.candidates().size();

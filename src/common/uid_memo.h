@@ -1,6 +1,8 @@
 // UidMemo: the newest `capacity` UIDs remembered (a set that forgets its
-// oldest entries), for what a controller knows of objects its cache may not
-// show yet or any more: claims it deleted, pods it saw deleted.
+// oldest entries), for what a component knows of objects its cache may not
+// show yet or any more: claims the claim controller deleted, pods it saw
+// deleted, claims the scheduler saw deleted while a write of theirs was in
+// flight.
 //
 // Thread-safety: none; the owner locks.
 #pragma once
@@ -9,7 +11,7 @@
 #include <set>
 #include <string>
 
-namespace draplane::controllers {
+namespace draplane::common {
 
 class UidMemo {
  public:
@@ -30,4 +32,4 @@ class UidMemo {
   std::deque<std::string> order_;  // oldest first
 };
 
-}  // namespace draplane::controllers
+}  // namespace draplane::common
