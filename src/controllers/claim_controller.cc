@@ -38,19 +38,14 @@ std::pair<std::string, std::string> split_key(const std::string& key) {
 }  // namespace
 
 ClaimController::ClaimController(client::RestClient& rest, ControllerOptions options)
-    : rest_(rest),
-      options_(std::move(options)),
-      informers_(rest, options_.informers),
+    // kube-controller-manager's resource-claim controller records through
+    // tools/record with source component "resource_claim".
+    : QueueController(rest, {"resource_claim", "claim", options.workers, options.informers, std::move(options.logger)},
+                      [this](const std::string& key) { return sync(key); }),
       pods_(informers_->pods()),
       claims_(informers_->claims()),
       templates_(informers_->claim_templates()),
-      groups_(informers_->pod_groups()),
-      // kube-controller-manager's resource-claim controller records through
-      // tools/record with source component "resource_claim".
-      events_(rest, event_options("resource_claim")),
-      workers_("claim", [this](const std::string& key) { return sync(key); }, null_logger_if_unset(options_.logger)) {
-  informers_.watch_with(workers_);
-  options_.logger = null_logger_if_unset(options_.logger);
+      groups_(informers_->pod_groups()) {
   pods_.add_handler(
       [this](client::EventType t, const api::Pod*, const api::Pod& pod) {
         on_pod(pod, t == client::EventType::kDeleted);
@@ -64,14 +59,6 @@ ClaimController::ClaimController(client::RestClient& rest, ControllerOptions opt
         on_pod_group(group, t == client::EventType::kDeleted);
       });
 }
-
-ClaimController::~ClaimController() { stop(); }
-
-void ClaimController::start() { workers_.start(options_.workers); }
-
-void ClaimController::stop() { workers_.stop(); }
-
-bool ClaimController::wait_synced(int timeout_ms) { return workers_.wait_synced(timeout_ms); }
 
 void ClaimController::on_pod(const api::Pod& pod, bool deleted) {
   const std::string key = key_of(pod.metadata);
@@ -194,7 +181,7 @@ Result<void> ClaimController::sync_claim(const std::string& key) {
     if (!out.has_value() && out.error().code() == Code::kNotFound) return {};  // gone meanwhile
     if (!out.has_value()) return out.error();
     ASSIGN_OR_RETURN(current, api::decode_as<api::ResourceClaim>(*out));
-    options_.logger->debug("claim {}: reservedFor updated, dropped {}{}", key, decision.dropped.size(),
+    logger_->debug("claim {}: reservedFor updated, dropped {}{}", key, decision.dropped.size(),
                            decision.status.allocation ? "" : ", deallocated");
   }
   if (decision.remove_finalizer) {
@@ -217,7 +204,7 @@ Result<void> ClaimController::sync_claim(const std::string& key) {
       std::lock_guard<std::mutex> l(mu_);
       deleted_uids_.add(claim->metadata.uid);
     }
-    options_.logger->info("deleted claim {}: its pod is done or gone", key);
+    logger_->info("deleted claim {}: its pod is done or gone", key);
   }
   return {};
 }
@@ -252,7 +239,7 @@ Result<std::string> ClaimController::ensure_template_claim(const api::Pod& pod, 
   ASSIGN_OR_RETURN(std::string out, rest_.post(kResourceClaims.ns(ns),
                                                api::to_json(api::Object(claim))));
   ASSIGN_OR_RETURN(api::ResourceClaim created, api::decode_as<api::ResourceClaim>(out));
-  options_.logger->info("created claim {}/{} for pod {} claim {}", ns, created.metadata.name, pod.metadata.name,
+  logger_->info("created claim {}/{} for pod {} claim {}", ns, created.metadata.name, pod.metadata.name,
                         pc.name);
   std::lock_guard<std::mutex> l(mu_);
   created_[{pod.metadata.uid, pc.name}] = created.metadata.name;

@@ -41,19 +41,20 @@
 
 #include "api/codec.h"
 #include "client/event_recorder.h"
+#include "client/get_optional.h"
 #include "client/informer.h"
 #include "client/resource_path.h"
 #include "client/rest_client.h"
 #include "common/result.h"
 #include "common/reverse_index.h"
-#include "controllers/informers.h"
-#include "controllers/sync_workers.h"
 #include "common/uid_memo.h"
+#include "controllers/informers.h"
+#include "controllers/queue_controller.h"
 
 namespace draplane::controllers {
 
 struct ControllerOptions {
-  int workers = 8;
+  int workers = 8;  // 0: none (tests call the sync functions themselves)
   // The process's shared informers, started and stopped by their owner;
   // nullptr: the controller's own, started and stopped with it.
   Informers* informers = nullptr;
@@ -61,17 +62,11 @@ struct ControllerOptions {
   std::shared_ptr<spdlog::logger> logger;
 };
 
-class ClaimController {
+class ClaimController : public QueueController {
  public:
   // `rest` must outlive the controller.
   ClaimController(client::RestClient& rest, ControllerOptions options);
-  ~ClaimController();
-
-  // Starts the informers and workers; stop() (or the destructor) ends them.
-  void start();
-  void stop();
-  // True once every informer delivered its first list.
-  bool wait_synced(int timeout_ms);
+  ~ClaimController() { stop(); }
 
   // One reconciliation of the pod / claim with this "namespace/name" key.
   // OK when done (also when the object is gone); an error means "retry later".
@@ -99,13 +94,7 @@ class ClaimController {
   template <class T>
   Result<std::optional<T>> lookup(client::Informer<T>& cache, const client::Path& path, const std::string& key) {
     if (auto o = cache.get(key)) return std::optional<T>(std::move(*o));
-    auto body = rest_.get(path);
-    if (!body.has_value()) {
-      if (body.error().code() == Code::kNotFound) return std::optional<T>();
-      return body.error();
-    }
-    ASSIGN_OR_RETURN(T obj, api::decode_as<T>(*body));
-    return std::optional<T>(std::move(obj));
+    return client::get_optional<T>(rest_, path);
   }
   Result<std::string> ensure_template_claim(const api::Pod& pod, const api::PodResourceClaim& pc);
   Result<void> record_claim_statuses(const api::Pod& pod, const std::map<std::string, std::string>& names);
@@ -113,15 +102,10 @@ class ClaimController {
   Result<void> reserve_for_pod(const api::Pod& pod, const std::string& claim_name,
                                const api::ResourceClaimConsumerReference& consumer);
 
-  client::RestClient& rest_;
-  ControllerOptions options_;
-  InformersRef informers_;
   client::Informer<api::Pod>& pods_;
   client::Informer<api::ResourceClaim>& claims_;
   client::Informer<api::ResourceClaimTemplate>& templates_;
   client::Informer<api::PodGroup>& groups_;
-  client::EventRecorder events_;
-  SyncWorkers workers_;  // and the informers above
 
   std::mutex mu_;
   // Claim key -> the UIDs of the pods and PodGroups that own it or that it

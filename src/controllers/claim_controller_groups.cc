@@ -92,7 +92,7 @@ Result<std::string> ClaimController::ensure_group_template_claim(const api::PodG
   api::ResourceClaim claim = claim_from_group_template(group, gc, *tmpl);
   ASSIGN_OR_RETURN(std::string out, rest_.post(kResourceClaims.ns(ns), api::to_json(api::Object(claim))));
   ASSIGN_OR_RETURN(api::ResourceClaim created, api::decode_as<api::ResourceClaim>(out));
-  options_.logger->info("created claim {}/{} for podgroup {} claim {}", ns, created.metadata.name,
+  logger_->info("created claim {}/{} for podgroup {} claim {}", ns, created.metadata.name,
                         group.metadata.name, gc.name);
   std::lock_guard<std::mutex> l(mu_);
   group_created_[{group.metadata.uid, gc.name}] = created.metadata.name;

@@ -14,11 +14,6 @@
 namespace draplane::controllers {
 namespace {
 
-ControllerOptions with_logger(ControllerOptions o) {
-  o.logger = null_logger_if_unset(std::move(o.logger));
-  return o;
-}
-
 using client::resources::kDeployments;
 using client::resources::kReplicaSets;
 
@@ -42,14 +37,10 @@ bool has_progress_deadline(const api::Deployment& d) {
 }  // namespace
 
 DeploymentController::DeploymentController(client::RestClient& rest, ControllerOptions options)
-    : rest_(rest),
-      options_(with_logger(std::move(options))),
-      informers_(rest, options_.informers),
+    : QueueController(rest, {"deployment-controller", "deployment", options.workers, options.informers, options.logger},
+                      [this](const std::string& key) { return sync(key).status(); }),
       deployments_(informers_->deployments()),
-      sets_(informers_->replica_sets()),
-      events_(rest, event_options("deployment-controller")),
-      workers_("deployment", [this](const std::string& key) { return sync(key).status(); }, options_.logger) {
-  informers_.watch_with(workers_);
+      sets_(informers_->replica_sets()) {
   deployments_.add_handler([this](client::EventType, const api::Deployment*, const api::Deployment& d) {
     workers_.queue().add(key_of(d.metadata));
   });
@@ -57,14 +48,6 @@ DeploymentController::DeploymentController(client::RestClient& rest, ControllerO
     on_replica_set(old_rs, rs, t == client::EventType::kDeleted);
   });
 }
-
-DeploymentController::~DeploymentController() { stop(); }
-
-void DeploymentController::start() { workers_.start(options_.workers); }
-
-void DeploymentController::stop() { workers_.stop(); }
-
-bool DeploymentController::wait_synced(int timeout_ms) { return workers_.wait_synced(timeout_ms); }
 
 void DeploymentController::on_replica_set(const api::ReplicaSet* old_rs, const api::ReplicaSet& rs, bool deleted) {
   auto ref = controller_of(rs.metadata);
@@ -419,10 +402,7 @@ Result<void> DeploymentController::rollout_recreate(State& s) {
 }
 
 Result<void> DeploymentController::sync(const std::string& key) {
-  // Workers run from start(), but a sync must see complete caches (as
-  // kube-controller-manager waits for its informers before its workers): one
-  // seeing the object before its pods' list arrived would create or delete wrongly.
-  if (!wait_synced(30000)) return unexpected(Status(Code::kUnavailable, "informer caches not synced"));
+  RETURN_IF_ERROR(caches_synced());
   auto d = deployments_.get(key);
   if (!d) return {};
   State s;

@@ -45,18 +45,14 @@
 #include "common/result.h"
 #include "controllers/claim_controller.h"
 #include "controllers/informers.h"
-#include "controllers/sync_workers.h"
+#include "controllers/queue_controller.h"
 
 namespace draplane::controllers {
 
-class DeploymentController {
+class DeploymentController : public QueueController {
  public:
   DeploymentController(client::RestClient& rest, ControllerOptions options);
-  ~DeploymentController();
-
-  void start();
-  void stop();
-  bool wait_synced(int timeout_ms);
+  ~DeploymentController() { stop(); }
 
   // One reconciliation of the Deployment "namespace/name"; an error means
   // "retry later".
@@ -90,13 +86,8 @@ class DeploymentController {
   Result<void> check_paused_condition(State& s);
   std::vector<const api::ReplicaSet*> all_of(const State& s, const Split& split) const;
 
-  client::RestClient& rest_;
-  ControllerOptions options_;
-  InformersRef informers_;
   client::Informer<api::Deployment>& deployments_;
   client::Informer<api::ReplicaSet>& sets_;
-  client::EventRecorder events_;
-  SyncWorkers workers_;  // and the informers above
 };
 
 }  // namespace draplane::controllers

@@ -136,31 +136,15 @@ struct JobController::Sync {
 };
 
 JobController::JobController(client::RestClient& rest, JobControllerOptions options)
-    : rest_(rest),
+    : QueueController(rest, {"job-controller", "job", options.workers, options.informers, options.logger},
+                      [this](const std::string& key) { return sync_job(key).status(); }),
       options_(std::move(options)),
-      informers_(rest, options_.informers),
       jobs_(informers_->jobs()),
-      pods_(informers_->pods()),
-      events_(rest, event_options("job-controller")),
-      workers_("job", [this](const std::string& key) { return sync_job(key).status(); },
-               null_logger_if_unset(options_.logger)) {
-  informers_.watch_with(workers_);
-  options_.logger = null_logger_if_unset(options_.logger);
+      pods_(informers_->pods()) {
   if (!options_.clock) options_.clock = common::real_clock();
   jobs_.add_handler([this](client::EventType, const api::Job*, const api::Job& job) { workers_.queue().add(key_of(job.metadata)); });
   pods_.add_handler([this](client::EventType, const api::Pod*, const api::Pod& pod) { on_pod(pod); });
 }
-
-JobController::~JobController() { stop(); }
-
-void JobController::start() {
-  if (options_.workers > 0) workers_.start(options_.workers);
-  else workers_.start_watches();
-}
-
-void JobController::stop() { workers_.stop(); }
-
-bool JobController::wait_synced(int timeout_ms) { return workers_.wait_synced(timeout_ms); }
 
 void JobController::on_pod(const api::Pod& pod) {
   for (const auto& r : pod.metadata.ownerReferences) {
@@ -562,10 +546,7 @@ Result<void> JobController::manage_pods(Sync& s) {
 }
 
 Result<void> JobController::sync_job(const std::string& key) {
-  // Workers run from start(), but a sync must see complete caches (as
-  // kube-controller-manager waits for its informers before its workers): one
-  // seeing the object before its pods' list arrived would create or delete wrongly.
-  if (!wait_synced(30000)) return unexpected(Status(Code::kUnavailable, "informer caches not synced"));
+  RETURN_IF_ERROR(caches_synced());
   auto cached = jobs_.get(key);
   if (!cached) {
     std::lock_guard<std::mutex> l(mu_);

@@ -36,7 +36,7 @@
 #include "common/clock.h"
 #include "common/result.h"
 #include "controllers/informers.h"
-#include "controllers/sync_workers.h"
+#include "controllers/queue_controller.h"
 
 namespace draplane::controllers {
 
@@ -54,15 +54,11 @@ struct JobControllerOptions {
   Informers* informers = nullptr;
 };
 
-class JobController {
+class JobController : public QueueController {
  public:
   // `rest` must outlive the controller.
   JobController(client::RestClient& rest, JobControllerOptions options);
-  ~JobController();
-
-  void start();
-  void stop();
-  bool wait_synced(int timeout_ms);
+  ~JobController() { stop(); }
 
   // One reconciliation of the Job "namespace/name". OK when done (also when it
   // is gone); an error means "retry later".
@@ -91,13 +87,9 @@ class JobController {
   Result<void> finish(Sync& s);
   void event(const api::Job& job, const char* type, const char* reason, const std::string& message);
 
-  client::RestClient& rest_;
   JobControllerOptions options_;
-  InformersRef informers_;
   client::Informer<api::Job>& jobs_;
   client::Informer<api::Pod>& pods_;
-  client::EventRecorder events_;
-  SyncWorkers workers_;  // and the informers above
 
   std::mutex mu_;
   std::map<std::string, Backoff> backoff_;  // job key -> pod failures

@@ -12,11 +12,6 @@
 namespace draplane::controllers {
 namespace {
 
-ControllerOptions with_logger(ControllerOptions o) {
-  o.logger = null_logger_if_unset(std::move(o.logger));
-  return o;
-}
-
 using client::resources::kPods;
 using client::resources::kReplicaSets;
 
@@ -41,14 +36,10 @@ Result<void> delete_pod(client::RestClient& rest, const api::Pod& pod) {
 }  // namespace
 
 ReplicaSetController::ReplicaSetController(client::RestClient& rest, ControllerOptions options)
-    : rest_(rest),
-      options_(with_logger(std::move(options))),
-      informers_(rest, options_.informers),
+    : QueueController(rest, {"replicaset-controller", "replicaset", options.workers, options.informers, options.logger},
+                      [this](const std::string& key) { return sync(key).status(); }),
       sets_(informers_->replica_sets()),
-      pods_(informers_->pods()),
-      events_(rest, event_options("replicaset-controller")),
-      workers_("replicaset", [this](const std::string& key) { return sync(key).status(); }, options_.logger) {
-  informers_.watch_with(workers_);
+      pods_(informers_->pods()) {
   sets_.add_handler([this](client::EventType, const api::ReplicaSet*, const api::ReplicaSet& rs) {
     workers_.queue().add(key_of(rs.metadata));
   });
@@ -56,14 +47,6 @@ ReplicaSetController::ReplicaSetController(client::RestClient& rest, ControllerO
     on_pod(old_pod, pod, t == client::EventType::kDeleted);
   });
 }
-
-ReplicaSetController::~ReplicaSetController() { stop(); }
-
-void ReplicaSetController::start() { workers_.start(options_.workers); }
-
-void ReplicaSetController::stop() { workers_.stop(); }
-
-bool ReplicaSetController::wait_synced(int timeout_ms) { return workers_.wait_synced(timeout_ms); }
 
 void ReplicaSetController::on_pod(const api::Pod* old_pod, const api::Pod& pod, bool deleted) {
   auto ref = controller_of(pod.metadata);
@@ -212,10 +195,7 @@ Result<void> ReplicaSetController::write_status(const api::ReplicaSet& rs, const
 }
 
 Result<void> ReplicaSetController::sync(const std::string& key) {
-  // Workers run from start(), but a sync must see complete caches (as
-  // kube-controller-manager waits for its informers before its workers): one
-  // seeing the object before its pods' list arrived would create or delete wrongly.
-  if (!wait_synced(30000)) return unexpected(Status(Code::kUnavailable, "informer caches not synced"));
+  RETURN_IF_ERROR(caches_synced());
   auto rs = sets_.get(key);
   if (!rs) {
     std::lock_guard<std::mutex> l(mu_);

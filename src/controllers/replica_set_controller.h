@@ -36,18 +36,14 @@
 #include "common/result.h"
 #include "controllers/claim_controller.h"
 #include "controllers/informers.h"
-#include "controllers/sync_workers.h"
+#include "controllers/queue_controller.h"
 
 namespace draplane::controllers {
 
-class ReplicaSetController {
+class ReplicaSetController : public QueueController {
  public:
   ReplicaSetController(client::RestClient& rest, ControllerOptions options);
-  ~ReplicaSetController();
-
-  void start();
-  void stop();
-  bool wait_synced(int timeout_ms);
+  ~ReplicaSetController() { stop(); }
 
   // One reconciliation of the ReplicaSet "namespace/name"; an error means
   // "retry later".
@@ -71,13 +67,8 @@ class ReplicaSetController {
                 int pending_creates);
   Result<void> write_status(const api::ReplicaSet& rs, const api::ReplicaSetStatus& st);
 
-  client::RestClient& rest_;
-  ControllerOptions options_;
-  InformersRef informers_;
   client::Informer<api::ReplicaSet>& sets_;
   client::Informer<api::Pod>& pods_;
-  client::EventRecorder events_;
-  SyncWorkers workers_;  // and the informers above
 
   std::mutex mu_;
   std::map<std::string, Expectations> expect_;  // RS key -> its writes the cache may not show yet

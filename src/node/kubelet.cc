@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "api/codec.h"
+#include "client/get_optional.h"
 #include "client/resource_path.h"
 #include "node/cdi.h"
 #include "node/checkpoint.h"
@@ -29,18 +30,6 @@ client::Path pod_path(const std::string& ns, const std::string& name) { return k
 constexpr const char* kProcessRecord = "process.json";
 constexpr client::ResourcePath kConfigMaps{"", "v1", "configmaps"};
 constexpr client::ResourcePath kSecrets{"", "v1", "secrets"};
-
-// GET of one object: nullopt when it does not exist.
-template <typename T>
-Result<std::optional<T>> get_optional(client::RestClient& rest, const client::Path& path) {
-  auto body = rest.get(path);
-  if (!body.has_value()) {
-    if (body.error().code() == Code::kNotFound) return std::optional<T>();
-    return body.error();
-  }
-  ASSIGN_OR_RETURN(T obj, api::decode_as<T>(*body));
-  return std::optional<T>(std::move(obj));
-}
 
 bool terminal(const api::Pod& pod) { return pod.status.phase == "Succeeded" || pod.status.phase == "Failed"; }
 
@@ -408,9 +397,9 @@ void Kubelet::start_container(Worker& w, size_t i, const std::map<std::string, P
   if (p.waiter.joinable()) p.waiter.join();
   EnvSources sources;
   sources.config_map = [&](const std::string& name) {
-    return get_optional<api::ConfigMap>(rest_, kConfigMaps.ns(w.ns).name(name));
+    return client::get_optional<api::ConfigMap>(rest_, kConfigMaps.ns(w.ns).name(name));
   };
-  sources.secret = [&](const std::string& name) { return get_optional<api::Secret>(rest_, kSecrets.ns(w.ns).name(name)); };
+  sources.secret = [&](const std::string& name) { return client::get_optional<api::Secret>(rest_, kSecrets.ns(w.ns).name(name)); };
   auto own = resolve_container_env(w.pod, c, sources);
   if (!own.has_value()) {
     // The kubelet's CreateContainerConfigError: the container waits, and is
