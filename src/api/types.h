@@ -1039,5 +1039,19 @@ inline constexpr const char* kGroup = "resource.k8s.io";
 inline constexpr const char* kResourceV1 = "resource.k8s.io/v1";
 inline constexpr const char* kAllocationModeExactCount = "ExactCount";
 inline constexpr const char* kAllocationModeAll = "All";
+// Names the resource API defines for its writers (k8s.io/api/resource/v1),
+// written by the claim controller and the scheduler alike: the finalizer of an
+// allocated claim, the pod claim a generated claim is for, and the claim made
+// for a pod's extended resources.
+inline constexpr const char* kDeleteProtectionFinalizer = "resource.kubernetes.io/delete-protection";
+inline constexpr const char* kPodClaimNameAnnotation = "resource.kubernetes.io/pod-claim-name";
+inline constexpr const char* kExtendedResourceClaimAnnotation = "resource.kubernetes.io/extended-resource-claim";
+// batch/v1's (k8s.io/api/batch/v1): the API server labels a Job's pod
+// template with these at create, the Job controller reads and writes them.
+inline constexpr const char* kJobTrackingFinalizer = "batch.kubernetes.io/job-tracking";
+inline constexpr const char* kJobCompletionIndex = "batch.kubernetes.io/job-completion-index";
+inline constexpr const char* kJobIndexFailureCount = "batch.kubernetes.io/job-index-failure-count";
+inline constexpr const char* kJobControllerUid = "batch.kubernetes.io/controller-uid";
+inline constexpr const char* kJobName = "batch.kubernetes.io/job-name";
 
 }  // namespace draplane::api

@@ -27,8 +27,8 @@
 
 namespace draplane::controllers {
 
-inline constexpr const char* kPodClaimNameAnnotation = "resource.kubernetes.io/pod-claim-name";
-inline constexpr const char* kDeleteProtectionFinalizer = "resource.kubernetes.io/delete-protection";
+using api::kDeleteProtectionFinalizer;
+using api::kPodClaimNameAnnotation;
 // Upstream: leave room for "-" and 5 random characters in a 63-character name.
 inline constexpr size_t kMaxGenerateNameBase = 57;
 

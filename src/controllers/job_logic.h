@@ -15,11 +15,11 @@
 
 namespace draplane::controllers {
 
-inline constexpr const char* kJobTrackingFinalizer = "batch.kubernetes.io/job-tracking";
-inline constexpr const char* kJobCompletionIndex = "batch.kubernetes.io/job-completion-index";
-inline constexpr const char* kJobIndexFailureCount = "batch.kubernetes.io/job-index-failure-count";
-inline constexpr const char* kJobControllerUid = "batch.kubernetes.io/controller-uid";
-inline constexpr const char* kJobName = "batch.kubernetes.io/job-name";
+using api::kJobCompletionIndex;
+using api::kJobControllerUid;
+using api::kJobIndexFailureCount;
+using api::kJobName;
+using api::kJobTrackingFinalizer;
 // draplane's gang shorthand (sched/gang.h), copied from a Job to its pods.
 inline constexpr const char* kGangAnnotation = "draplane.io/gang";
 inline constexpr const char* kGangMinMemberAnnotation = "draplane.io/gang-min-member";

@@ -17,10 +17,10 @@
 
 namespace draplane::sched {
 
-inline constexpr const char* kExtendedResourceClaimAnnotation = "resource.kubernetes.io/extended-resource-claim";
+using api::kDeleteProtectionFinalizer;
+using api::kExtendedResourceClaimAnnotation;
+using api::kPodClaimNameAnnotation;
 inline constexpr const char* kImplicitExtendedPrefix = "deviceclass.resource.kubernetes.io/";
-inline constexpr const char* kDeleteProtectionFinalizer = "resource.kubernetes.io/delete-protection";
-inline constexpr const char* kPodClaimNameAnnotation = "resource.kubernetes.io/pod-claim-name";
 
 struct ResolvedClaims {
   std::vector<std::string> keys;  // "namespace/name", in spec order, without duplicates

@@ -81,14 +81,14 @@ class JobStrategy final : public WorkloadStrategy {
     auto& a = obj.GetAllocator();
     JsonValue& spec = ensure_object(obj, "spec", a);
     JsonValue& labels = ensure_object(ensure_object(ensure_object(spec, "template", a), "metadata", a), "labels", a);
-    for (const auto& [key, value] : {std::pair{"batch.kubernetes.io/controller-uid", uid},
-                                     std::pair{"batch.kubernetes.io/job-name", name}, std::pair{"controller-uid", uid},
+    for (const auto& [key, value] : {std::pair{api::kJobControllerUid, uid},
+                                     std::pair{api::kJobName, name}, std::pair{"controller-uid", uid},
                                      std::pair{"job-name", name}}) {
       if (find(labels, {key}) == nullptr && !value.empty()) set_string(labels, key, value, a);
     }
     JsonValue& match = ensure_object(ensure_object(spec, "selector", a), "matchLabels", a);
-    if (find(match, {"batch.kubernetes.io/controller-uid"}) == nullptr && !uid.empty()) {
-      set_string(match, "batch.kubernetes.io/controller-uid", uid, a);
+    if (find(match, {api::kJobControllerUid}) == nullptr && !uid.empty()) {
+      set_string(match, api::kJobControllerUid, uid, a);
     }
     return std::nullopt;
   }
