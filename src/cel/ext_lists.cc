@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "cel/functions.h"
+#include "cel/overload_adder.h"
 
 namespace draplane::cel::lib {
 
@@ -291,9 +292,7 @@ Value opt_index(const Value* a) {
 }  // namespace
 
 void register_lists(std::vector<Overload>& out) {
-  auto add = [&](std::string id, std::string fn, bool member, std::vector<Type> params, Type result, FnImpl impl) {
-    out.push_back(Overload{std::move(id), std::move(fn), member, std::move(params), std::move(result), impl, true});
-  };
+  const OverloadAdder add(out, /*size_cost=*/true);
   // Kubernetes' lists library (library/lists.go) declares isSorted, min and max
   // per comparable type and sum per summable type (int, uint, double,
   // duration): a list of lists or maps does not type-check.

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "cel/functions.h"
+#include "cel/overload_adder.h"
 #include "cel/lexer.h"
 
 namespace draplane::cel::lib {
@@ -216,9 +217,7 @@ std::string quote_string(std::string_view s) {
 }
 
 void register_strings(std::vector<Overload>& out) {
-  auto add = [&](std::string id, std::string fn, bool member, std::vector<Type> params, Type result, FnImpl impl) {
-    out.push_back(Overload{std::move(id), std::move(fn), member, std::move(params), std::move(result), impl, true});
-  };
+  const OverloadAdder add(out, /*size_cost=*/true);
   add("string_char_at_int", "charAt", true, {kS, kI}, kS, char_at);
   add("string_index_of_string", "indexOf", true, {kS, kS}, kI, index_of);
   add("string_index_of_string_int", "indexOf", true, {kS, kS, kI}, kI, index_of_offset);

@@ -9,6 +9,7 @@
 
 #include "api/validation_core.h"
 #include "cel/functions.h"
+#include "cel/overload_adder.h"
 #include "cel/url.h"
 #include "common/civil_date.h"
 
@@ -179,9 +180,7 @@ Value validate(const Value* a) {
 }  // namespace
 
 void register_format(std::vector<Overload>& out) {
-  auto add = [&](std::string id, std::string fn, bool member, std::vector<Type> params, Type result, FnImpl impl) {
-    out.push_back(Overload{std::move(id), std::move(fn), member, std::move(params), std::move(result), impl, false});
-  };
+  const OverloadAdder add(out);
   add("format-named", "format.named", false, {kS}, Type::optional(kF), named);
   static constexpr auto kConstants = constants(std::make_index_sequence<format::kFormatCount>());
   static_assert(kConstants.size() == 13);

@@ -8,6 +8,7 @@
 
 #include "cel/big_quantity.h"
 #include "cel/functions.h"
+#include "cel/overload_adder.h"
 
 namespace draplane::cel::lib {
 
@@ -130,9 +131,7 @@ Value find_all_n(const Value* a) { return find_all_impl(a[0].str(), a[1].str(), 
 }  // namespace
 
 void register_kubernetes(std::vector<Overload>& out) {
-  auto add = [&](std::string id, std::string fn, bool member, std::vector<Type> params, Type result, FnImpl impl) {
-    out.push_back(Overload{std::move(id), std::move(fn), member, std::move(params), std::move(result), impl, false});
-  };
+  const OverloadAdder add(out);
   add("string_to_quantity", "quantity", false, {kS}, kQ, quantity);
   add("is_quantity_string", "isQuantity", false, {kS}, kB, is_quantity);
   // quantity.go declares sign with cel.Overload: global only, sign(q).

@@ -4,6 +4,7 @@
 // isCIDR(), containsIP/containsCIDR/ip/masked/prefixLength, url(), isURL() and
 // the URL accessors, plus string() of IPs and CIDRs.
 #include "cel/functions.h"
+#include "cel/overload_adder.h"
 #include "cel/net.h"
 #include "cel/url.h"
 
@@ -105,10 +106,7 @@ Value get_query(const Value* a) {
 }  // namespace
 
 void register_net(std::vector<Overload>& out) {
-  auto add = [&](std::string id, std::string fn, bool member, std::vector<Type> params, Type result, FnImpl impl,
-                 bool size_cost = false) {
-    out.push_back(Overload{std::move(id), std::move(fn), member, std::move(params), std::move(result), impl, size_cost});
-  };
+  const OverloadAdder add(out);
   add("string_to_ip", "ip", false, {kS}, kIP, ip, true);
   add("is_ip", "isIP", false, {kS}, kB, parses<IpAddr, parse_ip>, true);
   add("ip_is_canonical", "ip.isCanonical", false, {kS}, kB, ip_is_canonical, true);

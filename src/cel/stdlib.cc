@@ -8,6 +8,7 @@
 #include <re2/re2.h>
 
 #include "cel/functions.h"
+#include "cel/overload_adder.h"
 
 namespace draplane::cel {
 
@@ -339,10 +340,7 @@ Value not_strictly_false(const Value* a) { return Value::boolean(a[0].kind != Va
 }  // namespace
 
 void register_standard(std::vector<Overload>& out) {
-  auto add = [&](std::string id, std::string fn, bool member, std::vector<Type> params, Type result, FnImpl impl,
-                 bool size_cost = false) {
-    out.push_back(Overload{std::move(id), std::move(fn), member, std::move(params), std::move(result), impl, size_cost});
-  };
+  const OverloadAdder add(out);
   add("add_int64", "_+_", false, {kI, kI}, kI, add_int);
   add("add_uint64", "_+_", false, {kU, kU}, kU, add_uint);
   add("add_double", "_+_", false, {kD, kD}, kD, add_double);

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "cel/functions.h"
+#include "cel/overload_adder.h"
 #include "cel/time.h"
 
 namespace draplane::cel::lib {
@@ -134,9 +135,7 @@ Value dur_millis(const Value* a) { return Value::integer(a[0].i / 1000000); }
 }  // namespace
 
 void register_time(std::vector<Overload>& out) {
-  auto add = [&](std::string id, std::string fn, bool member, std::vector<Type> params, Type result, FnImpl impl) {
-    out.push_back(Overload{std::move(id), std::move(fn), member, std::move(params), std::move(result), impl, false});
-  };
+  const OverloadAdder add(out);
   add("timestamp_to_timestamp", "timestamp", false, {kT}, kT, identity);
   add("int64_to_timestamp", "timestamp", false, {kI}, kT, ts_from_int);
   add("string_to_timestamp", "timestamp", false, {kS}, kT, ts_from_string);
