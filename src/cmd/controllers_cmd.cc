@@ -13,6 +13,7 @@
 #include "cmd/commands.h"
 #include "cmd/component.h"
 #include "cmd/leader_elect_flags.h"
+#include "cmd/master_flag.h"
 #include "controllers/claim_controller.h"
 
 namespace draplane::cmd {
@@ -28,12 +29,11 @@ struct ControllerFlags {
 };
 
 int run(const ControllerFlags& f) {
-  auto cfg = client::load_kubeconfig(f.kubeconfig, f.context);
+  auto cfg = load_kubeconfig_with_master(f.kubeconfig, f.context, f.master);
   if (!cfg.has_value()) {
     std::cerr << "error: --kubeconfig: " << cfg.error().message() << "\n";
     return 2;
   }
-  if (!f.master.empty()) cfg->server = f.master;
   auto rest = client::RestClient::create(*cfg);
   if (!rest.has_value()) {
     std::cerr << "error: " << rest.error().message() << "\n";
@@ -56,8 +56,7 @@ void add_controllers(CLI::App& app, int& exit_code) {
   sub->add_option("--context", f->context, "Kubeconfig context");
   sub->add_option("--workers", f->workers, "Concurrent syncs")->capture_default_str();
   sub->add_flag("-v,--verbose", f->verbose, "Debug logging");
-  sub->add_option("--master", f->master,
-                  "API server URL, overriding the kubeconfig's; several comma-separated URLs fail over");
+  add_master_option(*sub, f->master);
   add_leader_elect_options(*sub, f->elect, "draplane-controllers");
   sub->callback([f, &exit_code] { exit_code = run(*f); });
 }

@@ -11,6 +11,7 @@
 #include "cmd/commands.h"
 #include "cmd/component.h"
 #include "cmd/leader_elect_flags.h"
+#include "cmd/master_flag.h"
 #include "sched/policy_flag.h"
 #include "sched/runner.h"
 
@@ -35,12 +36,11 @@ int run(const SchedulerFlags& f) {
     std::cerr << "error: " << p.error().message() << "\n";
     return 2;
   }
-  auto cfg = client::load_kubeconfig(f.kubeconfig, f.context);
+  auto cfg = load_kubeconfig_with_master(f.kubeconfig, f.context, f.master);
   if (!cfg) {
     std::cerr << "error: " << cfg.error().message() << "\n";
     return 2;
   }
-  if (!f.master.empty()) cfg->server = f.master;
   auto watch_client = client::RestClient::create(*cfg);
   auto write_client = client::RestClient::create(*cfg);
   if (!watch_client || !write_client) {
@@ -73,8 +73,7 @@ void add_scheduler(CLI::App& app, int& exit_code) {
   cmd->add_flag("--only-named", flags->only_named,
                 "serve only pods naming this scheduler (not \"\" or default-scheduler)");
   cmd->add_flag("-v,--verbose", flags->verbose, "debug logging");
-  cmd->add_option("--master", flags->master,
-                  "API server URL, overriding the kubeconfig's; several comma-separated URLs fail over");
+  add_master_option(*cmd, flags->master);
   add_leader_elect_options(*cmd, flags->elect, "draplane-scheduler");
   cmd->callback([flags, &exit_code] { exit_code = run(*flags); });
 }
