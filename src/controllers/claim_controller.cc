@@ -10,7 +10,6 @@
 #include "client/resource_path.h"
 #include "controllers/claim_logic.h"
 #include "controllers/device_taint_controller.h"
-#include "controllers/informer_options.h"
 #include "controllers/deployment_controller.h"
 #include "controllers/job_controller.h"
 #include "controllers/replica_set_controller.h"

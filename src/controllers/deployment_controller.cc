@@ -8,7 +8,6 @@
 #include "client/resource_path.h"
 #include "common/rfc3339.h"
 #include "controllers/deployment_logic.h"
-#include "controllers/informer_options.h"
 #include "controllers/replica_set_logic.h"
 
 namespace draplane::controllers {

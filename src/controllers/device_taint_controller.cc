@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "api/codec.h"
+#include "client/get_optional.h"
 #include "client/resource_path.h"
 #include "common/rfc3339.h"
 #include "controllers/informer_options.h"
@@ -222,12 +223,9 @@ Result<std::chrono::milliseconds> DeviceTaintController::evict(const std::string
 
 Result<bool> DeviceTaintController::delete_pod(const PodEviction& e) {
   const client::Path path = kPods.ns(e.ns).name(e.name);
-  auto body = rest_.get(path);
-  if (!body.has_value()) {
-    if (body.error().code() == Code::kNotFound) return false;
-    return body.error();
-  }
-  ASSIGN_OR_RETURN(api::Pod pod, api::decode_as<api::Pod>(*body));
+  ASSIGN_OR_RETURN(auto found, client::get_optional<api::Pod>(rest_, path));
+  if (!found) return false;
+  api::Pod& pod = *found;
   // Replaced by a pod of the same name: not ours. Already going: done (upstream
   // counts it as evicted).
   if (pod.metadata.uid != e.uid) return false;

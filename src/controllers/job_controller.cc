@@ -8,9 +8,9 @@
 
 #include "api/codec.h"
 #include "api/validation.h"
+#include "client/get_optional.h"
 #include "client/resource_path.h"
 #include "common/rfc3339.h"
-#include "controllers/informer_options.h"
 #include "controllers/job_logic.h"
 #include "controllers/replica_set_logic.h"
 
@@ -190,7 +190,7 @@ Result<void> JobController::write_status(Sync& s) {
 Result<void> JobController::release_pod(const api::Pod& cached) {
   {
     std::lock_guard<std::mutex> l(mu_);
-    if (released_uids_.count(cached.metadata.uid)) return {};
+    if (released_uids_.contains(cached.metadata.uid)) return {};
   }
   const client::Path path = kPods.ns(cached.metadata.namespace_).name(cached.metadata.name);
   api::Pod pod = cached;
@@ -201,25 +201,20 @@ Result<void> JobController::release_pod(const api::Pod& cached) {
     auto out = rest_.put(path, api::to_json(api::Object(pod)));
     if (out.has_value() || out.error().code() == Code::kNotFound) break;
     if (out.error().code() != Code::kConflict) return out.error();
-    auto body = rest_.get(path);
-    if (!body.has_value()) {
-      if (body.error().code() == Code::kNotFound) break;
-      return body.error();
-    }
-    ASSIGN_OR_RETURN(pod, api::decode_as<api::Pod>(*body));
+    ASSIGN_OR_RETURN(auto fresh, client::get_optional<api::Pod>(rest_, path));
+    if (!fresh) break;
+    pod = std::move(*fresh);
   }
   std::lock_guard<std::mutex> l(mu_);
-  if (released_uids_.size() >= kUidMemo) released_uids_.clear();
-  released_uids_.insert(cached.metadata.uid);
+  released_uids_.add(cached.metadata.uid);
   return {};
 }
 
 Result<void> JobController::delete_pod(Sync& s, const api::Pod& pod) {
   {
     std::lock_guard<std::mutex> l(mu_);
-    if (deleted_uids_.count(pod.metadata.uid)) return {};
-    if (deleted_uids_.size() >= kUidMemo) deleted_uids_.clear();
-    deleted_uids_.insert(pod.metadata.uid);
+    if (deleted_uids_.contains(pod.metadata.uid)) return {};
+    deleted_uids_.add(pod.metadata.uid);
   }
   std::string opts = "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"preconditions\":{\"uid\":\"" +
                      pod.metadata.uid + "\"}}";
@@ -262,8 +257,8 @@ Result<void> JobController::count_finished(Sync& s) {
     bool ours;
     {
       std::lock_guard<std::mutex> l(mu_);
-      ours = deleted_uids_.count(p.metadata.uid) > 0;
-      if (released_uids_.count(p.metadata.uid)) continue;
+      ours = deleted_uids_.contains(p.metadata.uid);
+      if (released_uids_.contains(p.metadata.uid)) continue;
     }
     if (p.status.phase == "Succeeded") {
       unc.succeeded.insert(p.metadata.uid);
@@ -643,7 +638,7 @@ Result<void> JobController::sync_job(const std::string& key) {
     bool deleted_by_us;
     {
       std::lock_guard<std::mutex> l(mu_);
-      deleted_by_us = deleted_uids_.count(p.metadata.uid) > 0;
+      deleted_by_us = deleted_uids_.contains(p.metadata.uid);
     }
     if (active(p) && !deleted_by_us) {
       ++n_active;

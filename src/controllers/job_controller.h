@@ -35,6 +35,7 @@
 #include "client/rest_client.h"
 #include "common/clock.h"
 #include "common/result.h"
+#include "common/uid_memo.h"
 #include "controllers/informers.h"
 #include "controllers/queue_controller.h"
 
@@ -98,9 +99,9 @@ class JobController : public QueueController {
   // Job key -> names of pods created and not yet seen in the cache, with when.
   std::map<std::string, std::map<std::string, common::Clock::TimePoint>> expected_;
   // UIDs of pods this controller deleted (not counted as failures) or released
-  // (finalizer removed); the newest few thousand are kept.
-  std::set<std::string> deleted_uids_;
-  std::set<std::string> released_uids_;
+  // (finalizer removed); the newest 4096 are kept.
+  common::UidMemo deleted_uids_{4096};
+  common::UidMemo released_uids_{4096};
   // Jobs whose Workload and PodGroup exist and are theirs (created, or found
   // controlled by the Job), by UID, with the gang minCount they were given.
   std::map<std::string, int32_t> grouped_;

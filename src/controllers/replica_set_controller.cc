@@ -6,7 +6,6 @@
 #include "api/codec.h"
 #include "client/resource_path.h"
 #include "common/rfc3339.h"
-#include "controllers/informer_options.h"
 #include "controllers/replica_set_logic.h"
 
 namespace draplane::controllers {

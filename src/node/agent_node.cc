@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "api/codec.h"
+#include "client/get_optional.h"
 #include "client/resource_path.h"
 
 namespace draplane::node {
@@ -137,15 +138,12 @@ Status register_node(client::RestClient& rest, const api::Node& node) {
 Status heartbeat_node(client::RestClient& rest, const api::Node& node) {
   const client::Path path = kNodes.name(node.metadata.name);
   for (int attempt = 0; attempt < 5; ++attempt) {
-    auto body = rest.get(path);
-    if (!body.has_value()) {
-      if (body.error().code() == Code::kNotFound) return register_node(rest, node);
-      return body.error();
-    }
-    auto cur = api::decode_as<api::Node>(*body);
-    if (!cur.has_value()) return cur.error();
-    cur->status = node.status;
-    auto out = rest.put(path.sub("status"), api::to_json(api::Object(*cur)));
+    auto found = client::get_optional<api::Node>(rest, path);
+    if (!found.has_value()) return found.error();
+    if (!*found) return register_node(rest, node);
+    api::Node& cur = **found;
+    cur.status = node.status;
+    auto out = rest.put(path.sub("status"), api::to_json(api::Object(cur)));
     if (out.has_value()) return {};
     if (out.error().code() != Code::kConflict) return out.error();
   }

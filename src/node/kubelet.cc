@@ -645,11 +645,10 @@ Status Kubelet::report(Worker& w, const std::string& phase, const std::string& m
       if (!w.pod.metadata.resourceVersion.empty()) cur = w.pod;
     }
     if (!cur) {
-      auto body = rest_.get(path);
-      if (!body.has_value()) return body.error().code() == Code::kNotFound ? Status() : body.error();
-      auto decoded = api::decode_as<api::Pod>(*body);
-      if (!decoded.has_value()) return decoded.error();
-      cur = std::move(*decoded);
+      auto found = client::get_optional<api::Pod>(rest_, path);
+      if (!found.has_value()) return found.error();
+      if (!*found) return {};
+      cur = std::move(**found);
     }
     if (cur->metadata.uid != w.uid) return {};
     std::vector<ContainerState> states;
