@@ -13,13 +13,18 @@ namespace {
 
 using namespace ::draplane::sched::testing;  // NOLINT: the harness's builders
 
-TEST(NodeGroups, IdenticalNodesCostOneTry) {
-  Harness h;
-  for (int i = 0; i < 50; ++i) {
+// `count` nodes node-100, node-101, ... with `gpus` GPUs each.
+void add_gpu_nodes(Harness& h, int count, int gpus) {
+  for (int i = 0; i < count; ++i) {
     const std::string n = "node-" + std::to_string(100 + i);
     h.add(node(n));
-    h.add(gpu_slice(n, 4));
+    h.add(gpu_slice(n, gpus));
   }
+}
+
+TEST(NodeGroups, IdenticalNodesCostOneTry) {
+  Harness h;
+  add_gpu_nodes(h, 50, 4);
   h.add(gpu_class());
   h.add(claim("c1"));
   h.add(pod("p1", {"c1"}));
@@ -231,11 +236,7 @@ TEST(NodeGroups, SameAnswersAsNodeByNodeOnRandomClusters) {
 
 TEST(NodeGroups, ExtendedResourcesServedByDraUseTheGroups) {
   Harness h;
-  for (int i = 0; i < 20; ++i) {
-    const std::string n = "node-" + std::to_string(100 + i);
-    h.add(node(n));
-    h.add(gpu_slice(n, 2));
-  }
+  add_gpu_nodes(h, 20, 2);
   api::DeviceClass cls = gpu_class();
   cls.spec.extendedResourceName = "example.com/gpu";
   h.add(cls);

@@ -192,14 +192,15 @@ TEST(Scheduler, ExtendedResourceServedByDeviceClass) {
 
 // Waits (up to 2 s) until a binding thread has bound the pod `key` in the
 // fake API; its completion waits for quiesce().
-void wait_bound_by_worker(Harness& h, const std::string& key) {
+bool wait_bound_by_worker(Harness& h, const std::string& key) {
   for (int i = 0; i < 2000; ++i) {
     {
       std::lock_guard<std::recursive_mutex> l(h.api.mu);
-      if (!h.api.pods.at(key).spec.nodeName.empty()) return;
+      if (!h.api.pods.at(key).spec.nodeName.empty()) return true;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
+  return false;
 }
 
 // The created extended-resource claim's events (its allocation included) may
@@ -223,7 +224,7 @@ TEST(Scheduler, ExtendedClaimSeenBeforeItsBindingCompletesKeepsItsDevices) {
   h.add(gpu_pod("first"));
   ASSERT_EQ(h.sched.schedule_one().outcome, Outcome::kBinding);
   // The bind worker writes the claim and binds; its completion waits for quiesce().
-  wait_bound_by_worker(h, "default/first");
+  ASSERT_TRUE(wait_bound_by_worker(h, "default/first"));
   std::deque<Event> early;
   {
     std::lock_guard<std::recursive_mutex> l(h.api.mu);
@@ -259,7 +260,7 @@ TEST(Scheduler, AClaimDeletedBeforeItsBindingCompletesFreesItsDevice) {
   h.add(claim("c1"));
   h.add(pod("first", {"c1"}));
   ASSERT_EQ(h.sched.schedule_one().outcome, Outcome::kBinding);
-  wait_bound_by_worker(h, "default/first");
+  ASSERT_TRUE(wait_bound_by_worker(h, "default/first"));
   // The writes' events, then the deletions, all before the binding's answer.
   std::deque<Event> early;
   api::Pod bound_pod;
