@@ -1252,12 +1252,23 @@ void ApiServer::Impl::drop_owner_reference(const Dependent& d, const std::string
 void ApiServer::Impl::collect_dependents(const std::string& owner_uid, const std::string& namespace_,
                                          int64_t revision) {
   for (auto& d : dependents_of(owner_uid, namespace_, revision)) {
-    if (references_to(d.stored.object, owner_uid).first == reference_count(d.stored.object)) {
+    // A dependent written meanwhile (its controller releasing it as its owner
+    // goes: a claim's reservation and finalizer) is read again and collected
+    // on its new version; a lost race left it owned by nothing that exists.
+    for (int attempt = 0; attempt < 16; ++attempt) {
+      const size_t refs = references_to(d.stored.object, owner_uid).first;
+      if (refs == 0) break;
+      if (refs != reference_count(d.stored.object)) {
+        drop_owner_reference(d, owner_uid);  // other owners remain: only the deleted one's reference goes
+        break;
+      }
       Target dep{d.resource, get_string(d.stored.object, {"metadata", "namespace"}),
                  get_string(d.stored.object, {"metadata", "name"}), ""};
-      (void)delete_object(dep, std::move(d.stored), false);
-    } else {
-      drop_owner_reference(d, owner_uid);  // other owners remain: only the deleted one's reference goes
+      auto deleted = delete_object(dep, std::move(d.stored), false);
+      if (deleted.has_value() || deleted.error().code() != Code::kConflict) break;
+      auto again = load(d.key);
+      if (!again.has_value()) break;  // gone meanwhile
+      d.stored = std::move(*again);
     }
   }
 }

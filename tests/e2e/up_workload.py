@@ -176,6 +176,8 @@ def group_claim_part():
     kubectl('delete', 'podgroup', 'pair-domain')
     gone = wait(lambda: find('resourceclaims', claim_name) is None, 30, 'the group claim goes with its PodGroup')
     check(bool(gone), 'the PodGroup took its claim along')
+    if not gone:
+        print(kubectl('get', 'resourceclaims', claim_name, '-o', 'yaml'))
 
 
 def main():

@@ -17,13 +17,59 @@
 namespace draplane::server {
 namespace {
 
+// The memory store, except that the first conditional write (update or remove)
+// of `race_key` is preceded by another writer's unconditional rewrite of it,
+// so that the conditional one meets a newer revision: a controller's write
+// landing between the API server's read and its write.
+class RacingStore final : public store::Store {
+ public:
+  explicit RacingStore(std::unique_ptr<store::Store> inner) : inner_(std::move(inner)) {}
+  std::string race_key;
+  int races = 0;  // the rewrites made
+
+  int64_t current_revision() override { return inner_->current_revision(); }
+  int64_t compacted_revision() override { return inner_->compacted_revision(); }
+  Result<store::KeyValue> get(std::string_view key, int64_t revision) override { return inner_->get(key, revision); }
+  Result<store::ListResult> list(std::string_view prefix, const store::ListOptions& opts) override {
+    return inner_->list(prefix, opts);
+  }
+  Result<store::KeyValue> create(std::string_view key, std::string_view value) override {
+    return inner_->create(key, value);
+  }
+  Result<store::WriteResult> update(std::string_view key, std::string_view value, int64_t expected) override {
+    race(key, expected);
+    return inner_->update(key, value, expected);
+  }
+  Result<store::WriteResult> remove(std::string_view key, int64_t expected) override {
+    race(key, expected);
+    return inner_->remove(key, expected);
+  }
+  Result<std::unique_ptr<store::WatchHandle>> watch(std::string_view prefix, int64_t start,
+                                                    store::WatchCallback cb) override {
+    return inner_->watch(prefix, start, std::move(cb));
+  }
+  Status compact(int64_t revision) override { return inner_->compact(revision); }
+
+ private:
+  void race(std::string_view key, int64_t expected) {
+    if (expected == 0 || races > 0 || key != race_key) return;
+    auto cur = inner_->get(key, 0);
+    if (!cur.has_value()) return;
+    ++races;
+    (void)inner_->update(key, cur->value, 0);
+  }
+  std::unique_ptr<store::Store> inner_;
+};
+
 const char* kClaim = R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"c1","labels":{"app":"a"}},
   "spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.example.com"}}]}}})";
 
 class ApiServerTest : public ::testing::Test {
  protected:
   ApiServerTest() {
-    store_ = store::new_memory_store();
+    auto racing = std::make_unique<RacingStore>(store::new_memory_store());
+    racing_ = racing.get();
+    store_ = std::move(racing);
     ApiServerOptions o;
     o.clock = std::make_shared<common::FakeClock>();  // 2026-01-01T00:00:00Z
     o.new_uid = [this] { return "uid-" + std::to_string(++uids_); };
@@ -64,6 +110,7 @@ class ApiServerTest : public ::testing::Test {
   static const char* kClaims;
   int uids_ = 0;
   std::unique_ptr<store::Store> store_;
+  RacingStore* racing_ = nullptr;  // store_
   std::unique_ptr<ApiServer> api_;
 };
 const char* ApiServerTest::kClaims = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims";
@@ -327,6 +374,39 @@ std::string claim_with(const std::string& name, const std::string& extra) {
 std::string owner_ref(const std::string& name, const std::string& uid, bool blocking) {
   return R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","name":")" + name + R"(","uid":")" + uid +
          R"(","controller":true,"blockOwnerDeletion":)" + (blocking ? "true" : "false") + "}";
+}
+
+// The garbage collector's delete of a dependent that another writer changes
+// between its read and its write (the claim controller releasing a PodGroup's
+// claim as the group goes) is made again on the new version: the dependent
+// went on being owned by nothing that exists (up_workload_e2e, 1 run in 7).
+TEST_F(ApiServerTest, DependentsWrittenDuringTheirCollectionAreCollected) {
+  for (const bool finalizer : {true, false}) {
+    SCOPED_TRACE(finalizer ? "with a finalizer" : "without one");
+    ASSERT_EQ(call("POST", kClaims, kClaim).code, 201);
+    const std::string uid = get_string(json(call("GET", std::string(kClaims) + "/c1")), {"metadata", "uid"});
+    ASSERT_EQ(call("POST", kClaims,
+                   claim_with("dep", std::string(finalizer ? "\"finalizers\":[\"example.com/keep\"]," : "") +
+                                         "\"ownerReferences\":[" + owner_ref("c1", uid, false) + "]"))
+                  .code,
+              201);
+    racing_->race_key = "/registry/resourceclaims/default/dep";
+    racing_->races = 0;
+    ASSERT_EQ(call("DELETE", std::string(kClaims) + "/c1").code, 200);
+    EXPECT_EQ(racing_->races, 1);
+    Response dep = call("GET", std::string(kClaims) + "/dep");
+    if (finalizer) {
+      ASSERT_EQ(dep.code, 200);
+      EXPECT_FALSE(get_string(json(dep), {"metadata", "deletionTimestamp"}).empty()) << dep.body;
+      Response p = call("PATCH", std::string(kClaims) + "/dep", R"([{"op":"remove","path":"/metadata/finalizers"}])",
+                        "application/json-patch+json");
+      ASSERT_EQ(p.code, 200) << p.body;
+      EXPECT_EQ(call("GET", std::string(kClaims) + "/dep").code, 404);
+    } else {
+      EXPECT_EQ(dep.code, 404) << dep.body;
+    }
+    racing_->race_key.clear();
+  }
 }
 
 TEST_F(ApiServerTest, OrphanPropagationKeepsDependentsWithoutTheReference) {
