@@ -1249,27 +1249,33 @@ void ApiServer::Impl::drop_owner_reference(const Dependent& d, const std::string
   }
 }
 
+void ApiServer::Impl::on_newest(const std::string& key, Stored cur, const std::function<Result<Json>(Stored)>& act) {
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    auto done = act(std::move(cur));
+    if (done.has_value() || done.error().code() != Code::kConflict) return;
+    auto again = load(key);
+    if (!again.has_value()) return;  // gone meanwhile
+    cur = std::move(*again);
+  }
+}
+
 void ApiServer::Impl::collect_dependents(const std::string& owner_uid, const std::string& namespace_,
                                          int64_t revision) {
   for (auto& d : dependents_of(owner_uid, namespace_, revision)) {
-    // A dependent written meanwhile (its controller releasing it as its owner
-    // goes: a claim's reservation and finalizer) is read again and collected
-    // on its new version; a lost race left it owned by nothing that exists.
-    for (int attempt = 0; attempt < 16; ++attempt) {
-      const size_t refs = references_to(d.stored.object, owner_uid).first;
-      if (refs == 0) break;
-      if (refs != reference_count(d.stored.object)) {
-        drop_owner_reference(d, owner_uid);  // other owners remain: only the deleted one's reference goes
-        break;
+    // A dependent's controller may write it as its owner goes (the claim
+    // controller releasing a PodGroup's claim, the ReplicaSet controller
+    // writing a ReplicaSet's status).
+    on_newest(d.key, std::move(d.stored), [&](Stored cur) -> Result<Json> {
+      const size_t refs = references_to(cur.object, owner_uid).first;
+      if (refs == 0) return Json();  // no longer a dependent
+      if (refs != reference_count(cur.object)) {
+        drop_owner_reference(Dependent{d.resource, d.key, std::move(cur)}, owner_uid);  // other owners keep it
+        return Json();
       }
-      Target dep{d.resource, get_string(d.stored.object, {"metadata", "namespace"}),
-                 get_string(d.stored.object, {"metadata", "name"}), ""};
-      auto deleted = delete_object(dep, std::move(d.stored), false);
-      if (deleted.has_value() || deleted.error().code() != Code::kConflict) break;
-      auto again = load(d.key);
-      if (!again.has_value()) break;  // gone meanwhile
-      d.stored = std::move(*again);
-    }
+      Target dep{d.resource, get_string(cur.object, {"metadata", "namespace"}),
+                 get_string(cur.object, {"metadata", "name"}), ""};
+      return delete_object(dep, std::move(cur), false);
+    });
   }
 }
 
@@ -1311,7 +1317,7 @@ Result<Json> ApiServer::Impl::delete_foreground(const Target& t, Stored cur) {
     }
     Target dep{d.resource, get_string(d.stored.object, {"metadata", "namespace"}),
                get_string(d.stored.object, {"metadata", "name"}), ""};
-    (void)delete_foreground(dep, std::move(d.stored));
+    on_newest(d.key, std::move(d.stored), [&](Stored cur) { return delete_foreground(dep, std::move(cur)); });
   }
   finish_foreground(t, uid);
   return obj;
@@ -1369,7 +1375,8 @@ void ApiServer::Impl::delete_namespace_contents(const std::string& ns) {
       auto obj = parse_json(kv.value);
       if (!obj.has_value()) continue;
       Target dep{&r, ns, get_string(*obj, {"metadata", "name"}), ""};
-      (void)delete_object(dep, Stored{std::move(obj).value(), kv.mod_revision}, false);
+      on_newest(kv.key, Stored{std::move(obj).value(), kv.mod_revision},
+                [&](Stored cur) { return delete_object(dep, std::move(cur), false); });
     }
   }
 }

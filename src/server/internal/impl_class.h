@@ -2,6 +2,7 @@
 // (api_server.cc), CRUD (api_crud.cc) and watch (api_watch.cc) share it.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -107,6 +108,11 @@ class ApiServer::Impl final : public RegistryHooks {
   Result<Json> delete_with_policy(const Target& t, Stored cur, bool dry_run, const std::string& policy);
   Result<Json> delete_foreground(const Target& t, Stored cur);
   void drop_owner_reference(const Dependent& d, const std::string& owner_uid);
+  // Runs `act` (a delete) on `cur` and, while it meets a newer version
+  // (kConflict: a controller wrote the object between the read and the write),
+  // on the object as stored now, until it is gone; at most 16 tries. A
+  // cascade that gave up on a conflict left dependents owned by nothing.
+  void on_newest(const std::string& key, Stored cur, const std::function<Result<Json>(Stored)>& act);
   // Removes the foregroundDeletion finalizer of the object at `t` (uid
   // `owner_uid`) when no blocking dependent is left.
   void finish_foreground(const Target& t, const std::string& owner_uid);
