@@ -308,7 +308,10 @@ Result<NodeView> NodeView::build(const Snapshot& snapshot, const AllocatedState&
     }
     return {};
   };
-  for (uint32_t si : snapshot.slices_with_node_name(node.metadata.name)) RETURN_IF_ERROR(consider(si));
+  for (uint32_t si : snapshot.slices_with_node_name(node.metadata.name)) {
+    v.node_independent_ = false;
+    RETURN_IF_ERROR(consider(si));
+  }
   for (uint32_t si : snapshot.slices_without_node_name()) RETURN_IF_ERROR(consider(si));
 
   std::vector<PoolView> normal, with_conditions;
@@ -367,6 +370,9 @@ Result<NodeView> NodeView::build(const Snapshot& snapshot, const AllocatedState&
         Candidate c;
         c.device = snapshot.first_device(si) + di;
         c.pool = pi;
+        if (d.bindsToNode.value_or(false) || (per_device && !d.nodeName.value_or("").empty())) {
+          v.node_independent_ = false;
+        }
         if (per_device) {
           auto m = node_target_matches(&node, d.nodeName.value_or(""), d.allNodes.value_or(false),
                                        d.nodeSelector ? &*d.nodeSelector : nullptr);
@@ -393,6 +399,44 @@ Result<NodeView> NodeView::build(const Snapshot& snapshot, const AllocatedState&
   });
   v.order_packing();
   return v;
+}
+
+uint64_t NodeView::content_hash() const {
+  uint64_t h = 1469598103934665603ULL;
+  auto mix = [&h](uint64_t x) { h = (h ^ x) * 1099511628211ULL; };
+  mix(pools_.size());
+  for (const PoolView& p : pools_) {
+    mix(p.slices.size());
+    for (uint32_t si : p.slices) mix(si);
+    mix(p.other_slices.size());
+    for (uint32_t si : p.other_slices) mix(si);
+  }
+  for (const Candidate& c : candidates_) mix((uint64_t{c.device} << 1) | (c.node_ok ? 1 : 0));
+  return h;
+}
+
+bool NodeView::same_content(const NodeView& o) const {
+  // Everything else a view holds is derived from its pools' slices, the
+  // snapshot and the allocated state; a pool without device slices (foreign,
+  // invalid, incomplete) is told apart by its name and state.
+  if (snapshot_ != o.snapshot_ || allocated_ != o.allocated_ || pools_.size() != o.pools_.size() ||
+      candidates_.size() != o.candidates_.size() || node_independent_ != o.node_independent_) {
+    return false;
+  }
+  for (size_t i = 0; i < pools_.size(); ++i) {
+    const PoolView &a = pools_[i], &b = o.pools_[i];
+    if (a.driver != b.driver || a.pool != b.pool || a.foreign != b.foreign || a.invalid != b.invalid ||
+        a.incomplete != b.incomplete || a.invalid_reason != b.invalid_reason || a.slices != b.slices ||
+        a.other_slices != b.other_slices) {
+      return false;
+    }
+  }
+  for (size_t i = 0; i < candidates_.size(); ++i) {
+    if (candidates_[i].device != o.candidates_[i].device || candidates_[i].node_ok != o.candidates_[i].node_ok) {
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace draplane::alloc

@@ -128,6 +128,24 @@ class NodeView {
   bool any_invalid() const { return any_invalid_; }
   bool any_incomplete() const { return any_incomplete_; }
 
+  // Sharing one view between nodes. A view is node-independent when nothing
+  // in it names its node: no slice targets the node by name, and no candidate
+  // device is bound to a node by name or bindsToNode (an allocation of such a
+  // device gets a node selector naming the node). Two node-independent views
+  // of one snapshot and allocated state with the same content (same pools of
+  // the same slices, same candidates with the same per-device node selection)
+  // are the same view: a scheduler may keep one for all the nodes that see it
+  // (every node of a cluster whose devices are all network-attached or
+  // selected by labels) and refresh it once per allocation instead of once
+  // per node.
+  bool node_independent() const { return node_independent_; }
+  // A hash of what same_content() compares.
+  uint64_t content_hash() const;
+  bool same_content(const NodeView& other) const;
+  // The node a shared view is said to be for (node()), when the node it was
+  // built for stops sharing it. Only for node-independent views.
+  void set_node(const api::Node& node) { node_ = &node; }
+
  private:
   void order_packing();
 
@@ -142,6 +160,7 @@ class NodeView {
   std::vector<uint32_t> by_id_;                             // pools sorted by (driver, pool)
   bool any_invalid_ = false;
   bool any_incomplete_ = false;
+  bool node_independent_ = true;
 };
 
 }  // namespace draplane::alloc

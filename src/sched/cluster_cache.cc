@@ -278,21 +278,20 @@ void ClusterCache::sync_counted(const std::string& claim_key) {
 void ClusterCache::invalidate_pools_of(const api::AllocationResult& allocation) {
   std::set<std::string> pools;
   for (const auto& r : allocation.devices.results) pools.insert(r.driver + "/" + r.pool);
-  std::set<std::string> nodes;
+  std::set<uint64_t> ids;
   for (const auto& p : pools) {
-    auto it = pool_nodes_.find(p);
-    if (it != pool_nodes_.end()) nodes.insert(it->second.begin(), it->second.end());
+    auto it = pool_views_.find(p);
+    if (it != pool_views_.end()) ids.insert(it->second.begin(), it->second.end());
   }
   // The views' candidates do not depend on allocations: recount their counters
-  // and free devices rather than rebuild them.
-  for (const auto& n : nodes) {
-    auto v = views_.find(n);
-    if (v == views_.end()) continue;
-    ++view_drops_[n];
-    ++view_changes_;
-    changed(n);
+  // and free devices rather than rebuild them; a view shared by many nodes once.
+  for (uint64_t id : ids) {
+    auto v = entries_.find(id);
+    if (v == entries_.end()) continue;
+    ViewEntry& e = *v->second;
+    e.epoch = ++epochs_;
+    changed_view(id);
     // Only the changed pools' candidates are recounted.
-    ViewEntry& e = v->second;
     for (uint32_t pi : e.view->refresh_allocations(pools)) {
       const int now = count_free(*e.view, pi);
       e.free += now - e.pool_free[pi];
@@ -358,7 +357,9 @@ const alloc::Snapshot& ClusterCache::snapshot() {
     for (const auto& [name, c] : classes_) classes.push_back(c);
     // The views and the allocated state borrow the old snapshot: drop them first.
     views_.clear();
-    pool_nodes_.clear();
+    entries_.clear();
+    shared_views_.clear();
+    pool_views_.clear();
     foreign_pools_.clear();
     allocated_.reset();
     snapshot_ = alloc::Snapshot::build(std::move(slices), std::move(classes), programs_);
@@ -366,7 +367,8 @@ const alloc::Snapshot& ClusterCache::snapshot() {
     for (const auto& [key, a] : counted_) allocated_->add(a);
     snapshot_stale_ = false;
     ++snapshot_builds_;
-    changes_ = NodeChanges{true, {}};
+    snapshot_epoch_ = ++epochs_;
+    changes_ = NodeChanges{true, {}, {}};
   }
   return *snapshot_;
 }
@@ -397,49 +399,92 @@ void ClusterCache::count_free(ViewEntry& e) const {
 }
 
 uint64_t ClusterCache::view_epoch(const std::string& node) const {
-  auto it = view_drops_.find(node);
-  uint64_t drops = it == view_drops_.end() ? 0 : it->second;
-  return (static_cast<uint64_t>(snapshot_builds_) << 32) ^ drops;
+  uint64_t epoch = snapshot_epoch_;
+  if (auto it = node_epochs_.find(node); it != node_epochs_.end()) epoch = std::max(epoch, it->second);
+  if (auto it = views_.find(node); it != views_.end()) epoch = std::max(epoch, it->second->epoch);
+  return epoch;
 }
 
 void ClusterCache::drop_view(const std::string& node) {
-  ++view_drops_[node];
-  ++view_changes_;
+  node_epochs_[node] = ++epochs_;
   changed(node);
   auto it = views_.find(node);
   if (it == views_.end()) return;
-  for (const auto& p : it->second.view->pools()) {
-    auto pn = pool_nodes_.find(p.id());
-    if (pn != pool_nodes_.end()) pn->second.erase(node);
-  }
+  ViewEntry& e = *it->second;
   views_.erase(it);
+  e.nodes.erase(node);
+  if (e.nodes.empty()) {
+    forget_view(e);
+  } else if (const api::Node* n = this->node(node); n != nullptr && &e.view->node() == n) {
+    // The node it was built for may be deleted next: a node that still sees it.
+    e.view->set_node(*this->node(*e.nodes.begin()));
+  }
+}
+
+void ClusterCache::forget_view(ViewEntry& e) {
+  for (const auto& p : e.view->pools()) {
+    auto pv = pool_views_.find(p.id());
+    if (pv != pool_views_.end() && pv->second.erase(e.id) > 0 && pv->second.empty()) pool_views_.erase(pv);
+  }
+  if (e.shape != 0) {
+    auto [first, last] = shared_views_.equal_range(e.shape);
+    for (auto s = first; s != last; ++s) {
+      if (s->second == &e) {
+        shared_views_.erase(s);
+        break;
+      }
+    }
+  }
+  entries_.erase(e.id);
 }
 
 Result<const alloc::NodeView*> ClusterCache::node_view(const std::string& node_name) {
   const alloc::Snapshot& snap = snapshot();
   auto it = views_.find(node_name);
-  if (it != views_.end()) return it->second.view.get();
+  if (it != views_.end()) return it->second->view.get();
   const api::Node* n = node(node_name);
   if (n == nullptr) return not_found_error("node \"" + node_name + "\" not found");
   ASSIGN_OR_RETURN(alloc::NodeView view, alloc::NodeView::build(snap, *allocated_, *n, &foreign_pools_));
-  ViewEntry e;
+  ++view_builds_;
+  // A node that sees what another node sees shares its view: one refresh per
+  // allocation, not one per node.
+  const uint64_t shape = view.node_independent() ? (view.content_hash() | 1) : 0;
+  if (shape != 0) {
+    auto [first, last] = shared_views_.equal_range(shape);
+    for (auto s = first; s != last; ++s) {
+      if (s->second->view->same_content(view)) {
+        s->second->nodes.insert(node_name);
+        views_.emplace(node_name, s->second);
+        return s->second->view.get();
+      }
+    }
+  }
+  auto owned = std::make_unique<ViewEntry>();
+  ViewEntry& e = *owned;
   e.view = std::make_unique<alloc::NodeView>(std::move(view));
+  e.id = ++next_view_id_;
+  // No new epoch: the node's own epoch changed when its old view was dropped
+  // (or the snapshot rebuilt), and the other views are as they were.
+  e.epoch = epochs_;
+  e.shape = shape;
+  e.nodes.insert(node_name);
   count_free(e);
   // Only pools that offer this node devices depend on what is allocated: the
   // counter-only slices of other nodes' pools (every view sees them, as Kubernetes
   // 1.36 does) must not make each allocation anywhere rebuild every node's view.
   std::set<uint32_t> offering;
   for (const auto& c : e.view->candidates()) offering.insert(c.pool);
-  for (uint32_t pi : offering) pool_nodes_[e.view->pools()[pi].id()].insert(node_name);
-  ++view_builds_;
-  auto [pos, inserted] = views_.emplace(node_name, std::move(e));
-  return pos->second.view.get();
+  for (uint32_t pi : offering) pool_views_[e.view->pools()[pi].id()].insert(e.id);
+  if (shape != 0) shared_views_.emplace(shape, &e);
+  views_.emplace(node_name, &e);
+  entries_.emplace(e.id, std::move(owned));
+  return e.view.get();
 }
 
 int ClusterCache::free_devices(const std::string& node) {
   auto v = node_view(node);
   if (!v.has_value()) return 0;
-  return views_.at(node).free;
+  return views_.at(node)->free;
 }
 
 }  // namespace draplane::sched

@@ -11,7 +11,10 @@
 // cache owns: claim allocations, real or assumed, are added to and removed
 // from it in place, and the NodeViews of the pools they touch recount their
 // counters (NodeView::refresh_allocations), so scheduling a pod neither copies
-// nor rebuilds the inventory or a view.
+// nor rebuilds the inventory or a view. Nodes that see the same devices and
+// nothing that names them (network-attached pools, slices selected by labels)
+// share one view: an allocation in a pool 5,000 nodes see recounts one view,
+// not 5,000, and is reported as one view change (take_node_changes).
 //
 // Assumed claims: after the scheduler writes (or is about to write) a claim's
 // allocation/reservedFor it calls assume_claim(); claim() then returns the
@@ -159,36 +162,58 @@ class ClusterCache {
   int free_devices(const std::string& node);
 
   // Nodes whose scheduling inputs may have changed since the last call (the
-  // node object, the pods bound there, its view or the allocations in its
-  // pools); `all` after the snapshot was rebuilt (every view changed). For the
+  // node object, the pods bound there, its view); `all` after the snapshot was
+  // rebuilt (every view changed). An allocation change in a view's pools is
+  // reported once for the view, by its id (view_id), not once per node that
+  // shares it: the node classes move a group of such nodes at once. For the
   // scheduler's node classes (node_classes.h), their only reader.
   struct NodeChanges {
     bool all = false;
     std::unordered_set<std::string> nodes;
+    std::unordered_set<uint64_t> views;
   };
   NodeChanges take_node_changes() { return std::exchange(changes_, NodeChanges{}); }
+  // The id of the view node_view(node) returned (never reused; nodes that
+  // share a view have the same id); 0 when none is built.
+  uint64_t view_id(const std::string& node) const {
+    auto it = views_.find(node);
+    return it == views_.end() ? 0 : it->second->id;
+  }
+  // The nodes sharing view `id`, by name; null when the view is gone.
+  const std::set<std::string>* view_nodes(uint64_t id) const {
+    auto it = entries_.find(id);
+    return it == entries_.end() ? nullptr : &it->second->nodes;
+  }
 
   // Counters for tests and benchmarks.
   int64_t snapshot_builds() const { return snapshot_builds_; }
-  // Changes whenever what node_view(node) shows may have changed (its view was
-  // dropped: the node's labels, or an allocation in a pool it uses, changed; or the
-  // snapshot was rebuilt). Read after node_view(): a failed allocation on the
-  // node stays failed while this is unchanged.
+  // Changes whenever what node_view(node) shows may have changed (the node's
+  // labels, or an allocation in a pool its view uses, changed; or the snapshot
+  // was rebuilt). Read after node_view(): a failed allocation on the node
+  // stays failed while this is unchanged.
   uint64_t view_epoch(const std::string& node) const;
   // Changes whenever any node's view epoch does: while it is unchanged, every
   // view and the allocations they show are as they were.
-  uint64_t views_generation() const { return (static_cast<uint64_t>(snapshot_builds_) << 32) ^ view_changes_; }
+  uint64_t views_generation() const { return epochs_; }
   int64_t view_builds() const { return view_builds_; }
+  // Views kept (nodes sharing one count once).
+  size_t views_kept() const { return entries_.size(); }
 
  private:
   struct Assumed {
     api::ResourceClaim claim;
     int64_t rv = -1;  // numeric resourceVersion written; -1 = until forgotten
   };
+  // One view and the nodes that see it: one node, or every node whose view
+  // has the same node-independent content (NodeView::same_content).
   struct ViewEntry {
     std::unique_ptr<alloc::NodeView> view;
     int free = 0;
     std::vector<int> pool_free;  // per pool of the view: its part of `free`
+    uint64_t id = 0;
+    uint64_t epoch = 0;  // epochs_ when made; a fresh value at each allocation change
+    uint64_t shape = 0;  // content_hash() of a node-independent view; 0 for another
+    std::set<std::string> nodes;
   };
   // Devices of the view's pool neither allocated nor assumed.
   int count_free(const alloc::NodeView& view, uint32_t pool) const;
@@ -199,16 +224,26 @@ class ClusterCache {
   void changed(const std::string& node) {
     if (changes_.all) return;
     changes_.nodes.insert(node);
-    // Unread (node groups off) or a burst: "all" says as much, in less room.
-    if (changes_.nodes.size() > 2 * nodes_.size() + 64) changes_ = NodeChanges{true, {}};
+    too_many_changes();
   }
-  NodeChanges changes_{true, {}};
+  void changed_view(uint64_t id) {
+    if (changes_.all) return;
+    changes_.views.insert(id);
+    too_many_changes();
+  }
+  // Unread (node groups off) or a burst: "all" says as much, in less room.
+  void too_many_changes() {
+    if (changes_.nodes.size() + changes_.views.size() > 2 * nodes_.size() + 64) changes_ = NodeChanges{true, {}, {}};
+  }
+  NodeChanges changes_{true, {}, {}};
   template <class T>
   void upsert_inventory(std::map<std::string, T>& objects, T obj);
   template <class T>
   void delete_inventory(std::map<std::string, T>& objects, const std::string& name);
   void invalidate_pools_of(const api::AllocationResult& allocation);
   void drop_view(const std::string& node);
+  // Drops a view no node sees any more.
+  void forget_view(ViewEntry& e);
   void index_pod(const std::string& key, bool add);
   std::vector<const api::Pod*> active_pods_on(const std::string& node) const;
 
@@ -242,13 +277,20 @@ class ClusterCache {
   // What counted_ holds of snapshot_'s devices; set whenever snapshot_ is.
   std::optional<alloc::AllocatedState> allocated_;
   bool snapshot_stale_ = true;
-  std::unordered_map<std::string, ViewEntry> views_;
-  std::map<std::string, std::set<std::string>> pool_nodes_;  // "driver/pool" -> nodes with a view using it
+  std::unordered_map<uint64_t, std::unique_ptr<ViewEntry>> entries_;  // by id
+  std::unordered_map<std::string, ViewEntry*> views_;                 // by node
+  std::unordered_multimap<uint64_t, ViewEntry*> shared_views_;        // node-independent ones by shape
+  std::map<std::string, std::set<uint64_t>> pool_views_;  // "driver/pool" -> ids of the views offering its devices
+  uint64_t next_view_id_ = 0;
   // State of pools offering a node no devices, shared by all views of the snapshot.
   alloc::ForeignPoolStates foreign_pools_;
   int64_t snapshot_builds_ = 0;
-  std::unordered_map<std::string, uint64_t> view_drops_;  // per node
-  uint64_t view_changes_ = 0;                              // all nodes
+  // Epochs: one counter, whose every new value goes to what changed (a view,
+  // a node dropping its view, the snapshot); a node's epoch is the greatest of
+  // its own, its view's and the snapshot's, so it changes when any of them does.
+  uint64_t epochs_ = 0;
+  uint64_t snapshot_epoch_ = 0;
+  std::unordered_map<std::string, uint64_t> node_epochs_;
   int64_t view_builds_ = 0;
 };
 

@@ -16,17 +16,23 @@
 //
 // Kept current from ClusterCache::take_node_changes(): only nodes that changed
 // since the last refresh() read their inputs again and are regrouped, each
-// compared with its group's first node (the hash only finds the candidate group).
+// compared with its group's inputs (the hash only finds the candidate group).
+// A change of a view several nodes share (an allocation in a pool every node
+// sees) moves each group made of that view's nodes at once, reading the inputs
+// of its first node only: its members differ from it in nothing else.
 //
 // Thread-safety: scheduling thread only, as the cache.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "api/types.h"
@@ -50,7 +56,7 @@ class NodeClasses {
   std::optional<uint64_t> group_of(const std::string& node) const {
     auto it = members_.find(node);
     if (it == members_.end()) return std::nullopt;
-    return it->second.group;
+    return it->second.group->key;
   }
 
  private:
@@ -66,18 +72,32 @@ class NodeClasses {
     bool operator==(const Inputs&) const = default;
     uint64_t hash() const;
   };
+  struct Group {
+    uint64_t key = 0;
+    Inputs inputs;  // every member's
+    std::set<std::string> nodes;
+    std::unordered_map<uint64_t, int> views;  // ClusterCache::view_id -> members seeing it
+  };
   struct Member {
-    Inputs inputs;
-    uint64_t group = 0;
+    Group* group = nullptr;
+    uint64_t view = 0;
   };
   Inputs inputs_of(const std::string& node);
   void remove(const std::string& node);
   void add(const std::string& node);
+  // Moves the members of `view` after it changed.
+  void move_view(uint64_t view);
+  // The free key for `in` from its hash on, or the key of the group that has
+  // those inputs already; with that group (null when none).
+  std::pair<uint64_t, Group*> find_group(const Inputs& in, const Group* except);
+  void count_view(Group& g, uint64_t view, int delta);
+  void erase_group(Group& g);
 
   ClusterCache& cache_;
   plugins::DynamicResources& dra_;
-  std::unordered_map<std::string, Member> members_;               // by node
-  std::unordered_map<uint64_t, std::set<std::string>> groups_;  // key -> nodes by name
+  std::unordered_map<std::string, Member> members_;                       // by node
+  std::unordered_map<uint64_t, std::unique_ptr<Group>> groups_;          // by key
+  std::unordered_map<uint64_t, std::unordered_set<Group*>> view_groups_;  // view id -> groups with its nodes
   std::vector<const std::string*> reps_;
   bool reps_stale_ = true;
 };

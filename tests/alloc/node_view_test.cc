@@ -117,5 +117,57 @@ TEST(NodeView, APoolsCandidatesAreItsOwn) {
   EXPECT_EQ(view->pool_candidates(foreign[0]).first, view->pool_candidates(foreign[0]).second);
 }
 
+// Views a scheduler may share between nodes: nothing in them names a node,
+// and the same content. Nodes that no slice names see the same view; a node
+// named by a slice, or offered a device that binds to it, does not share; a
+// per-device node selection that picks different devices tells views apart.
+TEST(NodeView, NodeIndependentViewsWithTheSameContentAreTheSame) {
+  auto snap = Snapshot::build(inventory(), {device_class("class-a")});
+  const AllocatedState state(*snap);
+  const api::Node n3 = node("node-3"), n4 = node("node-4"), n1 = node("node-1");
+  auto v3 = NodeView::build(*snap, state, n3), v4 = NodeView::build(*snap, state, n4);
+  auto v1 = NodeView::build(*snap, state, n1);
+  ASSERT_TRUE(v3.has_value() && v4.has_value() && v1.has_value());
+  EXPECT_TRUE(v3->node_independent());
+  EXPECT_FALSE(v1->node_independent()) << "slices name node-1";
+  EXPECT_TRUE(v3->same_content(*v4));
+  EXPECT_EQ(v3->content_hash(), v4->content_hash());
+  EXPECT_FALSE(v3->same_content(*v1));
+
+  // Per-device selection: one device for zone a, one for every node.
+  api::ResourceSlice per_device = slice("fabric", "", "fabric", {device("zonal"), device("anywhere")});
+  per_device.spec.allNodes.reset();
+  per_device.spec.perDeviceNodeSelection = true;
+  api::NodeSelectorTerm term;
+  term.matchExpressions.push_back(api::NodeSelectorRequirement{"zone", "In", {"a"}});
+  per_device.spec.devices[0].nodeSelector = api::NodeSelector{{term}};
+  per_device.spec.devices[1].allNodes = true;
+  auto zonal = Snapshot::build({per_device}, {device_class("class-a")});
+  const AllocatedState zonal_state(*zonal);
+  const api::Node a1 = node("a1", {{"zone", "a"}}), a2 = node("a2", {{"zone", "a"}}), b1 = node("b1", {{"zone", "b"}});
+  auto va1 = NodeView::build(*zonal, zonal_state, a1), va2 = NodeView::build(*zonal, zonal_state, a2);
+  auto vb1 = NodeView::build(*zonal, zonal_state, b1);
+  ASSERT_TRUE(va1.has_value() && va2.has_value() && vb1.has_value());
+  EXPECT_TRUE(va1->node_independent());
+  EXPECT_TRUE(va1->same_content(*va2));
+  EXPECT_FALSE(va1->same_content(*vb1)) << "b1 may not use the zonal device";
+
+  // A device bound to its node, or selected by name, names the node in its allocation.
+  for (int variant = 0; variant < 2; ++variant) {
+    api::ResourceSlice named = per_device;
+    if (variant == 0) {
+      named.spec.devices[1].bindsToNode = true;
+    } else {
+      named.spec.devices[1].allNodes.reset();
+      named.spec.devices[1].nodeName = "a1";
+    }
+    auto snap2 = Snapshot::build({named}, {device_class("class-a")});
+    const AllocatedState state2(*snap2);
+    auto v = NodeView::build(*snap2, state2, a1);
+    ASSERT_TRUE(v.has_value());
+    EXPECT_FALSE(v->node_independent()) << "variant " << variant;
+  }
+}
+
 }  // namespace node_view_test
 }  // namespace draplane::alloc

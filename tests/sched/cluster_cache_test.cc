@@ -69,6 +69,63 @@ TEST_F(ClusterCacheTest, RebuildCountsAllocationsMadeWhileStale) {
   EXPECT_EQ(cache.free_devices("n1"), 2);
 }
 
+// Nodes that see the same network-attached pool and nothing of their own
+// share one view: one count per allocation, the epochs of all of them move,
+// and the view outlives the node it was built for. A node with devices of its
+// own keeps its own view.
+TEST_F(ClusterCacheTest, NodesSeeingTheSamePoolsShareOneView) {
+  api::ResourceSlice fabric = gpu_slice("fabric", 2);
+  fabric.spec.nodeName.reset();
+  fabric.spec.allNodes = true;
+  cache.upsert_slice(fabric);
+  for (const char* n : {"m1", "m2", "m3"}) cache.upsert_node(node(n));
+  auto m1 = cache.node_view("m1"), m2 = cache.node_view("m2"), m3 = cache.node_view("m3");
+  auto n1 = cache.node_view("n1");
+  ASSERT_TRUE(m1.has_value() && m2.has_value() && m3.has_value() && n1.has_value());
+  EXPECT_EQ(*m1, *m2);
+  EXPECT_EQ(*m1, *m3);
+  EXPECT_NE(*n1, *m1) << "n1 has GPUs of its own";
+  EXPECT_TRUE((*m1)->node_independent());
+  EXPECT_FALSE((*n1)->node_independent());
+  EXPECT_EQ(cache.views_kept(), 2u);
+  EXPECT_EQ(cache.view_id("m1"), cache.view_id("m3"));
+  EXPECT_EQ(cache.view_nodes(cache.view_id("m1"))->size(), 3u);
+  EXPECT_EQ(cache.free_devices("m2"), 2);
+
+  (void)cache.take_node_changes();
+  const uint64_t before = cache.view_epoch("m2");
+  const uint64_t n1_before = cache.view_epoch("n1");
+  api::ResourceClaim c = claim("c");
+  api::AllocationResult a;
+  a.devices.results.push_back({"gpu", kDriver, "fabric", "gpu-1", {}, {}, {}, {}, {}, {}});
+  c.status.allocation = a;
+  cache.assume_claim(c);
+  EXPECT_NE(cache.view_epoch("m2"), before);
+  EXPECT_EQ(cache.view_epoch("m2"), cache.view_epoch("m3"));
+  EXPECT_NE(cache.view_epoch("n1"), n1_before) << "n1 sees the fabric too";
+  EXPECT_EQ(cache.free_devices("m1"), 1);
+  ClusterCache::NodeChanges changes = cache.take_node_changes();
+  EXPECT_FALSE(changes.all);
+  EXPECT_TRUE(changes.nodes.empty());
+  EXPECT_EQ(changes.views.size(), 2u) << "the shared view and n1's, once each";
+
+  // The view was built for m1: deleting m1 leaves it to the others, naming one of them.
+  cache.delete_node("m1");
+  auto after = cache.node_view("m2");
+  ASSERT_TRUE(after.has_value());
+  EXPECT_EQ(*after, *m2);
+  EXPECT_EQ((*after)->node().metadata.name, "m2");
+  EXPECT_EQ(cache.view_nodes(cache.view_id("m2"))->size(), 2u);
+
+  // Relabelled, a node leaves the view and (seeing the same) joins it again.
+  api::Node m3_relabelled = node("m3", {{"zone", "b"}});
+  const uint64_t m3_before = cache.view_epoch("m3");
+  cache.upsert_node(m3_relabelled);
+  EXPECT_NE(cache.view_epoch("m3"), m3_before);
+  EXPECT_EQ(*cache.node_view("m3"), *m2);
+  EXPECT_EQ(cache.views_kept(), 2u);
+}
+
 }  // namespace
 }  // namespace draplane::sched
 

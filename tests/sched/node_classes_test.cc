@@ -7,6 +7,8 @@
 #include <set>
 
 #include "harness.h"
+#include "sched/node_classes.h"
+#include "sched/plugins/dynamic_resources.h"
 
 namespace draplane::sched::node_groups {
 namespace {
@@ -71,6 +73,111 @@ TEST(NodeGroups, NothingFitsExplainsEveryNode) {
   EXPECT_TRUE(h.pod("p").spec.nodeName.empty());
   EXPECT_NE(h.condition_message("p").find("0/3 nodes are available: 3 cannot allocate all claims"), std::string::npos)
       << h.condition_message("p");
+}
+
+// ---------------------------------------------------------------- incremental grouping
+
+// The groups kept from the cache's changes are the groups of equal inputs,
+// as regrouping every node from scratch would make them: checked after every
+// event of a random history of allocations in pools that many nodes share
+// (one view for all the nodes of a zone: its changes move whole groups),
+// pods bound and deleted, and nodes relabelled (a node moves to the other
+// zone's view).
+TEST(NodeGroups, GroupsFollowSharedViewsAsRegroupingFromScratchWould) {
+  for (uint32_t seed = 1; seed <= 12; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 rng(seed);
+    ClusterCache cache;
+    SchedulerOptions options;
+    SchedulerStats stats;
+    plugins::DynamicResources dra(framework::Handle{&cache, &options, &stats, nullptr, nullptr});
+    NodeClasses classes(cache, dra);
+    cache.upsert_class(gpu_class());
+    const int nodes = 8 + static_cast<int>(rng() % 8);
+    std::vector<std::string> names;
+    std::map<std::string, int> own_gpus;  // nodes with GPUs of their own
+    for (int i = 0; i < nodes; ++i) {
+      names.push_back("n" + std::to_string(i));
+      api::Node n = node(names.back(), {{"zone", i % 2 ? "a" : "b"}});
+      if (i % 5 == 4) n.spec.taints.push_back(api::Taint{"dedicated", "infer", "NoSchedule", ""});
+      cache.upsert_node(n);
+      if (i % 4 == 3) {
+        own_gpus[names.back()] = 2;
+        cache.upsert_slice(gpu_slice(names.back(), 2));
+      }
+    }
+    // shared-all: every node; shared-a: the nodes labelled zone=a.
+    std::map<std::string, int> pools = own_gpus;
+    for (const char* pool : {"shared-all", "shared-a"}) {
+      api::ResourceSlice s = gpu_slice(pool, 3);
+      s.spec.nodeName.reset();
+      if (std::string(pool) == "shared-all") {
+        s.spec.allNodes = true;
+      } else {
+        api::NodeSelectorTerm term;
+        term.matchExpressions.push_back(api::NodeSelectorRequirement{"zone", "In", {"a"}});
+        s.spec.nodeSelector = api::NodeSelector{{term}};
+      }
+      cache.upsert_slice(s);
+      pools[pool] = 3;
+    }
+    std::map<std::string, std::pair<std::string, std::string>> held;  // claim -> (pool, device)
+    std::vector<std::string> pods;
+    int made = 0;
+    for (int step = 0; step < 60; ++step) {
+      const int op = static_cast<int>(rng() % 6);
+      if (op <= 1) {  // allocate a free device of a random pool
+        auto p = pools.begin();
+        std::advance(p, static_cast<long>(rng() % pools.size()));
+        const std::string device = "gpu-" + std::to_string(rng() % static_cast<uint32_t>(p->second));
+        bool taken = false;
+        for (const auto& [c, at] : held) taken = taken || at == std::make_pair(p->first, device);
+        if (taken) continue;
+        api::ResourceClaim c = claim("c" + std::to_string(++made));
+        api::AllocationResult a;
+        api::DeviceRequestAllocationResult r;
+        r.request = "gpu";
+        r.driver = kDriver;
+        r.pool = p->first;
+        r.device = device;
+        a.devices.results.push_back(r);
+        c.status.allocation = a;
+        held[c.metadata.name] = {p->first, device};
+        cache.assume_claim(c);
+      } else if (op == 2 && !held.empty()) {  // release one
+        auto c = held.begin();
+        std::advance(c, static_cast<long>(rng() % held.size()));
+        cache.forget_claim("default/" + c->first);
+        held.erase(c);
+      } else if (op == 3) {  // a pod bound to a random node
+        api::Pod p = pod("p" + std::to_string(++made));
+        p.spec.nodeName = names[rng() % names.size()];
+        pods.push_back(p.metadata.name);
+        cache.upsert_pod(p);
+      } else if (op == 4 && !pods.empty()) {
+        const size_t i = rng() % pods.size();
+        cache.delete_pod("default/" + pods[i]);
+        pods.erase(pods.begin() + static_cast<std::ptrdiff_t>(i));
+      } else if (op == 5) {  // to the other zone
+        api::Node n = *cache.node(names[rng() % names.size()]);
+        n.metadata.labels["zone"] = n.metadata.labels["zone"] == "a" ? "b" : "a";
+        cache.upsert_node(n);
+      }
+      classes.refresh();
+      for (size_t i = 0; i < names.size(); ++i) {
+        for (size_t j = i + 1; j < names.size(); ++j) {
+          const api::Node &a = *cache.node(names[i]), &b = *cache.node(names[j]);
+          const auto sa = dra.device_signature(names[i]), sb = dra.device_signature(names[j]);
+          const bool alike = a.spec.taints == b.spec.taints && cache.pods_on_node(names[i]) == cache.pods_on_node(names[j]) &&
+                             sa.values != nullptr && sb.values != nullptr && sa == sb;
+          ASSERT_EQ(classes.group_of(names[i]) == classes.group_of(names[j]), alike)
+              << names[i] << " and " << names[j] << " at step " << step;
+        }
+      }
+    }
+    // The nodes without GPUs of their own share their zone's view.
+    EXPECT_LE(cache.views_kept(), own_gpus.size() + 2);
+  }
 }
 
 // ---------------------------------------------------------------- randomized

@@ -382,7 +382,11 @@ const DynamicResources::DeviceClass& DynamicResources::device_class_of(const std
     made_generation_ = generation;
   }
   for (const Made& m : made_) {
-    if (m.view == &view) continue;
+    if (m.view == &view) {  // a view nodes share (ClusterCache::node_view), made for another of them
+      k.signature = m.signature;
+      k.hash = m.hash;
+      return k;
+    }
     // Structure is compared once per pair of views (until any view is rebuilt).
     const int64_t builds = h_.cache->view_builds();
     bool structural = k.twin_of == &view && k.twin == m.view && k.twin_builds == builds;
