@@ -63,6 +63,12 @@ struct Options {
   uint64_t share_id_seed = 0;
   // Build explanation lines when a claim does not fit.
   bool explain = true;
+  // Pass over the candidates the view marks blocked (NodeView::blocked) at a
+  // glance and, once a matchAttribute constraint has its value, visit only
+  // the devices with that value (NodeView::candidates_with). The answer is
+  // the same either way (tests compare); off, every candidate is looked at as
+  // upstream's walk does.
+  bool shortcuts = true;
 };
 
 struct Allocation {

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
 
+#include "alloc/attribute_match.h"
 #include "alloc/node_selector.h"
 
 namespace draplane::alloc {
@@ -161,7 +163,29 @@ void NodeView::refresh_allocations() {
   for (auto& p : pools_) {
     if (!p.foreign && !p.invalid && !p.incomplete && !p.total.empty()) count_consumption(*allocated_, p);
   }
+  mark_blocked(0, static_cast<uint32_t>(candidates_.size()));
   order_packing();
+}
+
+void NodeView::mark_blocked(uint32_t first, uint32_t last) {
+  blocked_.resize(candidates_.size());
+  const Snapshot& s = *snapshot_;
+  for (uint32_t c = first; c < last; ++c) {
+    const Candidate& cand = candidates_[c];
+    const auto* u = allocated_->in_use(s.devices()[cand.device].key);
+    uint8_t b = (u != nullptr && u->dedicated) ? kTaken : 0;
+    // A shareable device's counters are consumed once, by its first share:
+    // whether that happened depends on the search, which checks.
+    if (cand.counters_begin != cand.counters_end && !s.device(cand.device).allowMultipleAllocations.value_or(false)) {
+      const PoolView& p = pools_[cand.pool];
+      bool fits = !p.overdrawn;
+      for (uint32_t k = cand.counters_begin; k < cand.counters_end && fits; ++k) {
+        fits = counter_uses_[k].amount <= p.available[counter_uses_[k].counter];
+      }
+      if (!fits) b |= kNoCounters;
+    }
+    blocked_[c] = b;
+  }
 }
 
 namespace {
@@ -201,10 +225,12 @@ std::vector<uint32_t> NodeView::refresh_allocations(const std::set<std::string>&
   bool reorder = false;
   for (uint32_t pi : changed) {
     PoolView& p = pools_[pi];
-    if (p.foreign || p.invalid || p.incomplete || p.total.empty()) continue;
-    std::vector<uint8_t> before = sets_used(p);
-    count_consumption(*allocated_, p);
-    reorder = reorder || sets_used(p) != before;
+    if (!p.foreign && !p.invalid && !p.incomplete && !p.total.empty()) {
+      std::vector<uint8_t> before = sets_used(p);
+      count_consumption(*allocated_, p);
+      reorder = reorder || sets_used(p) != before;
+    }
+    mark_blocked(pool_ranges_[pi].first, pool_ranges_[pi].second);
   }
   // The packing order changes only when a candidate's rank does: a counter set
   // becoming partly used or free, or a shareable device of a changed pool
@@ -255,6 +281,39 @@ void NodeView::order_packing() {
   for (uint32_t c = 0; c < candidates_.size(); ++c) packing_order_[c] = c;
   std::stable_sort(packing_order_.begin(), packing_order_.end(),
                    [&](uint32_t a, uint32_t b) { return score[a] < score[b]; });
+  packing_position_.resize(candidates_.size());
+  for (uint32_t pos = 0; pos < packing_order_.size(); ++pos) packing_position_[packing_order_[pos]] = pos;
+}
+
+struct NodeView::AttributeIndex {
+  struct ByValue {
+    std::unordered_map<std::string, std::vector<uint32_t>> candidates;  // by value_key
+    bool complete = true;  // every candidate's value has a key
+  };
+  std::mutex mu;
+  std::map<std::string, ByValue> by_name;
+};
+
+const std::vector<uint32_t>* NodeView::candidates_with(const std::string& attribute, const std::string& key) const {
+  static const std::vector<uint32_t> kNone;
+  if (key.empty()) return nullptr;
+  std::lock_guard<std::mutex> lock(attribute_index_->mu);
+  auto [it, fresh] = attribute_index_->by_name.try_emplace(attribute);
+  AttributeIndex::ByValue& index = it->second;
+  if (fresh) {
+    const Snapshot& s = *snapshot_;
+    for (uint32_t c = 0; c < candidates_.size(); ++c) {
+      const uint32_t d = candidates_[c].device;
+      const api::DeviceAttribute* a = lookup_attribute(s.device(d), s.slice_of(d).spec.driver, attribute);
+      if (a == nullptr) continue;
+      std::string k = value_key(*a);
+      if (k.empty()) index.complete = false;
+      index.candidates[std::move(k)].push_back(c);
+    }
+  }
+  if (!index.complete) return nullptr;
+  auto v = index.candidates.find(key);
+  return v == index.candidates.end() ? &kNone : &v->second;
 }
 
 Result<NodeView> NodeView::build(const Snapshot& snapshot, const AllocatedState& allocated, const api::Node& node,
@@ -370,6 +429,7 @@ Result<NodeView> NodeView::build(const Snapshot& snapshot, const AllocatedState&
         Candidate c;
         c.device = snapshot.first_device(si) + di;
         c.pool = pi;
+        v.any_shareable_ = v.any_shareable_ || d.allowMultipleAllocations.value_or(false);
         if (d.bindsToNode.value_or(false) || (per_device && !d.nodeName.value_or("").empty())) {
           v.node_independent_ = false;
         }
@@ -397,6 +457,8 @@ Result<NodeView> NodeView::build(const Snapshot& snapshot, const AllocatedState&
     const PoolView &x = v.pools_[a], &y = v.pools_[b];
     return std::tie(x.driver, x.pool) < std::tie(y.driver, y.pool);
   });
+  v.attribute_index_ = std::make_shared<AttributeIndex>();
+  v.mark_blocked(0, static_cast<uint32_t>(v.candidates_.size()));
   v.order_packing();
   return v;
 }

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -125,7 +126,28 @@ class NodeView {
   // Candidates in the packing policy's order, as of build() or the last
   // refresh_allocations().
   const std::vector<uint32_t>& packing_order() const { return packing_order_; }
+  // Where candidate c is in packing_order().
+  uint32_t packing_position(uint32_t c) const { return packing_position_[c]; }
+
+  // Per candidate, so that the allocator passes over what cannot be used in
+  // a few instructions (a pool full of partitions costs a look at each):
+  // kTaken, allocated without sharing (only admin access may use it again);
+  // kNoCounters, a device that cannot be shared and consumes more of a shared
+  // counter than its pool has left, or whose pool is overdrawn (no allocation
+  // can add it). Kept current by build() and refresh_allocations().
+  enum Blocked : uint8_t { kTaken = 1, kNoCounters = 2 };
+  const std::vector<uint8_t>& blocked() const { return blocked_; }
+
+  // The candidates (ascending) whose attribute `attribute` (as
+  // lookup_attribute reads it) has a value with value_key `key`: the only
+  // devices a matchAttribute constraint admits once its value is set. Built
+  // on first use per attribute name and kept (candidates and attributes do
+  // not change); thread-safe. Null when the index cannot tell (an empty key,
+  // or some candidate's value sets no type or several).
+  const std::vector<uint32_t>* candidates_with(const std::string& attribute, const std::string& key) const;
   bool any_invalid() const { return any_invalid_; }
+  // Some candidate allows multiple allocations (is shareable).
+  bool any_shareable() const { return any_shareable_; }
   bool any_incomplete() const { return any_incomplete_; }
 
   // Sharing one view between nodes. A view is node-independent when nothing
@@ -148,6 +170,7 @@ class NodeView {
 
  private:
   void order_packing();
+  void mark_blocked(uint32_t first, uint32_t last);
 
   const Snapshot* snapshot_ = nullptr;
   const AllocatedState* allocated_ = nullptr;
@@ -156,11 +179,16 @@ class NodeView {
   std::vector<Candidate> candidates_;
   std::vector<CounterUse> counter_uses_;
   std::vector<uint32_t> packing_order_;
+  std::vector<uint32_t> packing_position_;
+  std::vector<uint8_t> blocked_;
+  struct AttributeIndex;
+  std::shared_ptr<AttributeIndex> attribute_index_;  // shared by copies: the same candidates
   std::vector<std::pair<uint32_t, uint32_t>> pool_ranges_;  // per pool: its candidates
   std::vector<uint32_t> by_id_;                             // pools sorted by (driver, pool)
   bool any_invalid_ = false;
   bool any_incomplete_ = false;
   bool node_independent_ = true;
+  bool any_shareable_ = false;
 };
 
 }  // namespace draplane::alloc

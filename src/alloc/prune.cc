@@ -94,6 +94,7 @@ bool Search::solo_infeasible() {
   solo.max_steps = 8192;
   solo.should_stop = options_.should_stop;
   solo.explain = false;
+  solo.shortcuts = options_.shortcuts;
   for (size_t ci = 0; ci < claims_.size(); ++ci) {
     const auto& claim = *claims_[ci];
     for (const auto& req : claim.spec.devices.requests) {

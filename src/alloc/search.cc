@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "alloc/attribute_match.h"
 #include "alloc/capacity.h"
 #include "alloc/internal/search.h"
 #include "alloc/taint_rules.h"
@@ -18,25 +19,6 @@ uint64_t mix(uint64_t x) {  // splitmix64 finalizer
 }
 
 uint64_t zobrist(uint32_t cand, int req) { return mix((uint64_t{cand} << 32) ^ static_cast<uint32_t>(req)); }
-
-const api::DeviceAttribute* lookup_attribute(const api::Device& d, const std::string& driver,
-                                             const std::string& name) {
-  auto it = d.attributes.find(name);
-  if (it != d.attributes.end()) return &it->second;
-  auto slash = name.find('/');
-  if (slash == std::string::npos || name.compare(0, slash, driver) != 0) return nullptr;
-  it = d.attributes.find(name.substr(slash + 1));
-  return it == d.attributes.end() ? nullptr : &it->second;
-}
-
-// upstream matchAttributeConstraint.add: compares by the new value's type.
-bool same_value(const api::DeviceAttribute& a, const api::DeviceAttribute& b) {
-  if (a.string_) return b.string_ && *a.string_ == *b.string_;
-  if (a.int_) return b.int_ && *a.int_ == *b.int_;
-  if (a.bool_) return b.bool_ && *a.bool_ == *b.bool_;
-  if (a.version) return b.version && *a.version == *b.version;
-  return false;
-}
 
 }  // namespace
 
@@ -263,10 +245,13 @@ bool Search::allocating_for_claim(uint32_t c, int claim) const {
 bool Search::capacity_ok(const ReqData& r, uint32_t c) const {
   uint32_t dev = view_.candidates()[c].device;
   const auto& d = snap_.device(dev);
-  if (d.capacity.empty() && (r.capacity == nullptr || r.capacity->requests.empty())) return true;
+  const bool unrequested = r.capacity == nullptr || r.capacity->requests.empty();
+  if (d.capacity.empty() && unrequested) return true;
   const auto* u = allocated_.in_use(snap_.devices()[dev].key);
   const std::map<std::string, __int128>* allocated = (u != nullptr && u->has_capacity) ? &u->capacity : nullptr;
   auto it = sharing_capacity_.find(c);
+  // Nothing asked, nothing consumed yet: the device's own verdict, computed once.
+  if (unrequested && allocated == nullptr && it == sharing_capacity_.end()) return snap_.capacity_fits_unrequested(dev);
   return capacity_fits(d, r.capacity, allocated, it == sharing_capacity_.end() ? nullptr : &it->second);
 }
 
@@ -511,22 +496,58 @@ Outcome Search::one(int claim, int request, int sub, int dev_index, bool alloc_s
     if (o != Outcome::kDone) deallocate(claim);
     return o;
   }
-  const uint32_t n = static_cast<uint32_t>(view_.candidates().size());
-  for (uint32_t pos = start; pos < n; ++pos) {
-    uint32_t c = r.order == nullptr ? pos : (*r.order)[pos];
-    if (r.admin ? allocating_for_claim(c, claim) : in_use(c)) continue;
+  const uint8_t taken = options_.shortcuts && !r.admin ? NodeView::kTaken : 0;
+  const uint8_t no_counters = options_.shortcuts ? NodeView::kNoCounters : 0;
+  const auto& blocked = view_.blocked();
+  // Candidate c at position pos of the request's order: kFail to go on with the next.
+  auto attempt = [&](uint32_t pos, uint32_t c) -> Outcome {
+    if (blocked[c] & taken) return Outcome::kFail;
+    if (r.admin ? allocating_for_claim(c, claim) : in_use(c)) return Outcome::kFail;
     bool ok = false;
     if (selectable(r, c, ok) == Outcome::kError) return Outcome::kError;
-    if (!ok || !capacity_ok(r, c)) continue;
+    if (!ok || (blocked[c] & no_counters) || !capacity_ok(r, c)) return Outcome::kFail;
     int a = allocate_device(ri, c, false);
     if (a < 0) return Outcome::kError;
-    if (a == 0) continue;
+    if (a == 0) return Outcome::kFail;
     Outcome o = one(claim, request, sub, dev_index + 1, alloc_sub, pos + 1);
-    if (o == Outcome::kDone) return o;
-    deallocate(claim);
+    if (o != Outcome::kDone) deallocate(claim);
+    return o;
+  };
+  if (const std::vector<uint32_t>* only = matching_candidates(claim, r)) {
+    // Only the devices with the value already matched can be added: visit
+    // those, in the order's positions from `start`, as the walk would.
+    std::vector<std::pair<uint32_t, uint32_t>> at;  // position, candidate
+    for (uint32_t c : *only) {
+      const uint32_t pos = r.order == nullptr ? c : view_.packing_position(c);
+      if (pos >= start) at.emplace_back(pos, c);
+    }
+    std::sort(at.begin(), at.end());
+    for (const auto& [pos, c] : at) {
+      Outcome o = attempt(pos, c);
+      if (o != Outcome::kFail) return o;
+    }
+    return Outcome::kFail;
+  }
+  const uint32_t n = static_cast<uint32_t>(view_.candidates().size());
+  for (uint32_t pos = start; pos < n; ++pos) {
+    Outcome o = attempt(pos, r.order == nullptr ? pos : (*r.order)[pos]);
     if (o != Outcome::kFail) return o;
   }
   return Outcome::kFail;
+}
+
+const std::vector<uint32_t>* Search::matching_candidates(int claim, const ReqData& r) const {
+  // Skipping a device must not skip an error the walk would report: only
+  // requests whose selectability cannot fail (no CEL of their own, a class
+  // without errors) and that do not ask for admin access.
+  if (!options_.shortcuts || r.admin || !r.programs.empty() || r.cls == nullptr || !r.cls->errors.empty()) {
+    return nullptr;
+  }
+  for (const Constraint& k : constraints_[claim]) {
+    if (!k.match || k.num == 0 || k.value == nullptr || !constraint_applies(k, r)) continue;
+    if (const auto* only = view_.candidates_with(k.attribute, value_key(*k.value))) return only;
+  }
+  return nullptr;
 }
 
 bool Search::feasible_by_count() {
@@ -560,13 +581,15 @@ bool Search::feasible_by_count() {
 
 int Search::usable_alone(ReqData& r, uint32_t c) {
   const auto& cand = view_.candidates()[c];
-  if (!r.admin && in_use(c)) return 0;
+  const uint8_t blocked = options_.shortcuts ? view_.blocked()[c] : 0;
+  if (!r.admin && ((blocked & NodeView::kTaken) || in_use(c))) return 0;
   bool ok = false;
   if (selectable(r, c, ok) == Outcome::kError) {
     error_ = Status();
     return -1;
   }
-  if (!ok || !capacity_ok(r, c) || tainted(r, snap_.device(cand.device))) return 0;
+  if (!ok || (blocked & NodeView::kNoCounters)) return 0;
+  if (!capacity_ok(r, c) || tainted(r, snap_.device(cand.device))) return 0;
   bool counted = snap_.device(cand.device).allowMultipleAllocations.value_or(false) && shared_counters_consumed(c);
   if (!counted && cand.counters_begin != cand.counters_end) {
     const auto& pool = view_.pools()[cand.pool];

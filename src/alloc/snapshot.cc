@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "alloc/capacity.h"
+
 namespace draplane::alloc {
 namespace {
 
@@ -65,6 +67,7 @@ void Snapshot::index_slices() {
                                               static_cast<uint32_t>(keys_.size()));
       devices_.push_back(DeviceEntry{si, di, it->second});
       bindings_.emplace_back(sl.spec.driver, dev);
+      fits_unrequested_.push_back(capacity_fits(dev, nullptr, nullptr, nullptr) ? 1 : 0);
     }
   }
 }

@@ -77,6 +77,9 @@ class Snapshot {
   }
   const api::ResourceSlice& slice_of(uint32_t d) const { return slices_[devices_[d].slice]; }
   const cel::DeviceBinding& binding(uint32_t d) const { return bindings_[d]; }
+  // capacity_fits(device(d), no requests, nothing allocated): whether a
+  // request that asks no capacity may take the device while nothing consumes it.
+  bool capacity_fits_unrequested(uint32_t d) const { return fits_unrequested_[d] != 0; }
   // "driver/pool/device", as upstream prints a DeviceID.
   std::string device_id(uint32_t d) const;
   // What to append to a selector's CEL runtime error on device `d` so a person can
@@ -103,6 +106,7 @@ class Snapshot {
   std::vector<DeviceEntry> devices_;
   std::vector<uint32_t> first_device_;
   std::vector<cel::DeviceBinding> bindings_;
+  std::vector<uint8_t> fits_unrequested_;  // per device
   std::unordered_map<std::string, uint32_t> keys_;  // "driver\0pool\0device" -> key
   std::unordered_map<std::string, std::vector<uint32_t>> by_node_;
   std::vector<uint32_t> shared_slices_;

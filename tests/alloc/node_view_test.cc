@@ -45,6 +45,10 @@ void expect_same(const NodeView& refreshed, const NodeView& fresh, int step) {
     EXPECT_EQ(refreshed.pools()[i].overdrawn, fresh.pools()[i].overdrawn) << "step " << step << " pool " << i;
   }
   EXPECT_EQ(refreshed.packing_order(), fresh.packing_order()) << "step " << step;
+  EXPECT_EQ(refreshed.blocked(), fresh.blocked()) << "step " << step;
+  for (uint32_t c = 0; c < fresh.candidates().size(); ++c) {
+    EXPECT_EQ(refreshed.packing_position(c), fresh.packing_position(c)) << "step " << step;
+  }
 }
 
 TEST(NodeView, AnIncrementallyRefreshedViewEqualsAFreshOne) {

@@ -102,6 +102,9 @@ class Search {
   // consumed its counters once; later shares consume none.
   bool shared_counters_consumed(uint32_t c) const;
   bool constraints_add(int claim, const ReqData& r, uint32_t c, std::string* failed_name);
+  // The only candidates a matchAttribute constraint whose value is set admits
+  // for r (NodeView::candidates_with); null to walk them all.
+  const std::vector<uint32_t>* matching_candidates(int claim, const ReqData& r) const;
   void constraints_remove(int claim, const ReqData& r, uint32_t c);
   bool feasible_by_count();
   // prune.cc: relaxations that prove "does not fit" before the search.
