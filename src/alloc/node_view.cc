@@ -463,42 +463,46 @@ Result<NodeView> NodeView::build(const Snapshot& snapshot, const AllocatedState&
   return v;
 }
 
-uint64_t NodeView::content_hash() const {
-  uint64_t h = 1469598103934665603ULL;
-  auto mix = [&h](uint64_t x) { h = (h ^ x) * 1099511628211ULL; };
-  mix(pools_.size());
-  for (const PoolView& p : pools_) {
-    mix(p.slices.size());
-    for (uint32_t si : p.slices) mix(si);
-    mix(p.other_slices.size());
-    for (uint32_t si : p.other_slices) mix(si);
-  }
-  for (const Candidate& c : candidates_) mix((uint64_t{c.device} << 1) | (c.node_ok ? 1 : 0));
-  return h;
-}
-
-bool NodeView::same_content(const NodeView& o) const {
-  // Everything else a view holds is derived from its pools' slices, the
-  // snapshot and the allocated state; a pool without device slices (foreign,
-  // invalid, incomplete) is told apart by its name and state.
-  if (snapshot_ != o.snapshot_ || allocated_ != o.allocated_ || pools_.size() != o.pools_.size() ||
-      candidates_.size() != o.candidates_.size() || node_independent_ != o.node_independent_) {
-    return false;
-  }
-  for (size_t i = 0; i < pools_.size(); ++i) {
-    const PoolView &a = pools_[i], &b = o.pools_[i];
-    if (a.driver != b.driver || a.pool != b.pool || a.foreign != b.foreign || a.invalid != b.invalid ||
-        a.incomplete != b.incomplete || a.invalid_reason != b.invalid_reason || a.slices != b.slices ||
-        a.other_slices != b.other_slices) {
-      return false;
+std::optional<std::vector<uint32_t>> NodeView::selection(const Snapshot& snapshot, const api::Node& node) {
+  // build()'s rules (consider() and the candidates' per-device selection),
+  // without gathering pools.
+  if (!snapshot.slices_with_node_name(node.metadata.name).empty()) return std::nullopt;
+  std::vector<uint32_t> out;
+  const auto& slices = snapshot.slices();
+  for (uint32_t si : snapshot.slices_without_node_name()) {
+    const auto& spec = slices[si].spec;
+    const bool per_device = spec.perDeviceNodeSelection.value_or(false);
+    bool relevant = !spec.sharedCounters.empty();
+    if (!relevant && (spec.allNodes.value_or(false) || spec.nodeSelector)) {
+      auto m = node_target_matches(&node, "", spec.allNodes.value_or(false),
+                                   spec.nodeSelector ? &*spec.nodeSelector : nullptr);
+      if (!m) return std::nullopt;
+      relevant = *m;
+    }
+    std::vector<uint32_t> devices;  // per device selection: the matching ones
+    if (per_device) {
+      for (uint32_t di = 0; di < spec.devices.size(); ++di) {
+        const auto& d = spec.devices[di];
+        auto m = node_target_matches(&node, d.nodeName.value_or(""), d.allNodes.value_or(false),
+                                     d.nodeSelector ? &*d.nodeSelector : nullptr);
+        if (!m) return std::nullopt;
+        if (*m) devices.push_back(di);
+      }
+      if (spec.sharedCounters.empty() && !spec.allNodes.value_or(false) && !spec.nodeSelector) {
+        relevant = !devices.empty();
+      }
+    }
+    if (!relevant) continue;
+    for (const auto& d : spec.devices) {
+      if (d.bindsToNode.value_or(false) || (per_device && !d.nodeName.value_or("").empty())) return std::nullopt;
+    }
+    out.push_back(si);
+    if (per_device) {
+      out.push_back(static_cast<uint32_t>(devices.size()));
+      out.insert(out.end(), devices.begin(), devices.end());
     }
   }
-  for (size_t i = 0; i < candidates_.size(); ++i) {
-    if (candidates_[i].device != o.candidates_[i].device || candidates_[i].node_ok != o.candidates_[i].node_ok) {
-      return false;
-    }
-  }
-  return true;
+  return out;
 }
 
 }  // namespace draplane::alloc

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -153,17 +154,17 @@ class NodeView {
   // Sharing one view between nodes. A view is node-independent when nothing
   // in it names its node: no slice targets the node by name, and no candidate
   // device is bound to a node by name or bindsToNode (an allocation of such a
-  // device gets a node selector naming the node). Two node-independent views
-  // of one snapshot and allocated state with the same content (same pools of
-  // the same slices, same candidates with the same per-device node selection)
-  // are the same view: a scheduler may keep one for all the nodes that see it
-  // (every node of a cluster whose devices are all network-attached or
-  // selected by labels) and refresh it once per allocation instead of once
-  // per node.
+  // device gets a node selector naming the node). A scheduler may keep one
+  // view for all the nodes with the same selection() (every node of a cluster
+  // whose devices are all network-attached or selected by labels) and
+  // refresh it once per allocation instead of once per node.
   bool node_independent() const { return node_independent_; }
-  // A hash of what same_content() compares.
-  uint64_t content_hash() const;
-  bool same_content(const NodeView& other) const;
+  // What build() selects for `node`, without building the view: the slices
+  // that target it and, of slices that select per device, which devices.
+  // Nodes with equal selections get views of the same content. Nullopt when
+  // the view would not be node-independent, or a node selector fails to
+  // evaluate (build() reports it).
+  static std::optional<std::vector<uint32_t>> selection(const Snapshot& snapshot, const api::Node& node);
   // The node a shared view is said to be for (node()), when the node it was
   // built for stops sharing it. Only for node-independent views.
   void set_node(const api::Node& node) { node_ = &node; }

@@ -444,21 +444,26 @@ Result<const alloc::NodeView*> ClusterCache::node_view(const std::string& node_n
   if (it != views_.end()) return it->second->view.get();
   const api::Node* n = node(node_name);
   if (n == nullptr) return not_found_error("node \"" + node_name + "\" not found");
-  ASSIGN_OR_RETURN(alloc::NodeView view, alloc::NodeView::build(snap, *allocated_, *n, &foreign_pools_));
-  ++view_builds_;
-  // A node that sees what another node sees shares its view: one refresh per
-  // allocation, not one per node.
-  const uint64_t shape = view.node_independent() ? (view.content_hash() | 1) : 0;
-  if (shape != 0) {
+  // A node that sees what another node sees shares its view, not built again:
+  // one build, and one refresh per allocation, for all of them.
+  std::optional<std::vector<uint32_t>> selection = alloc::NodeView::selection(snap, *n);
+  uint64_t shape = 0;
+  if (selection) {
+    uint64_t h = 1469598103934665603ULL;
+    for (uint32_t v : *selection) h = (h ^ v) * 1099511628211ULL;
+    shape = h | 1;
     auto [first, last] = shared_views_.equal_range(shape);
     for (auto s = first; s != last; ++s) {
-      if (s->second->view->same_content(view)) {
+      if (s->second->selection == *selection) {
         s->second->nodes.insert(node_name);
         views_.emplace(node_name, s->second);
         return s->second->view.get();
       }
     }
   }
+  ASSIGN_OR_RETURN(alloc::NodeView view, alloc::NodeView::build(snap, *allocated_, *n, &foreign_pools_));
+  ++view_builds_;
+  if (!view.node_independent()) shape = 0;
   auto owned = std::make_unique<ViewEntry>();
   ViewEntry& e = *owned;
   e.view = std::make_unique<alloc::NodeView>(std::move(view));
@@ -467,6 +472,7 @@ Result<const alloc::NodeView*> ClusterCache::node_view(const std::string& node_n
   // (or the snapshot rebuilt), and the other views are as they were.
   e.epoch = epochs_;
   e.shape = shape;
+  if (shape != 0) e.selection = std::move(*selection);
   e.nodes.insert(node_name);
   count_free(e);
   // Only pools that offer this node devices depend on what is allocated: the

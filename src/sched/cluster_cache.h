@@ -204,15 +204,16 @@ class ClusterCache {
     api::ResourceClaim claim;
     int64_t rv = -1;  // numeric resourceVersion written; -1 = until forgotten
   };
-  // One view and the nodes that see it: one node, or every node whose view
-  // has the same node-independent content (NodeView::same_content).
+  // One view and the nodes that see it: one node, or every node with the
+  // same node-independent selection (NodeView::selection).
   struct ViewEntry {
     std::unique_ptr<alloc::NodeView> view;
     int free = 0;
     std::vector<int> pool_free;  // per pool of the view: its part of `free`
     uint64_t id = 0;
     uint64_t epoch = 0;  // epochs_ when made; a fresh value at each allocation change
-    uint64_t shape = 0;  // content_hash() of a node-independent view; 0 for another
+    uint64_t shape = 0;  // a hash of `selection` when shared; 0 for a view of its node alone
+    std::vector<uint32_t> selection;
     std::set<std::string> nodes;
   };
   // Devices of the view's pool neither allocated nor assumed.
@@ -279,7 +280,7 @@ class ClusterCache {
   bool snapshot_stale_ = true;
   std::unordered_map<uint64_t, std::unique_ptr<ViewEntry>> entries_;  // by id
   std::unordered_map<std::string, ViewEntry*> views_;                 // by node
-  std::unordered_multimap<uint64_t, ViewEntry*> shared_views_;        // node-independent ones by shape
+  std::unordered_multimap<uint64_t, ViewEntry*> shared_views_;        // shareable ones by shape
   std::map<std::string, std::set<uint64_t>> pool_views_;  // "driver/pool" -> ids of the views offering its devices
   uint64_t next_view_id_ = 0;
   // State of pools offering a node no devices, shared by all views of the snapshot.

@@ -122,10 +122,11 @@ TEST(NodeView, APoolsCandidatesAreItsOwn) {
 }
 
 // Views a scheduler may share between nodes: nothing in them names a node,
-// and the same content. Nodes that no slice names see the same view; a node
-// named by a slice, or offered a device that binds to it, does not share; a
-// per-device node selection that picks different devices tells views apart.
-TEST(NodeView, NodeIndependentViewsWithTheSameContentAreTheSame) {
+// and the same selection. Nodes that no slice names select the same; a node
+// named by a slice, or offered a device that binds to it, has no selection to
+// share; a per-device node selection that picks different devices tells
+// selections apart. Equal selections, views of the same candidates.
+TEST(NodeView, NodeIndependentViewsWithTheSameSelectionAreTheSame) {
   auto snap = Snapshot::build(inventory(), {device_class("class-a")});
   const AllocatedState state(*snap);
   const api::Node n3 = node("node-3"), n4 = node("node-4"), n1 = node("node-1");
@@ -134,9 +135,12 @@ TEST(NodeView, NodeIndependentViewsWithTheSameContentAreTheSame) {
   ASSERT_TRUE(v3.has_value() && v4.has_value() && v1.has_value());
   EXPECT_TRUE(v3->node_independent());
   EXPECT_FALSE(v1->node_independent()) << "slices name node-1";
-  EXPECT_TRUE(v3->same_content(*v4));
-  EXPECT_EQ(v3->content_hash(), v4->content_hash());
-  EXPECT_FALSE(v3->same_content(*v1));
+  const auto s3 = NodeView::selection(*snap, n3), s4 = NodeView::selection(*snap, n4);
+  ASSERT_TRUE(s3.has_value());
+  EXPECT_EQ(s3, s4);
+  EXPECT_FALSE(NodeView::selection(*snap, n1).has_value());
+  ASSERT_EQ(v3->candidates().size(), v4->candidates().size());
+  for (size_t c = 0; c < v3->candidates().size(); ++c) EXPECT_EQ(v3->candidates()[c].device, v4->candidates()[c].device);
 
   // Per-device selection: one device for zone a, one for every node.
   api::ResourceSlice per_device = slice("fabric", "", "fabric", {device("zonal"), device("anywhere")});
@@ -149,12 +153,13 @@ TEST(NodeView, NodeIndependentViewsWithTheSameContentAreTheSame) {
   auto zonal = Snapshot::build({per_device}, {device_class("class-a")});
   const AllocatedState zonal_state(*zonal);
   const api::Node a1 = node("a1", {{"zone", "a"}}), a2 = node("a2", {{"zone", "a"}}), b1 = node("b1", {{"zone", "b"}});
-  auto va1 = NodeView::build(*zonal, zonal_state, a1), va2 = NodeView::build(*zonal, zonal_state, a2);
-  auto vb1 = NodeView::build(*zonal, zonal_state, b1);
-  ASSERT_TRUE(va1.has_value() && va2.has_value() && vb1.has_value());
+  auto va1 = NodeView::build(*zonal, zonal_state, a1), vb1 = NodeView::build(*zonal, zonal_state, b1);
+  ASSERT_TRUE(va1.has_value() && vb1.has_value());
   EXPECT_TRUE(va1->node_independent());
-  EXPECT_TRUE(va1->same_content(*va2));
-  EXPECT_FALSE(va1->same_content(*vb1)) << "b1 may not use the zonal device";
+  EXPECT_EQ(NodeView::selection(*zonal, a1), NodeView::selection(*zonal, a2));
+  EXPECT_NE(NodeView::selection(*zonal, a1), NodeView::selection(*zonal, b1)) << "b1 may not use the zonal device";
+  EXPECT_TRUE(va1->candidates()[0].node_ok);
+  EXPECT_FALSE(vb1->candidates()[0].node_ok);
 
   // A device bound to its node, or selected by name, names the node in its allocation.
   for (int variant = 0; variant < 2; ++variant) {
@@ -170,7 +175,18 @@ TEST(NodeView, NodeIndependentViewsWithTheSameContentAreTheSame) {
     auto v = NodeView::build(*snap2, state2, a1);
     ASSERT_TRUE(v.has_value());
     EXPECT_FALSE(v->node_independent()) << "variant " << variant;
+    EXPECT_FALSE(NodeView::selection(*snap2, a1).has_value()) << "variant " << variant;
   }
+
+  // A selector that cannot be evaluated: no selection (build() reports the error).
+  api::ResourceSlice broken = slice("broken", "", "broken", {device("d")});
+  broken.spec.allNodes.reset();
+  api::NodeSelectorTerm bad;
+  bad.matchExpressions.push_back(api::NodeSelectorRequirement{"zone", "Gt", {"a"}});
+  broken.spec.nodeSelector = api::NodeSelector{{bad}};
+  auto snap3 = Snapshot::build({broken}, {device_class("class-a")});
+  EXPECT_FALSE(NodeView::selection(*snap3, a1).has_value());
+  EXPECT_FALSE(NodeView::build(*snap3, AllocatedState(*snap3), a1).has_value());
 }
 
 }  // namespace node_view_test
