@@ -44,8 +44,8 @@ Result<void> Search::prepare() {
   picked_.resize(n);
   allocating_.assign(view_.candidates().size(), 0);
   sharing_.assign(view_.candidates().size(), 0);
-  counters_.resize(view_.pools().size());
-  for (size_t p = 0; p < view_.pools().size(); ++p) counters_[p].assign(view_.pools()[p].available.size(), 0);
+  // Per pool on first use (allocate_device): thousands of pools, a handful touched.
+  counters_.assign(view_.pools().size(), {});
 
   for (int ci = 0; ci < static_cast<int>(n); ++ci) {
     const auto& claim = *claims_[ci];
@@ -231,6 +231,7 @@ Outcome Search::selectable(ReqData& r, uint32_t c, bool& ok) {
 
 bool Search::in_use(uint32_t c) const {
   if (allocating_[c] > 0) return true;
+  if (options_.shortcuts) return (view_.blocked()[c] & NodeView::kTaken) != 0;  // the same, kept by the view
   const auto* u = allocated_.in_use(snap_.devices()[view_.candidates()[c].device].key);
   return u != nullptr && u->dedicated;
 }
@@ -360,6 +361,7 @@ int Search::allocate_device(int req_index, uint32_t c, bool must) {
   bool skip_counters = multi && shared_counters_consumed(c);
   bool counters_added = false;
   auto& consumed = counters_[cand.pool];
+  if (consumed.empty()) consumed.assign(view_.pools()[cand.pool].available.size(), 0);
   const auto& uses = view_.counter_uses();
   auto undo_counters = [&] {
     if (!counters_added) return;
