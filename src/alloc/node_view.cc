@@ -1,6 +1,7 @@
 #include "alloc/node_view.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <set>
@@ -159,10 +160,15 @@ bool gather_pool(const AllocatedState& a, PoolView& p, int64_t gen, const std::v
 
 }  // namespace
 
+namespace {
+std::atomic<uint64_t> pool_versions{0};
+}  // namespace
+
 void NodeView::refresh_allocations() {
   for (auto& p : pools_) {
     if (!p.foreign && !p.invalid && !p.incomplete && !p.total.empty()) count_consumption(*allocated_, p);
   }
+  for (auto& v : pool_versions_) v = ++pool_versions;
   mark_blocked(0, static_cast<uint32_t>(candidates_.size()));
   order_packing();
 }
@@ -231,6 +237,7 @@ std::vector<uint32_t> NodeView::refresh_allocations(const std::set<std::string>&
       reorder = reorder || sets_used(p) != before;
     }
     mark_blocked(pool_ranges_[pi].first, pool_ranges_[pi].second);
+    pool_versions_[pi] = ++pool_versions;
   }
   // The packing order changes only when a candidate's rank does: a counter set
   // becoming partly used or free, or a shareable device of a changed pool
@@ -458,6 +465,8 @@ Result<NodeView> NodeView::build(const Snapshot& snapshot, const AllocatedState&
     return std::tie(x.driver, x.pool) < std::tie(y.driver, y.pool);
   });
   v.attribute_index_ = std::make_shared<AttributeIndex>();
+  v.pool_versions_.resize(v.pools_.size());
+  for (auto& version : v.pool_versions_) version = ++pool_versions;
   v.mark_blocked(0, static_cast<uint32_t>(v.candidates_.size()));
   v.order_packing();
   return v;

@@ -129,6 +129,10 @@ class NodeView {
   const std::vector<uint32_t>& packing_order() const { return packing_order_; }
   // Where candidate c is in packing_order().
   uint32_t packing_position(uint32_t c) const { return packing_position_[c]; }
+  // Changes whenever pools()[pool]'s available counters may have (build, and
+  // refresh_allocations for that pool); never the same for two views of a
+  // process, so a reader may cache what it derives from a pool by it.
+  uint64_t pool_version(uint32_t pool) const { return pool_versions_[pool]; }
 
   // Per candidate, so that the allocator passes over what cannot be used in
   // a few instructions (a pool full of partitions costs a look at each):
@@ -182,6 +186,7 @@ class NodeView {
   std::vector<uint32_t> packing_order_;
   std::vector<uint32_t> packing_position_;
   std::vector<uint8_t> blocked_;
+  std::vector<uint64_t> pool_versions_;
   struct AttributeIndex;
   std::shared_ptr<AttributeIndex> attribute_index_;  // shared by copies: the same candidates
   std::vector<std::pair<uint32_t, uint32_t>> pool_ranges_;  // per pool: its candidates

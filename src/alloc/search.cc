@@ -498,12 +498,14 @@ Outcome Search::one(int claim, int request, int sub, int dev_index, bool alloc_s
     if (o != Outcome::kDone) deallocate(claim);
     return o;
   }
-  const uint8_t taken = options_.shortcuts && !r.admin ? NodeView::kTaken : 0;
   const uint8_t no_counters = options_.shortcuts ? NodeView::kNoCounters : 0;
+  // Passed over before selectability is asked: only what the walk would pass
+  // over then too, or when asking cannot fail.
+  const uint8_t early = (options_.shortcuts && !r.admin ? NodeView::kTaken : 0) | (r.never_errs() ? no_counters : 0);
   const auto& blocked = view_.blocked();
   // Candidate c at position pos of the request's order: kFail to go on with the next.
   auto attempt = [&](uint32_t pos, uint32_t c) -> Outcome {
-    if (blocked[c] & taken) return Outcome::kFail;
+    if (blocked[c] & early) return Outcome::kFail;
     if (r.admin ? allocating_for_claim(c, claim) : in_use(c)) return Outcome::kFail;
     bool ok = false;
     if (selectable(r, c, ok) == Outcome::kError) return Outcome::kError;
@@ -542,9 +544,7 @@ const std::vector<uint32_t>* Search::matching_candidates(int claim, const ReqDat
   // Skipping a device must not skip an error the walk would report: only
   // requests whose selectability cannot fail (no CEL of their own, a class
   // without errors) and that do not ask for admin access.
-  if (!options_.shortcuts || r.admin || !r.programs.empty() || r.cls == nullptr || !r.cls->errors.empty()) {
-    return nullptr;
-  }
+  if (!options_.shortcuts || r.admin || !r.never_errs()) return nullptr;
   for (const Constraint& k : constraints_[claim]) {
     if (!k.match || k.num == 0 || k.value == nullptr || !constraint_applies(k, r)) continue;
     if (const auto* only = view_.candidates_with(k.attribute, value_key(*k.value))) return only;
@@ -585,6 +585,7 @@ int Search::usable_alone(ReqData& r, uint32_t c) {
   const auto& cand = view_.candidates()[c];
   const uint8_t blocked = options_.shortcuts ? view_.blocked()[c] : 0;
   if (!r.admin && ((blocked & NodeView::kTaken) || in_use(c))) return 0;
+  if ((blocked & NodeView::kNoCounters) && r.never_errs()) return 0;
   bool ok = false;
   if (selectable(r, c, ok) == Outcome::kError) {
     error_ = Status();

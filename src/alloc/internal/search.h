@@ -39,6 +39,9 @@ struct ReqData {
   std::vector<uint32_t> all_devices;  // candidate indexes (mode All)
   const std::vector<uint32_t>* order = nullptr;  // candidate visiting order (packing); null = natural
   std::vector<uint8_t> match;         // per candidate: 255 unknown, else Snapshot::Match
+  // Selectability cannot fail (no selectors of its own, a class without CEL
+  // errors): a device may be passed over without asking.
+  bool never_errs() const { return programs.empty() && cls != nullptr && cls->errors.empty(); }
   std::unordered_map<uint32_t, std::string> errors;
 };
 

@@ -195,7 +195,7 @@ class PlacementScore final : public framework::ScorePlugin, public framework::Re
       sh.node = name;
       sh.epoch = epoch;
       sh.candidates = view.candidates().size();
-      sh.gpus = std::make_shared<const Gpus>(build(view, sh.layout));
+      sh.gpus = std::make_shared<const Gpus>(build(view, sh.layout, sh.pools));
     }
     return sh.gpus;
   }
@@ -241,24 +241,41 @@ class PlacementScore final : public framework::ScorePlugin, public framework::Re
 
   // What is left of each GPU: per counter set of a pool, its scarcest counter;
   // per device without counters, what its use leaves.
-  Gpus build(const alloc::NodeView& view, std::shared_ptr<const GpuLayout> layout) {
+  // Per pool of one view, what build() derived from its counters, by
+  // NodeView::pool_version: an allocation changes a pool or two of thousands.
+  struct PoolGpus {
+    const alloc::NodeView* view = nullptr;
+    std::vector<uint64_t> versions;
+    std::vector<std::vector<int32_t>> left;  // per pool: milli left per GPU (counter set)
+  };
+
+  Gpus build(const alloc::NodeView& view, std::shared_ptr<const GpuLayout> layout, PoolGpus& pools) {
     Gpus live;
     NodeState& s = live.state;
     s.model = layout->model;
     const alloc::Snapshot& snap = view.snapshot();
     std::vector<int32_t> gpus;  // milli left per GPU
-    std::vector<int32_t> left;  // per counter set of one pool: smallest fraction left
     constexpr int32_t kNoCounter = std::numeric_limits<int32_t>::max();
-    for (const alloc::PoolView& pool : view.pools()) {
+    if (pools.view != &view || pools.versions.size() != view.pools().size()) {
+      pools.view = &view;
+      pools.versions.assign(view.pools().size(), 0);  // versions start at 1
+      pools.left.assign(view.pools().size(), {});
+    }
+    for (uint32_t pi = 0; pi < view.pools().size(); ++pi) {
+      const alloc::PoolView& pool = view.pools()[pi];
       if (pool.counter_set.empty()) continue;
-      left.assign(pool.counter_set.back() + 1, kNoCounter);
-      for (size_t c = 0; c < pool.total.size(); ++c) {
-        int32_t& l = left[pool.counter_set[c]];
-        l = std::min(l, milli_of(pool.available[c], pool.total[c]));
+      std::vector<int32_t>& left = pools.left[pi];
+      if (pools.versions[pi] != view.pool_version(pi)) {
+        pools.versions[pi] = view.pool_version(pi);
+        // Per counter set: its smallest fraction left.
+        left.assign(pool.counter_set.back() + 1, kNoCounter);
+        for (size_t c = 0; c < pool.total.size(); ++c) {
+          int32_t& l = left[pool.counter_set[c]];
+          l = std::min(l, milli_of(pool.available[c], pool.total[c]));
+        }
+        std::erase(left, kNoCounter);
       }
-      for (int32_t m : left) {
-        if (m != kNoCounter) gpus.push_back(m);
-      }
+      gpus.insert(gpus.end(), left.begin(), left.end());
     }
     for (uint32_t i : layout->plain) {
       const alloc::Candidate& c = view.candidates()[i];
@@ -336,6 +353,7 @@ class PlacementScore final : public framework::ScorePlugin, public framework::Re
     std::shared_ptr<const Gpus> gpus;
     std::shared_ptr<const GpuLayout> layout;
     int64_t layout_snapshot = -1;  // ClusterCache::snapshot_builds() it was made at
+    PoolGpus pools;
   };
   std::unordered_map<uint64_t, Shared> shared_;  // by ViewSig::hash
   std::string demand_pod_;
