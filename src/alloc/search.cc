@@ -568,7 +568,12 @@ bool Search::feasible_by_count() {
           continue;
         }
         int usable = 0;
+        // Blocked devices are not usable alone; when asking about them cannot
+        // fail, they are passed over here a byte each.
+        const bool skip_blocked = options_.shortcuts && !r.admin && r.never_errs();
+        const auto& blocked = view_.blocked();
         for (uint32_t c = 0; c < cands.size() && usable < r.num; ++c) {
+          if (skip_blocked && blocked[c] != 0) continue;
           int u = usable_alone(r, c);
           if (u < 0) return true;
           usable += u;

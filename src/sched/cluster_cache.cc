@@ -58,12 +58,23 @@ void ClusterCache::index_pod(const std::string& key, bool add) {
   if (add) {
     auto [it, fresh] = pods_by_node_[node].emplace(key, p);
     if (!fresh) it->second = p;
-    if (fresh && active) ++active_on_node_[node];
+    if (fresh && active) {
+      Active& a = active_on_node_[node];
+      ++a.pods;
+      const Requests r = pod_requests(*p);
+      a.requests.cpu_milli += r.cpu_milli;
+      a.requests.memory += r.memory;
+    }
   } else {
     auto it = pods_by_node_.find(node);
     if (it != pods_by_node_.end() && it->second.erase(key) > 0 && active) {
       auto a = active_on_node_.find(node);
-      if (a != active_on_node_.end() && --a->second <= 0) active_on_node_.erase(a);
+      if (a != active_on_node_.end()) {
+        const Requests r = pod_requests(*p);
+        a->second.requests.cpu_milli -= r.cpu_milli;
+        a->second.requests.memory -= r.memory;
+        if (--a->second.pods <= 0) active_on_node_.erase(a);
+      }
     }
   }
 }
@@ -162,7 +173,7 @@ std::string ClusterCache::bound_node(const std::string& pod_key) const {
 
 int ClusterCache::pods_on_node(const std::string& node) const {
   auto it = active_on_node_.find(node);
-  return it == active_on_node_.end() ? 0 : it->second;
+  return it == active_on_node_.end() ? 0 : it->second.pods;
 }
 
 std::vector<const api::Pod*> ClusterCache::active_pods_on(const std::string& node) const {
@@ -192,13 +203,8 @@ int64_t ClusterCache::extended_in_use(const std::string& node, const std::string
 }
 
 ClusterCache::Requests ClusterCache::requested(const std::string& node) const {
-  Requests sum;
-  for (const api::Pod* p : active_pods_on(node)) {
-    Requests r = pod_requests(*p);
-    sum.cpu_milli += r.cpu_milli;
-    sum.memory += r.memory;
-  }
-  return sum;
+  auto it = active_on_node_.find(node);
+  return it == active_on_node_.end() ? Requests{} : it->second.requests;
 }
 
 ClusterCache::Requests pod_requests(const api::Pod& pod) {

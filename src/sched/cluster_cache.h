@@ -257,9 +257,14 @@ class ClusterCache {
   // Node -> its pods (pointers into pods_, kept by index_pod: they stay valid
   // while the pod is in the map; a pod assumed bound before its event is null).
   std::map<std::string, PodsByKey> pods_by_node_;
-  // Node -> how many of its pods are active (pod_is_active), kept by index_pod:
-  // counting them per node per cycle looked up every pod the node ever ran.
-  std::unordered_map<std::string, int> active_on_node_;
+  // Node -> how many of its pods are active (pod_is_active) and what they
+  // request, kept by index_pod: counting them per node per cycle looked up
+  // every pod the node ever ran.
+  struct Active {
+    int pods = 0;
+    Requests requests;
+  };
+  std::unordered_map<std::string, Active> active_on_node_;
   std::map<std::string, std::set<std::string>> pods_by_claim_;  // claim key -> pod keys naming it
   void index_claim_names(const std::string& pod_key, bool add);
   std::unordered_map<std::string, PodsByKey> pods_by_gang_;  // gang key -> its pods

@@ -126,6 +126,40 @@ TEST_F(ClusterCacheTest, NodesSeeingTheSamePoolsShareOneView) {
   EXPECT_EQ(cache.views_kept(), 2u);
 }
 
+// What a node's active pods request is kept as pods come, finish and go.
+TEST_F(ClusterCacheTest, RequestsOfTheActivePodsOnANode) {
+  auto bound = [](const std::string& name, int cpu, const std::string& phase = "Running") {
+    api::Pod p = pod(name);
+    p.spec.nodeName = "n1";
+    p.spec.containers[0].resources.requests["cpu"] = api::Quantity::from_int(cpu);
+    p.spec.containers[0].resources.requests["memory"] = api::Quantity::from_int(int64_t{cpu} << 30);
+    p.status.phase = phase;
+    return p;
+  };
+  cache.upsert_pod(bound("a", 1));
+  cache.upsert_pod(bound("b", 2));
+  EXPECT_EQ(cache.requested("n1").cpu_milli, 3000);
+  EXPECT_EQ(cache.requested("n1").memory, int64_t{3} << 30);
+  EXPECT_EQ(cache.pods_on_node("n1"), 2);
+  cache.upsert_pod(bound("a", 1, "Succeeded"));  // finished: no longer counted
+  EXPECT_EQ(cache.requested("n1").cpu_milli, 2000);
+  EXPECT_EQ(cache.pods_on_node("n1"), 1);
+  cache.upsert_pod(bound("b", 4));  // resized in place
+  EXPECT_EQ(cache.requested("n1").cpu_milli, 4000);
+  cache.delete_pod("default/b");
+  EXPECT_EQ(cache.requested("n1").cpu_milli, 0);
+  EXPECT_EQ(cache.requested("n1").memory, 0);
+  EXPECT_EQ(cache.pods_on_node("n1"), 0);
+  // Assumed bound before the pod's own event says so.
+  api::Pod c = bound("c", 2);
+  c.spec.nodeName.clear();
+  cache.upsert_pod(c);
+  cache.assume_bound("default/c", "n1");
+  EXPECT_EQ(cache.requested("n1").cpu_milli, 2000);
+  cache.forget_bound("default/c");
+  EXPECT_EQ(cache.requested("n1").cpu_milli, 0);
+}
+
 }  // namespace
 }  // namespace draplane::sched
 
