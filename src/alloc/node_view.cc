@@ -173,8 +173,34 @@ void NodeView::refresh_allocations() {
   order_packing();
 }
 
+namespace {
+void set_bit(std::vector<uint64_t>& bits, uint32_t i, bool on) {
+  if (on) {
+    bits[i >> 6] |= uint64_t{1} << (i & 63);
+  } else {
+    bits[i >> 6] &= ~(uint64_t{1} << (i & 63));
+  }
+}
+}  // namespace
+
+uint32_t NodeView::next_set(const std::vector<uint64_t>& bits, uint32_t from) const {
+  const auto n = static_cast<uint32_t>(candidates_.size());
+  if (from >= n) return n;
+  size_t w = from >> 6;
+  uint64_t word = bits[w] & (~uint64_t{0} << (from & 63));
+  while (word == 0) {
+    if (++w == bits.size()) return n;
+    word = bits[w];
+  }
+  return std::min<uint32_t>(n, static_cast<uint32_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(word))));
+}
+
 void NodeView::mark_blocked(uint32_t first, uint32_t last) {
   blocked_.resize(candidates_.size());
+  unblocked_.resize((candidates_.size() + 63) / 64);
+  // Positions are set here while the packing order stands; order_packing()
+  // sets them all when it changes.
+  const bool positions = packing_position_.size() == candidates_.size();
   const Snapshot& s = *snapshot_;
   for (uint32_t c = first; c < last; ++c) {
     const Candidate& cand = candidates_[c];
@@ -191,6 +217,8 @@ void NodeView::mark_blocked(uint32_t first, uint32_t last) {
       if (!fits) b |= kNoCounters;
     }
     blocked_[c] = b;
+    set_bit(unblocked_, c, b == 0);
+    if (positions) set_bit(unblocked_positions_, packing_position_[c], b == 0);
   }
 }
 
@@ -289,7 +317,11 @@ void NodeView::order_packing() {
   std::stable_sort(packing_order_.begin(), packing_order_.end(),
                    [&](uint32_t a, uint32_t b) { return score[a] < score[b]; });
   packing_position_.resize(candidates_.size());
-  for (uint32_t pos = 0; pos < packing_order_.size(); ++pos) packing_position_[packing_order_[pos]] = pos;
+  unblocked_positions_.assign((candidates_.size() + 63) / 64, 0);
+  for (uint32_t pos = 0; pos < packing_order_.size(); ++pos) {
+    packing_position_[packing_order_[pos]] = pos;
+    if (blocked_[packing_order_[pos]] == 0) set_bit(unblocked_positions_, pos, true);
+  }
 }
 
 struct NodeView::AttributeIndex {

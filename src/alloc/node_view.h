@@ -142,6 +142,11 @@ class NodeView {
   // can add it). Kept current by build() and refresh_allocations().
   enum Blocked : uint8_t { kTaken = 1, kNoCounters = 2 };
   const std::vector<uint8_t>& blocked() const { return blocked_; }
+  // The first candidate from c on (natural order), and the first position from
+  // pos on (packing order), that is not blocked; candidates().size() when none.
+  // A walk over pools mostly full jumps their devices 64 at a time.
+  uint32_t next_unblocked(uint32_t c) const { return next_set(unblocked_, c); }
+  uint32_t next_unblocked_position(uint32_t pos) const { return next_set(unblocked_positions_, pos); }
 
   // The candidates (ascending) whose attribute `attribute` (as
   // lookup_attribute reads it) has a value with value_key `key`: the only
@@ -176,6 +181,7 @@ class NodeView {
  private:
   void order_packing();
   void mark_blocked(uint32_t first, uint32_t last);
+  uint32_t next_set(const std::vector<uint64_t>& bits, uint32_t from) const;
 
   const Snapshot* snapshot_ = nullptr;
   const AllocatedState* allocated_ = nullptr;
@@ -186,6 +192,8 @@ class NodeView {
   std::vector<uint32_t> packing_order_;
   std::vector<uint32_t> packing_position_;
   std::vector<uint8_t> blocked_;
+  std::vector<uint64_t> unblocked_;            // bit c: blocked_[c] == 0
+  std::vector<uint64_t> unblocked_positions_;  // bit pos: blocked_[packing_order_[pos]] == 0
   std::vector<uint64_t> pool_versions_;
   struct AttributeIndex;
   std::shared_ptr<AttributeIndex> attribute_index_;  // shared by copies: the same candidates

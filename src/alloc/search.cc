@@ -533,7 +533,14 @@ Outcome Search::one(int claim, int request, int sub, int dev_index, bool alloc_s
     return Outcome::kFail;
   }
   const uint32_t n = static_cast<uint32_t>(view_.candidates().size());
+  // Every blocked device is passed over: jump to the next one that is not.
+  const bool jump = early == (NodeView::kTaken | NodeView::kNoCounters) &&
+                    (r.order == nullptr || r.order == &view_.packing_order());
   for (uint32_t pos = start; pos < n; ++pos) {
+    if (jump) {
+      pos = r.order == nullptr ? view_.next_unblocked(pos) : view_.next_unblocked_position(pos);
+      if (pos >= n) break;
+    }
     Outcome o = attempt(pos, r.order == nullptr ? pos : (*r.order)[pos]);
     if (o != Outcome::kFail) return o;
   }
@@ -573,7 +580,10 @@ bool Search::feasible_by_count() {
         const bool skip_blocked = options_.shortcuts && !r.admin && r.never_errs();
         const auto& blocked = view_.blocked();
         for (uint32_t c = 0; c < cands.size() && usable < r.num; ++c) {
-          if (skip_blocked && blocked[c] != 0) continue;
+          if (skip_blocked && blocked[c] != 0) {
+            c = view_.next_unblocked(c);
+            if (c >= cands.size()) break;
+          }
           int u = usable_alone(r, c);
           if (u < 0) return true;
           usable += u;

@@ -142,7 +142,8 @@ TEST(AllocatedState, ViewRefusesAnotherSnapshotsState) {
   auto snap = Snapshot::build(inventory(), {device_class("class-a")});
   auto other = Snapshot::build(inventory(), {device_class("class-a")});
   const AllocatedState state(*other);
-  auto view = NodeView::build(*snap, state, node("node-1"));
+  const api::Node target = node("node-1");  // the view keeps a pointer to it
+  auto view = NodeView::build(*snap, state, target);
   ASSERT_FALSE(view.has_value());
   EXPECT_EQ(view.error().code(), Code::kInternal);
   EXPECT_EQ(view.error().message(), "allocated state belongs to another snapshot");

@@ -48,6 +48,12 @@ void expect_same(const NodeView& refreshed, const NodeView& fresh, int step) {
   EXPECT_EQ(refreshed.blocked(), fresh.blocked()) << "step " << step;
   for (uint32_t c = 0; c < fresh.candidates().size(); ++c) {
     EXPECT_EQ(refreshed.packing_position(c), fresh.packing_position(c)) << "step " << step;
+    EXPECT_EQ(refreshed.next_unblocked(c), fresh.next_unblocked(c)) << "step " << step;
+    EXPECT_EQ(refreshed.next_unblocked_position(c), fresh.next_unblocked_position(c)) << "step " << step;
+    // The next unblocked candidate is the first one from c on with no mark.
+    uint32_t expected = c;
+    while (expected < fresh.blocked().size() && fresh.blocked()[expected] != 0) ++expected;
+    EXPECT_EQ(fresh.next_unblocked(c), expected) << "step " << step;
   }
 }
 
@@ -100,7 +106,8 @@ TEST(NodeView, AnIncrementallyRefreshedViewEqualsAFreshOne) {
 TEST(NodeView, APoolsCandidatesAreItsOwn) {
   auto snap = Snapshot::build(inventory(), {device_class("class-a")});
   const AllocatedState state(*snap);
-  auto view = NodeView::build(*snap, state, node("node-1"));
+  const api::Node target = node("node-1");  // the view keeps a pointer to it
+  auto view = NodeView::build(*snap, state, target);
   ASSERT_TRUE(view.has_value());
   size_t total = 0;
   for (uint32_t pi = 0; pi < view->pools().size(); ++pi) {
@@ -187,6 +194,31 @@ TEST(NodeView, NodeIndependentViewsWithTheSameSelectionAreTheSame) {
   auto snap3 = Snapshot::build({broken}, {device_class("class-a")});
   EXPECT_FALSE(NodeView::selection(*snap3, a1).has_value());
   EXPECT_FALSE(NodeView::build(*snap3, AllocatedState(*snap3), a1).has_value());
+}
+
+// The jumps over blocked candidates cross 64-candidate words: checked
+// against a scan on a pool of 200 devices, some taken, in both orders.
+TEST(NodeView, NextUnblockedMatchesAScan) {
+  std::vector<api::Device> devices;
+  std::vector<std::string> taken;
+  for (int i = 0; i < 200; ++i) {
+    devices.push_back(device("d" + std::to_string(i)));
+    if (i % 7 != 3 && (i < 60 || i > 130)) taken.push_back(devices.back().name);
+  }
+  auto snap = Snapshot::build({slice("devices", "node-1", "pool-1", devices)}, {device_class("class-a")});
+  const AllocatedState state(*snap, {allocated("old", taken)});
+  const api::Node target = node("node-1");  // the view keeps a pointer to it
+  auto view = NodeView::build(*snap, state, target);
+  ASSERT_TRUE(view.has_value());
+  const auto n = static_cast<uint32_t>(view->candidates().size());
+  ASSERT_EQ(n, 200u);
+  for (uint32_t from = 0; from <= n; ++from) {
+    uint32_t c = from, pos = from;
+    while (c < n && view->blocked()[c] != 0) ++c;
+    while (pos < n && view->blocked()[view->packing_order()[pos]] != 0) ++pos;
+    EXPECT_EQ(view->next_unblocked(from), c) << from;
+    EXPECT_EQ(view->next_unblocked_position(from), pos) << from;
+  }
 }
 
 }  // namespace node_view_test

@@ -280,7 +280,8 @@ TEST(AllocatorProperty, ASharedDeviceTakesMoreSharesWithoutCounters) {
   old.status.allocation->devices.results[0].consumedCapacity["mem"] = api::Quantity::from_int(1);
   auto snap = Snapshot::build(slices, {device_class("class-a")});
   const AllocatedState state(*snap, {old});
-  auto view = NodeView::build(*snap, state, node("node-1"));
+  const api::Node target = node("node-1");  // the view keeps a pointer to it
+  auto view = NodeView::build(*snap, state, target);
   ASSERT_TRUE(view.has_value());
   EXPECT_EQ(view->blocked()[0], 0) << "shareable: the search decides";
   api::DeviceRequest r = request("r", "class-a");
