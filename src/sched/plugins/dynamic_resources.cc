@@ -296,6 +296,8 @@ void DynamicResources::materialize(framework::NodeFit& fit) {
   if (from_node == fit.node) return;
   auto to = h_.cache->node_view(fit.node);
   if (!to.has_value()) return;  // cannot happen: Filter just read it
+  // A view the two nodes share: the same pools, and nothing in it names a node.
+  if (*to == from) return;
   const auto& from_pools = from->pools();
   const auto& to_pools = (*to)->pools();
   for (auto& r : fit.results) {

@@ -30,6 +30,7 @@
 //
 // Thread-safety: scheduling thread only (framework.h).
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <map>
 #include <memory>
@@ -254,7 +255,16 @@ class PlacementScore final : public framework::ScorePlugin, public framework::Re
     NodeState& s = live.state;
     s.model = layout->model;
     const alloc::Snapshot& snap = view.snapshot();
-    std::vector<int32_t> gpus;  // milli left per GPU
+    // The freest kMaxGpus GPUs (milli left), sorted, as the GPUs come: a view
+    // may see thousands of GPUs; the compact view keeps a few.
+    std::array<int32_t, kMaxGpus> best{};
+    int kept = 0;
+    auto offer = [&](int32_t m) {
+      if (kept == kMaxGpus && m <= best[kMaxGpus - 1]) return;
+      int i = kept < kMaxGpus ? kept++ : kMaxGpus - 1;
+      for (; i > 0 && best[i - 1] < m; --i) best[i] = best[i - 1];
+      best[i] = m;
+    };
     constexpr int32_t kNoCounter = std::numeric_limits<int32_t>::max();
     if (pools.view != &view || pools.versions.size() != view.pools().size()) {
       pools.view = &view;
@@ -275,7 +285,7 @@ class PlacementScore final : public framework::ScorePlugin, public framework::Re
         }
         std::erase(left, kNoCounter);
       }
-      gpus.insert(gpus.end(), left.begin(), left.end());
+      for (int32_t m : left) offer(m);
     }
     for (uint32_t i : layout->plain) {
       const alloc::Candidate& c = view.candidates()[i];
@@ -290,12 +300,11 @@ class PlacementScore final : public framework::ScorePlugin, public framework::Re
         __int128 consumed = used_cap == in_use->capacity.end() ? 0 : used_cap->second;
         l = kMilli - milli_of(consumed, cap.value.nanos());
       }
-      gpus.push_back(l);
+      offer(l);
     }
     // The freest GPUs when there are more than the compact view holds.
-    s.gpus = static_cast<int>(std::min<size_t>(gpus.size(), kMaxGpus));
-    std::partial_sort(gpus.begin(), gpus.begin() + s.gpus, gpus.end(), std::greater<>());
-    for (int i = 0; i < s.gpus; ++i) s.left[i] = gpus[i];
+    s.gpus = kept;
+    for (int i = 0; i < kept; ++i) s.left[i] = best[i];
     live.layout = std::move(layout);
     return live;
   }
