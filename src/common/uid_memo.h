@@ -8,7 +8,7 @@
 #pragma once
 
 #include <deque>
-#include <set>
+#include <unordered_set>
 #include <string>
 
 namespace draplane::common {
@@ -28,7 +28,7 @@ class UidMemo {
 
  private:
   size_t capacity_;
-  std::set<std::string> uids_;
+  std::unordered_set<std::string> uids_;
   std::deque<std::string> order_;  // oldest first
 };
 
