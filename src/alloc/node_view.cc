@@ -162,6 +162,40 @@ bool gather_pool(const AllocatedState& a, PoolView& p, int64_t gen, const std::v
 
 namespace {
 std::atomic<uint64_t> pool_versions{0};
+
+// Whether `slice` offers `node` anything (upstream GatherPools): counter sets
+// count for every node (Kubernetes 1.36), other slices by nodeName, allNodes
+// or nodeSelector, or by any device's own selection. Errors as upstream's.
+Result<bool> targets_node(const api::ResourceSlice& slice, const api::Node& node) {
+  const auto& spec = slice.spec;
+  const std::string& node_name = spec.nodeName.value_or("");
+  const bool all_nodes = spec.allNodes.value_or(false);
+  if (!spec.sharedCounters.empty()) return true;
+  if (!node_name.empty() || all_nodes || spec.nodeSelector) {
+    auto m = node_target_matches(&node, node_name, all_nodes, spec.nodeSelector ? &*spec.nodeSelector : nullptr);
+    if (!m) {
+      return invalid_error("failed to perform node selection for slice " + slice.metadata.name + ": " +
+                           m.error().message());
+    }
+    return *m;
+  }
+  if (!spec.perDeviceNodeSelection.value_or(false)) return false;
+  for (const auto& d : spec.devices) {
+    auto m = node_target_matches(&node, d.nodeName.value_or(""), d.allNodes.value_or(false),
+                                 d.nodeSelector ? &*d.nodeSelector : nullptr);
+    if (!m) {
+      return invalid_error("failed to perform node selection for device " + d.name + " in slice " +
+                           slice.metadata.name + ": " + m.error().message());
+    }
+    if (*m) return true;
+  }
+  return false;
+}
+
+// An allocation of `d` gets a node selector naming its node (results.cc).
+bool names_a_node(const api::Device& d, bool per_device) {
+  return d.bindsToNode.value_or(false) || (per_device && !d.nodeName.value_or("").empty());
+}
 }  // namespace
 
 void NodeView::refresh_allocations() {
@@ -369,33 +403,7 @@ Result<NodeView> NodeView::build(const Snapshot& snapshot, const AllocatedState&
   std::map<PoolKey, std::pair<int64_t, std::vector<uint32_t>>> pools;
   auto consider = [&](uint32_t si) -> Result<void> {
     const auto& spec = slices[si].spec;
-    bool relevant = false;
-    const std::string& node_name = spec.nodeName.value_or("");
-    bool all_nodes = spec.allNodes.value_or(false);
-    if (!spec.sharedCounters.empty()) {
-      relevant = true;  // Kubernetes 1.36: counter sets count for every node
-    } else if (!node_name.empty() || all_nodes || spec.nodeSelector) {
-      auto m = node_target_matches(&node, node_name, all_nodes,
-                                   spec.nodeSelector ? &*spec.nodeSelector : nullptr);
-      if (!m) {
-        return invalid_error("failed to perform node selection for slice " + slices[si].metadata.name +
-                             ": " + m.error().message());
-      }
-      relevant = *m;
-    } else if (spec.perDeviceNodeSelection.value_or(false)) {
-      for (const auto& d : spec.devices) {
-        auto m = node_target_matches(&node, d.nodeName.value_or(""), d.allNodes.value_or(false),
-                                     d.nodeSelector ? &*d.nodeSelector : nullptr);
-        if (!m) {
-          return invalid_error("failed to perform node selection for device " + d.name + " in slice " +
-                               slices[si].metadata.name + ": " + m.error().message());
-        }
-        if (*m) {
-          relevant = true;
-          break;
-        }
-      }
-    }
+    ASSIGN_OR_RETURN(bool relevant, targets_node(slices[si], node));
     if (!relevant) return {};
     auto& entry = pools[{spec.driver, spec.pool.name}];
     if (entry.second.empty() || spec.pool.generation > entry.first) {
@@ -469,9 +477,7 @@ Result<NodeView> NodeView::build(const Snapshot& snapshot, const AllocatedState&
         c.device = snapshot.first_device(si) + di;
         c.pool = pi;
         v.any_shareable_ = v.any_shareable_ || d.allowMultipleAllocations.value_or(false);
-        if (d.bindsToNode.value_or(false) || (per_device && !d.nodeName.value_or("").empty())) {
-          v.node_independent_ = false;
-        }
+        if (names_a_node(d, per_device)) v.node_independent_ = false;
         if (per_device) {
           auto m = node_target_matches(&node, d.nodeName.value_or(""), d.allNodes.value_or(false),
                                        d.nodeSelector ? &*d.nodeSelector : nullptr);
@@ -505,43 +511,34 @@ Result<NodeView> NodeView::build(const Snapshot& snapshot, const AllocatedState&
 }
 
 std::optional<std::vector<uint32_t>> NodeView::selection(const Snapshot& snapshot, const api::Node& node) {
-  // build()'s rules (consider() and the candidates' per-device selection),
+  // build()'s rules (targets_node, the candidates' per-device selection),
   // without gathering pools.
   if (!snapshot.slices_with_node_name(node.metadata.name).empty()) return std::nullopt;
   std::vector<uint32_t> out;
   const auto& slices = snapshot.slices();
   for (uint32_t si : snapshot.slices_without_node_name()) {
+    auto relevant = targets_node(slices[si], node);
+    if (!relevant) return std::nullopt;
+    if (!*relevant) continue;
     const auto& spec = slices[si].spec;
     const bool per_device = spec.perDeviceNodeSelection.value_or(false);
-    bool relevant = !spec.sharedCounters.empty();
-    if (!relevant && (spec.allNodes.value_or(false) || spec.nodeSelector)) {
-      auto m = node_target_matches(&node, "", spec.allNodes.value_or(false),
-                                   spec.nodeSelector ? &*spec.nodeSelector : nullptr);
-      if (!m) return std::nullopt;
-      relevant = *m;
-    }
-    std::vector<uint32_t> devices;  // per device selection: the matching ones
-    if (per_device) {
-      for (uint32_t di = 0; di < spec.devices.size(); ++di) {
-        const auto& d = spec.devices[di];
-        auto m = node_target_matches(&node, d.nodeName.value_or(""), d.allNodes.value_or(false),
-                                     d.nodeSelector ? &*d.nodeSelector : nullptr);
-        if (!m) return std::nullopt;
-        if (*m) devices.push_back(di);
-      }
-      if (spec.sharedCounters.empty() && !spec.allNodes.value_or(false) && !spec.nodeSelector) {
-        relevant = !devices.empty();
-      }
-    }
-    if (!relevant) continue;
-    for (const auto& d : spec.devices) {
-      if (d.bindsToNode.value_or(false) || (per_device && !d.nodeName.value_or("").empty())) return std::nullopt;
-    }
     out.push_back(si);
-    if (per_device) {
-      out.push_back(static_cast<uint32_t>(devices.size()));
-      out.insert(out.end(), devices.begin(), devices.end());
+    if (!per_device) {
+      for (const auto& d : spec.devices) {
+        if (names_a_node(d, false)) return std::nullopt;
+      }
+      continue;
     }
+    std::vector<uint32_t> picked;  // the devices whose own selection matches
+    for (uint32_t di = 0; di < spec.devices.size(); ++di) {
+      const auto& d = spec.devices[di];
+      if (names_a_node(d, true)) return std::nullopt;
+      auto m = node_target_matches(&node, "", d.allNodes.value_or(false), d.nodeSelector ? &*d.nodeSelector : nullptr);
+      if (!m) return std::nullopt;
+      if (*m) picked.push_back(di);
+    }
+    out.push_back(static_cast<uint32_t>(picked.size()));
+    out.insert(out.end(), picked.begin(), picked.end());
   }
   return out;
 }

@@ -499,13 +499,13 @@ Outcome Search::one(int claim, int request, int sub, int dev_index, bool alloc_s
     return o;
   }
   const uint8_t no_counters = options_.shortcuts ? NodeView::kNoCounters : 0;
-  // Passed over before selectability is asked: only what the walk would pass
-  // over then too, or when asking cannot fail.
-  const uint8_t early = (options_.shortcuts && !r.admin ? NodeView::kTaken : 0) | (r.never_errs() ? no_counters : 0);
+  // Blocked devices (taken, counters exhausted) fail below; when asking their
+  // selectors cannot fail, they are passed over before asking.
+  const bool pass_blocked = options_.shortcuts && !r.admin && r.never_errs();
   const auto& blocked = view_.blocked();
   // Candidate c at position pos of the request's order: kFail to go on with the next.
   auto attempt = [&](uint32_t pos, uint32_t c) -> Outcome {
-    if (blocked[c] & early) return Outcome::kFail;
+    if (pass_blocked && blocked[c] != 0) return Outcome::kFail;
     if (r.admin ? allocating_for_claim(c, claim) : in_use(c)) return Outcome::kFail;
     bool ok = false;
     if (selectable(r, c, ok) == Outcome::kError) return Outcome::kError;
@@ -533,11 +533,8 @@ Outcome Search::one(int claim, int request, int sub, int dev_index, bool alloc_s
     return Outcome::kFail;
   }
   const uint32_t n = static_cast<uint32_t>(view_.candidates().size());
-  // Every blocked device is passed over: jump to the next one that is not.
-  const bool jump = early == (NodeView::kTaken | NodeView::kNoCounters) &&
-                    (r.order == nullptr || r.order == &view_.packing_order());
   for (uint32_t pos = start; pos < n; ++pos) {
-    if (jump) {
+    if (pass_blocked) {  // to the next device that is not blocked (r.order is null or the packing order)
       pos = r.order == nullptr ? view_.next_unblocked(pos) : view_.next_unblocked_position(pos);
       if (pos >= n) break;
     }
@@ -551,7 +548,7 @@ const std::vector<uint32_t>* Search::matching_candidates(int claim, const ReqDat
   // Skipping a device must not skip an error the walk would report: only
   // requests whose selectability cannot fail (no CEL of their own, a class
   // without errors) and that do not ask for admin access.
-  if (!options_.shortcuts || r.admin || !r.never_errs()) return nullptr;
+  if (!options_.shortcuts || r.admin || !r.never_errs()) return nullptr;  // as pass_blocked in one()
   for (const Constraint& k : constraints_[claim]) {
     if (!k.match || k.num == 0 || k.value == nullptr || !constraint_applies(k, r)) continue;
     if (const auto* only = view_.candidates_with(k.attribute, value_key(*k.value))) return only;
@@ -598,15 +595,15 @@ bool Search::feasible_by_count() {
 
 int Search::usable_alone(ReqData& r, uint32_t c) {
   const auto& cand = view_.candidates()[c];
-  const uint8_t blocked = options_.shortcuts ? view_.blocked()[c] : 0;
-  if (!r.admin && ((blocked & NodeView::kTaken) || in_use(c))) return 0;
-  if ((blocked & NodeView::kNoCounters) && r.never_errs()) return 0;
+  if (!r.admin && in_use(c)) return 0;
+  const bool no_counters = options_.shortcuts && (view_.blocked()[c] & NodeView::kNoCounters);
+  if (no_counters && r.never_errs()) return 0;  // asking its selectors cannot fail: not asked
   bool ok = false;
   if (selectable(r, c, ok) == Outcome::kError) {
     error_ = Status();
     return -1;
   }
-  if (!ok || (blocked & NodeView::kNoCounters)) return 0;
+  if (!ok || no_counters) return 0;
   if (!capacity_ok(r, c) || tainted(r, snap_.device(cand.device))) return 0;
   bool counted = snap_.device(cand.device).allowMultipleAllocations.value_or(false) && shared_counters_consumed(c);
   if (!counted && cand.counters_begin != cand.counters_end) {

@@ -378,7 +378,8 @@ const DynamicResources::DeviceClass& DynamicResources::device_class_of(const std
   k.epoch = epoch;
   k.signature.reset();
   k.hash = 0;
-  if (view.any_invalid() || view.any_incomplete()) return k;
+  // Shareable devices: share IDs are drawn per device, answers are not alike.
+  if (view.any_invalid() || view.any_incomplete() || view.any_shareable()) return k;
   if (const uint64_t generation = h_.cache->views_generation(); generation != made_generation_) {
     made_.clear();
     made_generation_ = generation;
@@ -410,7 +411,6 @@ const DynamicResources::DeviceClass& DynamicResources::device_class_of(const std
     // its structural twins share (the loop above): grouping this node with a
     // node of another structure and equal content is given up; no node is
     // grouped with one it differs from.
-    if (view.any_shareable()) return k;
     ++tokens_;
     k.signature = std::make_shared<const std::vector<uint64_t>>(std::vector<uint64_t>{~uint64_t{0}, tokens_});
     k.hash = (tokens_ * 0x9E3779B97F4A7C15ULL) | 1;
@@ -427,7 +427,6 @@ const DynamicResources::DeviceClass& DynamicResources::device_class_of(const std
     sig.push_back(static_cast<uint64_t>(v >> 64));
   };
   const std::hash<std::string> text;
-  if (view.any_shareable()) return k;
   for (const alloc::Candidate& c : view.candidates()) {
     sig.insert(sig.end(), {content[c.device], c.pool, c.node_ok ? 1u : 2u, c.counters_end - c.counters_begin});
     for (uint32_t u = c.counters_begin; u < c.counters_end; ++u) {

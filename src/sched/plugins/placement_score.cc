@@ -240,16 +240,16 @@ class PlacementScore final : public framework::ScorePlugin, public framework::Re
     return layout;
   }
 
-  // What is left of each GPU: per counter set of a pool, its scarcest counter;
-  // per device without counters, what its use leaves.
-  // Per pool of one view, what build() derived from its counters, by
-  // NodeView::pool_version: an allocation changes a pool or two of thousands.
+  // Per pool of a view, what build() derived from its counters, by
+  // NodeView::pool_version (unique per process, so a new view at the same
+  // address misses): an allocation changes a pool or two of thousands.
   struct PoolGpus {
-    const alloc::NodeView* view = nullptr;
     std::vector<uint64_t> versions;
     std::vector<std::vector<int32_t>> left;  // per pool: milli left per GPU (counter set)
   };
 
+  // What is left of each GPU: per counter set of a pool, its scarcest counter;
+  // per device without counters, what its use leaves.
   Gpus build(const alloc::NodeView& view, std::shared_ptr<const GpuLayout> layout, PoolGpus& pools) {
     Gpus live;
     NodeState& s = live.state;
@@ -266,8 +266,7 @@ class PlacementScore final : public framework::ScorePlugin, public framework::Re
       best[i] = m;
     };
     constexpr int32_t kNoCounter = std::numeric_limits<int32_t>::max();
-    if (pools.view != &view || pools.versions.size() != view.pools().size()) {
-      pools.view = &view;
+    if (pools.versions.size() != view.pools().size()) {
       pools.versions.assign(view.pools().size(), 0);  // versions start at 1
       pools.left.assign(view.pools().size(), {});
     }
