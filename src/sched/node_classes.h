@@ -87,8 +87,9 @@ class NodeClasses {
   void add(const std::string& node);
   // Moves the members of `view` after it changed.
   void move_view(uint64_t view);
-  // The free key for `in` from its hash on, or the key of the group that has
-  // those inputs already; with that group (null when none).
+  // The key of the group other than `except` that has inputs `in`, with that
+  // group; else the first free key from in's hash on (`except`'s own key
+  // counting as free), with null.
   std::pair<uint64_t, Group*> find_group(const Inputs& in, const Group* except);
   void count_view(Group& g, uint64_t view, int delta);
   void erase_group(Group& g);

@@ -1225,28 +1225,23 @@ std::vector<ApiServer::Impl::Dependent> ApiServer::Impl::dependents_of(const std
   return out;
 }
 
-void ApiServer::Impl::drop_owner_reference(const Dependent& d, const std::string& owner_uid) {
-  Stored cur{copy_of(d.stored.object), d.stored.mod_revision};
-  for (int attempt = 0; attempt < 8; ++attempt) {
-    JsonValue* refs = find(cur.object, {"metadata", "ownerReferences"});
-    if (refs == nullptr || !refs->IsArray()) return;
-    bool dropped = false;
-    for (rapidjson::SizeType i = 0; i < refs->Size();) {
-      if (get_string((*refs)[i], {"uid"}) == owner_uid) {
-        refs->Erase(refs->Begin() + i);
-        dropped = true;
-      } else {
-        ++i;
-      }
+Result<Json> ApiServer::Impl::drop_owner_reference(const std::string& key, Stored cur, const std::string& owner_uid) {
+  JsonValue* refs = find(cur.object, {"metadata", "ownerReferences"});
+  if (refs == nullptr || !refs->IsArray()) return Json();
+  bool dropped = false;
+  for (rapidjson::SizeType i = 0; i < refs->Size();) {
+    if (get_string((*refs)[i], {"uid"}) == owner_uid) {
+      refs->Erase(refs->Begin() + i);
+      dropped = true;
+    } else {
+      ++i;
     }
-    if (!dropped) return;
-    if (refs->Empty()) remove_member(*find(cur.object, {"metadata"}), "ownerReferences");  // as Go's omitempty
-    auto w = store_.update(d.key, stored_form(cur.object), cur.mod_revision);
-    if (!w.has_value() || w->succeeded) return;
-    auto again = load(d.key);  // written meanwhile: once more on the new version
-    if (!again.has_value()) return;
-    cur = std::move(*again);
   }
+  if (!dropped) return Json();
+  if (refs->Empty()) remove_member(*find(cur.object, {"metadata"}), "ownerReferences");  // as Go's omitempty
+  ASSIGN_OR_RETURN(store::WriteResult w, store_.update(key, stored_form(cur.object), cur.mod_revision));
+  if (!w.succeeded) return Status(Code::kConflict, "modified concurrently");
+  return Json();
 }
 
 void ApiServer::Impl::on_newest(const std::string& key, Stored cur, const std::function<Result<Json>(Stored)>& act) {
@@ -1269,8 +1264,7 @@ void ApiServer::Impl::collect_dependents(const std::string& owner_uid, const std
       const size_t refs = references_to(cur.object, owner_uid).first;
       if (refs == 0) return Json();  // no longer a dependent
       if (refs != reference_count(cur.object)) {
-        drop_owner_reference(Dependent{d.resource, d.key, std::move(cur)}, owner_uid);  // other owners keep it
-        return Json();
+        return drop_owner_reference(d.key, std::move(cur), owner_uid);  // other owners keep it
       }
       Target dep{d.resource, get_string(cur.object, {"metadata", "namespace"}),
                  get_string(cur.object, {"metadata", "name"}), ""};
@@ -1293,7 +1287,9 @@ Result<Json> ApiServer::Impl::delete_with_policy(const Target& t, Stored cur, bo
   if (!w.succeeded) return Status(Code::kConflict, "modified concurrently");
   recent_.erase(t.key());
   set_resource_version(cur.object, w.revision);
-  for (const auto& d : deps) drop_owner_reference(d, uid);
+  for (auto& d : deps) {
+    on_newest(d.key, std::move(d.stored), [&](Stored cur) { return drop_owner_reference(d.key, std::move(cur), uid); });
+  }
   finish_foreground(t, uid);  // drops the orphan finalizer
   return std::move(cur.object);
 }
@@ -1312,7 +1308,8 @@ Result<Json> ApiServer::Impl::delete_foreground(const Target& t, Stored cur) {
   set_resource_version(obj, w.revision);
   for (auto& d : deps) {
     if (references_to(d.stored.object, uid).first < reference_count(d.stored.object)) {
-      drop_owner_reference(d, uid);  // other owners keep it
+      on_newest(d.key, std::move(d.stored),  // other owners keep it
+                [&](Stored cur) { return drop_owner_reference(d.key, std::move(cur), uid); });
       continue;
     }
     Target dep{d.resource, get_string(d.stored.object, {"metadata", "namespace"}),

@@ -440,6 +440,19 @@ TEST_F(ApiServerTest, OrphanPropagationKeepsDependentsWithoutTheReference) {
   ASSERT_EQ(call("POST", kClaims, claim_with("dep2", "\"ownerReferences\":[" + owner_ref("c1", uid, false) + "]")).code, 201);
   ASSERT_EQ(call("DELETE", std::string(kClaims) + "/c1?orphanDependents=true").code, 200);
   EXPECT_EQ(call("GET", std::string(kClaims) + "/dep2").code, 200);
+  // A dependent written between the server's read and its write loses the
+  // reference all the same (dropped again on the newest version).
+  ASSERT_EQ(call("POST", kClaims, kClaim).code, 201);
+  uid = get_string(json(call("GET", std::string(kClaims) + "/c1")), {"metadata", "uid"});
+  ASSERT_EQ(call("POST", kClaims, claim_with("dep3", "\"ownerReferences\":[" + owner_ref("c1", uid, false) + "]")).code, 201);
+  racing_->race_key = "/registry/resourceclaims/default/dep3";
+  racing_->races = 0;
+  ASSERT_EQ(call("DELETE", std::string(kClaims) + "/c1?propagationPolicy=Orphan").code, 200);
+  EXPECT_EQ(racing_->races, 1);
+  Response raced = call("GET", std::string(kClaims) + "/dep3");
+  ASSERT_EQ(raced.code, 200);
+  EXPECT_EQ(find(json(raced), {"metadata", "ownerReferences"}), nullptr) << raced.body;
+  racing_->race_key.clear();
 }
 
 TEST_F(ApiServerTest, ForegroundPropagationWaitsForBlockingDependents) {

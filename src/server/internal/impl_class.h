@@ -107,7 +107,9 @@ class ApiServer::Impl final : public RegistryHooks {
   std::vector<Dependent> dependents_of(const std::string& owner_uid, const std::string& namespace_, int64_t revision);
   Result<Json> delete_with_policy(const Target& t, Stored cur, bool dry_run, const std::string& policy);
   Result<Json> delete_foreground(const Target& t, Stored cur);
-  void drop_owner_reference(const Dependent& d, const std::string& owner_uid);
+  // Removes owner `owner_uid` from the references of `cur` (stored at `key`);
+  // kConflict when another write came first (on_newest tries again).
+  Result<Json> drop_owner_reference(const std::string& key, Stored cur, const std::string& owner_uid);
   // Runs `act` (a delete) on `cur` and, while it meets a newer version
   // (kConflict: a controller wrote the object between the read and the write),
   // on the object as stored now, until it is gone; at most 16 tries. A
